@@ -1,0 +1,38 @@
+# The two commands a new user runs: `make demo` and `make test`.
+PY ?= python3
+VENV := .venv
+# The virtualenv lives outside the tree (one per checkout) and .venv links to it, so tools that
+# walk the sources do not walk site-packages too.
+VENV_HOME ?= $(HOME)/.cache/kubus/venv-$(shell pwd | cksum | cut -d' ' -f1)
+BIN := $(VENV)/bin
+
+.PHONY: demo test test-slow bench venv broker down clean
+
+demo: venv broker  ## set everything up and start the demo cluster
+	scripts/demo.sh
+
+test: venv broker  ## the default test run (unit, integration, e2e) against a real broker
+	$(BIN)/pytest -q
+
+test-slow: venv broker  ## chaos and scale runs
+	$(BIN)/pytest -q -m slow
+
+bench: venv broker
+	$(BIN)/python -m bench.store --clients 1 64 --writes 5000 --vs-etcd
+
+venv: $(BIN)/kubus
+
+$(BIN)/kubus: setup.cfg pyproject.toml
+	test -e $(VENV) || { $(PY) -m venv $(VENV_HOME) && ln -sfn $(VENV_HOME) $(VENV); }
+	$(BIN)/pip install -q -e '.[test]'
+	touch $@
+
+broker:
+	scripts/broker.sh
+
+down:  ## stop the demo cluster, and the demo pods' processes (containers outlive a kubelet by design)
+	-test -f .kubus/demo.pid && kill $$(cat .kubus/demo.pid) && rm -f .kubus/demo.pid
+	-pkill -f -- "-m actors.kubelet.shim .kubus/data/kubelet/"
+
+clean: down
+	rm -rf $$(readlink -f $(VENV)) $(VENV) .kubus *.egg-info

@@ -1,0 +1,155 @@
+"""Test kit: a waiter on conditions, real actor processes, and raw broker access."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import pika
+
+from bus.topology import Names
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def wait_until(condition: Callable[[], Any], timeout: float = 20.0, interval: float = 0.05, what: str = "") -> Any:
+    """Poll `condition` until it returns something truthy; fail with `what` after `timeout`."""
+    deadline = time.monotonic() + timeout
+    last_error: Exception | None = None
+    while time.monotonic() < deadline:
+        try:
+            value = condition()
+            if value:
+                return value
+        except Exception as exc:  # the condition may raise until it holds (e.g. NotFound)
+            last_error = exc
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what or condition}"
+                         + (f" (last error: {last_error})" if last_error else ""))
+
+
+class Procs:
+    """Actor processes for one test; all killed at teardown."""
+
+    def __init__(self, env: dict[str, str], logdir: Path):
+        self.env = env
+        self.logdir = logdir
+        self.procs: list[subprocess.Popen] = []
+
+    def start(self, module: str, *args: str, label: str | None = None, **env: str) -> subprocess.Popen:
+        label = label or module.rsplit(".", 1)[-1]
+        log = open(self.logdir / f"{label}-{len(self.procs)}.log", "w")
+        proc = subprocess.Popen([sys.executable, "-m", module, *args], cwd=ROOT, env={**self.env, **env},
+                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        self.procs.append(proc)
+        return proc
+
+    def kill9(self, proc: subprocess.Popen) -> None:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(10)
+
+    def stop_all(self) -> None:
+        for proc in self.procs:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGTERM)
+        for proc in self.procs:
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+
+    def logs(self) -> str:
+        return "\n".join(f"--- {p.name}\n{p.read_text()[-4000:]}" for p in sorted(self.logdir.glob("*.log")))
+
+
+def blocking(url: str) -> pika.BlockingConnection:
+    return pika.BlockingConnection(pika.URLParameters(url))
+
+
+def cluster_queues(url: str, cluster: str) -> list[str]:
+    """Every queue of the cluster the management API lists (none when it is off)."""
+    from urllib.parse import urlparse
+
+    import requests
+
+    parsed = urlparse(url)
+    try:
+        listed = requests.get(f"http://{parsed.hostname}:15672/api/queues?columns=name",
+                              auth=(parsed.username or "guest", parsed.password or "guest"), timeout=5).json()
+    except Exception:
+        return []
+    return [q["name"] for q in listed if isinstance(q, dict) and q.get("name", "").startswith(f"{cluster}.")]
+
+
+def delete_topology(url: str, cluster: str, queues: list[str] = ()) -> None:
+    """Remove a test cluster's exchanges and queues, so runs leave nothing behind on the broker."""
+    names = Names(cluster)
+    conn = blocking(url)
+    try:
+        ch = conn.channel()
+        known = [names.apiserver_queue, names.store_queue, names.dead_queue, *queues]
+        for queue in dict.fromkeys(known + cluster_queues(url, cluster)):
+            try:
+                ch.queue_delete(queue)
+            except pika.exceptions.ChannelClosedByBroker:  # an exclusive queue another connection still holds
+                ch = conn.channel()
+        for exchange in (names.api, names.store, names.events, names.dead):
+            ch.exchange_delete(exchange)
+    finally:
+        conn.close()
+
+
+def read_queue(url: str, queue: str) -> list[tuple[Any, bytes]]:
+    """Every message waiting in `queue` (properties, body), acked."""
+    conn = blocking(url)
+    out = []
+    try:
+        ch = conn.channel()
+        while True:
+            method, props, body = ch.basic_get(queue, auto_ack=True)
+            if method is None:
+                return out
+            out.append((props, body))
+    finally:
+        conn.close()
+
+
+def close_connections_of(pid: int, amqp_url: str) -> int:
+    """Have the broker close every AMQP connection process `pid` holds (management API)."""
+    import re
+    from urllib.parse import urlparse
+
+    import requests
+
+    url = urlparse(amqp_url)
+    api, auth = f"http://{url.hostname}:15672/api", (url.username or "guest", url.password or "guest")
+    out = subprocess.run(["ss", "-tnpH", f"dport = :{url.port or 5672}"], capture_output=True, text=True).stdout
+    ports = {int(m.group(1)) for line in out.splitlines() if f"pid={pid}," in line
+             and (m := re.search(r":(\d+)\s+\S+:\d+\s", line))}
+    def listed() -> list[dict]:  # the management API lists a connection a few seconds after it opens
+        conns = [c for c in requests.get(f"{api}/connections", auth=auth, timeout=10).json()
+                 if c.get("peer_port") in ports]
+        return conns if len(conns) == len(ports) else []
+
+    conns = wait_until(listed, 30, 0.5, what=f"the management API to list the connections of pid {pid}")
+    for conn in conns:
+        requests.delete(f"{api}/connections/{requests.utils.quote(conn['name'], safe='')}", auth=auth, timeout=10)
+    return len(conns)
+
+
+def management_answers(amqp_url: str) -> bool:
+    from urllib.parse import urlparse
+
+    import requests
+
+    try:
+        url = urlparse(amqp_url)
+        return requests.get(f"http://{url.hostname}:15672/api/overview", auth=(url.username, url.password),
+                            timeout=3).ok
+    except Exception:
+        return False
