@@ -1,0 +1,111 @@
+"""Admission of one object: parse with its model, apply defaults, validate; errors as Invalid causes."""
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+
+from api import defaults, validation
+from api.registry import KindInfo, lookup
+from api.status import Cause, bad_request, invalid
+
+NOT_SUPPORTED = "FieldValueNotSupported"
+
+
+def _path(loc: tuple) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif part.startswith(("function-", "constrained-")) or part in ("str", "int", "dict", "list"):
+            continue
+        else:
+            out += f".{part}" if out else str(part)
+    return out
+
+
+def _cause(error: dict[str, Any]) -> Cause:
+    path, kind, value = _path(error["loc"]), error["type"], error.get("input")
+    ctx = error.get("ctx") or {}
+    if kind == "missing":
+        return Cause(path, "Required value", "FieldValueRequired")
+    if kind == "literal_error":
+        supported = ", ".join(f'"{v.strip(chr(39))}"' for v in str(ctx.get("expected", "")).replace(" or ", ", ")
+                              .split(", "))
+        return Cause(path, f'Unsupported value: "{value}": supported values: {supported}', NOT_SUPPORTED)
+    if kind in ("greater_than_equal", "less_than_equal", "greater_than", "less_than"):
+        words = {"greater_than_equal": ("greater than or equal to", "ge"), "less_than_equal": ("less than or equal to", "le"),
+                 "greater_than": ("greater than", "gt"), "less_than": ("less than", "lt")}[kind]
+        return Cause(path, f"Invalid value: {value}: must be {words[0]} {ctx.get(words[1])}")
+    message = error["msg"].removeprefix("Value error, ")
+    return Cause(path, f"Invalid value: {value!r}: {message}")
+
+
+def _parse(info: KindInfo, obj: dict) -> dict:
+    try:
+        return info.model.model_validate(obj).to_dict()
+    except ValidationError as exc:
+        meta = obj["metadata"]
+        causes = _meta_causes(info, meta) + [_cause(e) for e in exc.errors()]
+        raise invalid(info.kind, meta.get("name") or meta.get("generateName") or "", causes) from None
+
+
+def _meta_causes(info: KindInfo, meta: dict) -> list[Cause]:
+    try:
+        return validation.metadata(info, meta)
+    except (TypeError, AttributeError):  # malformed metadata: the model's errors say why
+        return []
+
+
+def _check_type(info: KindInfo, obj: dict) -> None:
+    kind, version = obj.get("kind"), obj.get("apiVersion")
+    if kind is not None and kind != info.kind:
+        raise bad_request(f"the object's kind {kind!r} does not match the request's kind {info.kind!r}")
+    if version is not None and version != info.api_version:
+        raise bad_request(f"no kind {info.kind!r} is registered for version {version!r}, "
+                          f"expected {info.api_version!r}")
+
+
+def admit(kind: str, obj: Any, namespace: str | None = None) -> dict:
+    """The object as it will be stored, or StatusError (Invalid 422 with field causes, BadRequest 400)."""
+    info = lookup(kind)
+    if not isinstance(obj, dict):
+        raise bad_request(f"the request carries no {info.kind} object")
+    _check_type(info, obj)
+    meta = obj.get("metadata") or {}
+    if not isinstance(meta, dict):
+        raise invalid(info.kind, "", [Cause("metadata", "Invalid value: must be an object")])
+    meta = dict(meta)
+    obj = {**obj, "metadata": meta}  # the model's dump below is a new object: the input stays untouched
+    if info.namespaced:
+        if namespace and meta.get("namespace") not in (None, namespace):
+            raise bad_request(f"the namespace of the provided object ({meta['namespace']}) does not match the "
+                              f"namespace sent on the request ({namespace})")
+        meta.setdefault("namespace", namespace or "default")
+    parsed = _parse(info, obj)
+    defaults.apply(info.kind, parsed)
+    causes = validation.validate(info, parsed)
+    if causes:
+        name = parsed["metadata"].get("name") or parsed["metadata"].get("generateName") or ""
+        raise invalid(info.kind, name, causes)
+    parsed["apiVersion"], parsed["kind"] = info.api_version, info.kind
+    return parsed
+
+
+def admit_status(kind: str, obj: Any) -> dict:
+    """A status update: only `status` is checked (against the kind's status model); the store takes
+    nothing else from it, as Kubernetes' status subresource ignores the rest."""
+    info = lookup(kind)
+    if not isinstance(obj, dict) or not isinstance(obj.get("metadata"), dict):
+        raise bad_request(f"the request carries no {info.kind} object")
+    _check_type(info, obj)
+    field = info.model.model_fields.get("status")
+    if field is None or obj.get("status") is None:
+        return obj
+    try:
+        status = TypeAdapter(field.annotation).validate_python(obj["status"])
+    except ValidationError as exc:
+        causes = [_cause({**e, "loc": ("status", *e["loc"])}) for e in exc.errors()]
+        raise invalid(info.kind, obj["metadata"].get("name", ""), causes) from None
+    dumped = status.to_dict() if hasattr(status, "to_dict") else obj["status"]
+    return {**obj, "status": dumped}

@@ -1,0 +1,71 @@
+"""ReplicaSet and Deployment (apps/v1)."""
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from api.meta import Condition, K8sModel, LabelSelector, Resource
+from api.pod import PodTemplateSpec
+
+
+class ReplicaSetSpec(K8sModel):
+    replicas: int | None = Field(None, ge=0)
+    minReadySeconds: int | None = Field(None, ge=0)
+    selector: LabelSelector
+    template: PodTemplateSpec | None = None
+
+
+class ReplicaSetStatus(K8sModel):
+    replicas: int = 0
+    fullyLabeledReplicas: int | None = None
+    readyReplicas: int | None = None
+    availableReplicas: int | None = None
+    observedGeneration: int | None = None
+    conditions: list[Condition] | None = None
+
+
+class ReplicaSet(Resource):
+    API_VERSION = "apps/v1"
+    KIND = "ReplicaSet"
+    spec: ReplicaSetSpec
+    status: ReplicaSetStatus | None = None
+
+
+class RollingUpdateDeployment(K8sModel):
+    maxUnavailable: int | str | None = None
+    maxSurge: int | str | None = None
+
+
+class DeploymentStrategy(K8sModel):
+    type: Literal["RollingUpdate", "Recreate"] | None = None
+    rollingUpdate: RollingUpdateDeployment | None = None
+
+
+class DeploymentSpec(K8sModel):
+    replicas: int | None = Field(None, ge=0)
+    selector: LabelSelector
+    template: PodTemplateSpec
+    strategy: DeploymentStrategy | None = None
+    minReadySeconds: int | None = Field(None, ge=0)
+    revisionHistoryLimit: int | None = Field(None, ge=0)
+    paused: bool | None = None
+    progressDeadlineSeconds: int | None = Field(None, ge=1)
+
+
+class DeploymentStatus(K8sModel):
+    observedGeneration: int | None = None
+    replicas: int | None = None
+    updatedReplicas: int | None = None
+    readyReplicas: int | None = None
+    availableReplicas: int | None = None
+    unavailableReplicas: int | None = None
+    collisionCount: int | None = None
+    conditions: list[Condition] | None = None
+
+
+class Deployment(Resource):
+    API_VERSION = "apps/v1"
+    KIND = "Deployment"
+    spec: DeploymentSpec
+    status: DeploymentStatus | None = None

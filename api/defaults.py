@@ -1,0 +1,124 @@
+"""Defaults Kubernetes applies on decode and in its defaulting admission plugins."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+DEFAULT_TOLERATION_SECONDS = 300
+_NOEXECUTE_TAINTS = ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable")
+
+
+def _pull_policy(image: str | None) -> str:
+    if not image:
+        return "IfNotPresent"
+    name = image.split("@")[0]
+    tag = name.rsplit(":", 1)[1] if ":" in name.rsplit("/", 1)[-1] else ""
+    return "Always" if tag in ("", "latest") and "@" not in image else "IfNotPresent"
+
+
+def _probe(probe: dict | None) -> None:
+    if probe:
+        probe.setdefault("timeoutSeconds", 1)
+        probe.setdefault("periodSeconds", 10)
+        probe.setdefault("successThreshold", 1)
+        probe.setdefault("failureThreshold", 3)
+
+
+def _container(c: dict) -> None:
+    c.setdefault("imagePullPolicy", _pull_policy(c.get("image")))
+    c.setdefault("terminationMessagePath", "/dev/termination-log")
+    c.setdefault("terminationMessagePolicy", "File")
+    for port in c.get("ports") or []:
+        port.setdefault("protocol", "TCP")
+    res = c.get("resources")
+    if res and res.get("limits"):
+        requests = res.setdefault("requests", {})
+        for name, qty in res["limits"].items():
+            requests.setdefault(name, qty)
+    for key in ("livenessProbe", "readinessProbe", "startupProbe"):
+        _probe(c.get(key))
+
+
+def pod_spec(spec: dict) -> None:
+    spec.setdefault("restartPolicy", "Always")
+    spec.setdefault("terminationGracePeriodSeconds", 30)
+    spec.setdefault("dnsPolicy", "ClusterFirst")
+    spec.setdefault("schedulerName", "default-scheduler")
+    spec.setdefault("securityContext", {})
+    for c in (spec.get("initContainers") or []) + (spec.get("containers") or []):
+        _container(c)
+
+
+def _tolerations(spec: dict) -> None:
+    """DefaultTolerationSeconds: tolerate not-ready/unreachable NoExecute for 300 s."""
+    tolerations = spec.setdefault("tolerations", [])
+    for key in _NOEXECUTE_TAINTS:
+        if not any(t.get("key") in (key, None, "") and t.get("effect") in ("NoExecute", None, "")
+                   for t in tolerations):
+            tolerations.append({"key": key, "operator": "Exists", "effect": "NoExecute",
+                                "tolerationSeconds": DEFAULT_TOLERATION_SECONDS})
+
+
+def pod(obj: dict) -> None:
+    spec = obj["spec"]
+    pod_spec(spec)
+    _tolerations(spec)
+    spec.setdefault("priority", 0)
+    spec.setdefault("preemptionPolicy", "PreemptLowerPriority")
+    spec.setdefault("enableServiceLinks", True)
+
+
+def node(obj: dict) -> None:
+    obj.setdefault("spec", {})
+    status = obj.setdefault("status", {})
+    if status.get("capacity") and not status.get("allocatable"):
+        status["allocatable"] = dict(status["capacity"])
+
+
+def namespace(obj: dict) -> None:
+    obj.setdefault("spec", {}).setdefault("finalizers", ["kubernetes"])
+    obj.setdefault("status", {}).setdefault("phase", "Active")
+
+
+def _template(spec: dict) -> None:
+    template = spec.get("template")
+    if template and template.get("spec"):
+        pod_spec(template["spec"])
+
+
+def replicaset(obj: dict) -> None:
+    spec = obj["spec"]
+    spec.setdefault("replicas", 1)
+    spec.setdefault("minReadySeconds", 0)
+    _template(spec)
+
+
+def deployment(obj: dict) -> None:
+    spec = obj["spec"]
+    spec.setdefault("replicas", 1)
+    spec.setdefault("revisionHistoryLimit", 10)
+    spec.setdefault("progressDeadlineSeconds", 600)
+    spec.setdefault("minReadySeconds", 0)
+    strategy = spec.setdefault("strategy", {})
+    strategy.setdefault("type", "RollingUpdate")
+    if strategy["type"] == "RollingUpdate":
+        rolling = strategy.setdefault("rollingUpdate", {})
+        rolling.setdefault("maxUnavailable", "25%")
+        rolling.setdefault("maxSurge", "25%")
+    _template(spec)
+
+
+def event(obj: dict) -> None:
+    obj.setdefault("type", "Normal")
+    obj.setdefault("count", 1)
+
+
+DEFAULTERS: dict[str, Callable[[dict], Any]] = {
+    "Pod": pod, "Node": node, "Namespace": namespace, "ReplicaSet": replicaset,
+    "Deployment": deployment, "Event": event,
+}
+
+
+def apply(kind: str, obj: dict) -> None:
+    defaulter = DEFAULTERS.get(kind)
+    if defaulter:
+        defaulter(obj)

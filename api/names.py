@@ -1,0 +1,77 @@
+"""Name and label rules (RFC 1123 / 1035 and Kubernetes' qualified names), with Kubernetes' wording."""
+from __future__ import annotations
+
+import re
+
+DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+DNS1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+QUALIFIED_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
+
+MAX_GENERATED_PREFIX = 58
+
+_SUBDOMAIN_MSG = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' "
+                  "or '.', and must start and end with an alphanumeric character (e.g. 'example.com', "
+                  "regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*"
+                  "[a-z0-9])?)*')")
+_LABEL_MSG = ("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "
+              "must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex "
+              "used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')")
+_QUALIFIED_MSG = ("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and "
+                  "end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex "
+                  "used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')")
+_VALUE_MSG = ("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
+              "'.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "
+              "'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?"
+              "[A-Za-z0-9])?')")
+
+
+def subdomain_errors(name: str) -> list[str]:
+    errors = []
+    if len(name) > 253:
+        errors.append("must be no more than 253 characters")
+    if not DNS1123_SUBDOMAIN.match(name):
+        errors.append(_SUBDOMAIN_MSG)
+    return errors
+
+
+def label_errors(name: str) -> list[str]:
+    errors = []
+    if len(name) > 63:
+        errors.append("must be no more than 63 characters")
+    if not DNS1123_LABEL.match(name):
+        errors.append(_LABEL_MSG)
+    return errors
+
+
+def qualified_name_errors(key: str) -> list[str]:
+    """Label and annotation keys: optional DNS-subdomain prefix and '/', then a 63-char name."""
+    prefix, _, name = key.rpartition("/")
+    errors = []
+    if "/" in key and not prefix:
+        errors.append("prefix part must be non-empty")
+    elif prefix:
+        errors += [f"prefix part {e}" for e in subdomain_errors(prefix)]
+    if not name:
+        errors.append("name part must be non-empty")
+    elif len(name) > 63:
+        errors.append("name part must be no more than 63 characters")
+    elif not QUALIFIED_NAME.match(name):
+        errors.append(_QUALIFIED_MSG)
+    return errors
+
+
+def label_value_errors(value: str) -> list[str]:
+    errors = []
+    if len(value) > 63:
+        errors.append("must be no more than 63 characters")
+    if not LABEL_VALUE.match(value):
+        errors.append(_VALUE_MSG)
+    return errors
+
+
+def generate_name_prefix_errors(prefix: str, label: bool = False) -> list[str]:
+    """A generateName prefix may end with '-' (Kubernetes masks it before checking)."""
+    masked = prefix[:-1] + "a" if prefix.endswith("-") else prefix
+    return label_errors(masked) if label else subdomain_errors(masked)

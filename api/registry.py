@@ -1,0 +1,61 @@
+"""The kinds kubus serves: model, apiVersion, scope and the names kubectl users type."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from api.apps import Deployment, ReplicaSet
+from api.meta import Resource
+from api.misc import Event, Lease, Namespace
+from api.node import Node
+from api.pod import Pod
+from api.status import StatusError
+
+
+@dataclass(frozen=True)
+class KindInfo:
+    kind: str
+    model: type[Resource]
+    api_version: str
+    namespaced: bool
+    plural: str
+    short_names: tuple[str, ...] = ()
+    unconditional_update: bool = False  # an update without resourceVersion is allowed
+    has_spec_generation: bool = False  # metadata.generation follows spec changes
+    name_is_label: bool = False  # DNS-1123 label instead of subdomain
+
+    @property
+    def resource(self) -> str:
+        group = self.api_version.split("/")[0] if "/" in self.api_version else ""
+        return f"{self.plural}.{group}" if group else self.plural
+
+
+KINDS: dict[str, KindInfo] = {
+    info.kind: info
+    for info in (
+        KindInfo("Pod", Pod, "v1", True, "pods", ("po",), unconditional_update=True),
+        KindInfo("Node", Node, "v1", False, "nodes", ("no",), unconditional_update=True),
+        KindInfo("Namespace", Namespace, "v1", False, "namespaces", ("ns",), name_is_label=True),
+        KindInfo("Event", Event, "v1", True, "events", ("ev",), unconditional_update=True),
+        KindInfo("Lease", Lease, "coordination.k8s.io/v1", True, "leases", unconditional_update=True),
+        KindInfo("ReplicaSet", ReplicaSet, "apps/v1", True, "replicasets", ("rs",), has_spec_generation=True),
+        KindInfo("Deployment", Deployment, "apps/v1", True, "deployments", ("deploy",),
+                 has_spec_generation=True),
+    )
+}
+
+_ALIASES: dict[str, str] = {}
+for _info in KINDS.values():
+    for _alias in (_info.kind, _info.plural, _info.plural[:-1], _info.resource, *_info.short_names):
+        _ALIASES[_alias.lower()] = _info.kind
+
+
+def lookup(name: str) -> KindInfo:
+    """A kind by any of its names ('Pod', 'pods', 'po', 'deployments.apps'); NotFound if unknown."""
+    kind = _ALIASES.get((name or "").lower())
+    if kind is None:
+        raise StatusError("NotFound", f'the server doesn\'t have a resource type "{name}"')
+    return KINDS[kind]
+
+
+def known(name: str) -> bool:
+    return (name or "").lower() in _ALIASES

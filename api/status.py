@@ -1,0 +1,100 @@
+"""Kubernetes API status errors: reason, code, message and field causes."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+CODES = {
+    "BadRequest": 400,
+    "Unauthorized": 401,
+    "Forbidden": 403,
+    "NotFound": 404,
+    "MethodNotAllowed": 405,
+    "AlreadyExists": 409,
+    "Conflict": 409,
+    "Gone": 410,
+    "Expired": 410,
+    "RequestEntityTooLarge": 413,
+    "UnsupportedMediaType": 415,
+    "Invalid": 422,
+    "TooManyRequests": 429,
+    "InternalError": 500,
+    "ServiceUnavailable": 503,
+    "Timeout": 504,
+}
+
+
+@dataclass(frozen=True)
+class Cause:
+    field: str
+    message: str
+    reason: str = "FieldValueInvalid"
+
+    def to_dict(self) -> dict[str, str]:
+        return {"field": self.field, "message": self.message, "reason": self.reason}
+
+
+@dataclass
+class StatusError(Exception):
+    """An API error. `code` follows from `reason` unless given."""
+
+    reason: str
+    message: str
+    causes: list[Cause] = field(default_factory=list)
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        Exception.__init__(self, self.message)
+
+    @property
+    def code(self) -> int:
+        return CODES.get(self.reason, 500)
+
+    def to_dict(self) -> dict[str, Any]:
+        details = dict(self.details)
+        if self.causes:
+            details["causes"] = [c.to_dict() for c in self.causes]
+        return {"code": self.code, "reason": self.reason, "message": self.message, "details": details}
+
+    @classmethod
+    def from_dict(cls, status: dict[str, Any]) -> "StatusError":
+        details = dict(status.get("details") or {})
+        causes = [Cause(c.get("field", ""), c.get("message", ""), c.get("reason", ""))
+                  for c in details.pop("causes", [])]
+        return cls(status.get("reason", "InternalError"), status.get("message", ""), causes, details)
+
+    def __str__(self) -> str:
+        return f"{self.message} ({self.reason} {self.code})"
+
+
+def resource(kind: str) -> str:
+    """The lower-case plural a Kubernetes message names ('pods', 'replicasets.apps')."""
+    from api.registry import lookup
+
+    return lookup(kind).resource
+
+
+def not_found(kind: str, name: str) -> StatusError:
+    return StatusError("NotFound", f'{resource(kind)} "{name}" not found', details={"name": name, "kind": kind})
+
+
+def already_exists(kind: str, name: str) -> StatusError:
+    return StatusError("AlreadyExists", f'{resource(kind)} "{name}" already exists',
+                       details={"name": name, "kind": kind})
+
+
+def conflict(kind: str, name: str, why: str | None = None) -> StatusError:
+    text = why or ("the object has been modified; please apply your changes to the latest version "
+                   "and try again")
+    return StatusError("Conflict", f'Operation cannot be fulfilled on {resource(kind)} "{name}": {text}',
+                       details={"name": name, "kind": kind})
+
+
+def invalid(kind: str, name: str, causes: list[Cause]) -> StatusError:
+    listed = ", ".join(f"{c.field}: {c.message}" for c in causes)
+    return StatusError("Invalid", f'{kind} "{name}" is invalid: [{listed}]', causes,
+                       details={"name": name, "kind": kind})
+
+
+def bad_request(message: str) -> StatusError:
+    return StatusError("BadRequest", message)
