@@ -1,0 +1,1 @@
+"""The wire: topology, codec, publisher, RPC. The only package that imports pika."""

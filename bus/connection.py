@@ -1,0 +1,332 @@
+"""One AMQP connection driven by pika's ioloop: reconnects with backoff, publishes with confirms.
+
+Everything here runs on the ioloop thread; other threads hand work over with `call_soon`.
+"""
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from typing import Any, Callable
+
+import pika
+import structlog
+from pika.adapters.select_connection import IOLoop
+from tenacity.wait import wait_exponential_jitter
+
+from bus import codec
+from bus.message import Message, make_message
+from bus.topology import SCHEMA_HEADER, SCHEMA_VERSION
+
+log = structlog.get_logger("bus")
+
+Confirm = Callable[[bool], None]
+Ready = Callable[["Bus"], None]
+
+
+class _RetryState:
+    """The slice of tenacity's RetryCallState that its wait strategies read."""
+
+    def __init__(self, attempt: int):
+        self.attempt_number = attempt
+
+
+class Bus:
+    """An AMQP connection with one confirm-mode channel; calls `on_ready` after every (re)connect."""
+
+    def __init__(self, url: str, connection_name: str, app_id: str, on_ready: Ready,
+                 on_lost: Callable[[], None] | None = None):
+        self.url = url
+        self.connection_name = connection_name
+        self.app_id = app_id
+        self.user = pika.URLParameters(url).credentials.username
+        self._on_ready = on_ready
+        self._on_lost = on_lost
+        self.ioloop = IOLoop()
+        self._conn: pika.SelectConnection | None = None
+        self.channel = None
+        self._seq = 0
+        self._confirms: dict[int, Confirm] = {}
+        self._returns: dict[str, Callable[[str], None]] = {}
+        self._cancelled: dict[str, Callable[[], None]] = {}
+        self._stopping = False
+        self._attempt = 0
+        self._backoff = wait_exponential_jitter(multiplier=0.2, max=10, jitter=0.5)
+        self.ready = threading.Event()
+        self.generation = 0  # bumps on every new channel; lets callers spot a reconnect
+
+    # ---- lifecycle -------------------------------------------------------------------------
+    def run_forever(self) -> None:
+        """Connect, and reconnect after any loss, until `stop()`; runs the ioloop in this thread."""
+        self._connect()
+        self.ioloop.start()
+
+    def start_thread(self, timeout: float = 30.0) -> "Bus":
+        thread = threading.Thread(target=self.run_forever, name=f"bus-{self.connection_name}", daemon=True)
+        thread.start()
+        if not self.ready.wait(timeout):
+            self.stop()
+            raise ConnectionError(f"no connection to the broker at {_safe(self.url)} within {timeout}s")
+        self._thread = thread
+        return self
+
+    def stop(self) -> None:
+        """Close the connection and end the ioloop; safe from any thread."""
+        self.call_soon(self._close)
+
+    def join(self, timeout: float | None = None) -> None:
+        thread = getattr(self, "_thread", None)
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout)
+
+    def call_soon(self, fn: Callable[[], Any]) -> None:
+        self.ioloop.add_callback_threadsafe(fn)
+
+    def call_later(self, delay: float, fn: Callable[[], Any]):
+        return self.ioloop.call_later(max(0.0, delay), fn)
+
+    def cancel(self, handle) -> None:
+        if handle is not None:
+            self.ioloop.remove_timeout(handle)
+
+    def _close(self) -> None:
+        self._stopping = True
+        if self._conn is not None and self._conn.is_open:
+            self._conn.close()
+        elif self._conn is None or self._conn.is_closed:
+            self.ioloop.stop()
+
+    # ---- connecting ------------------------------------------------------------------------
+    def _connect(self) -> None:
+        params = pika.URLParameters(self.url)
+        params.client_properties = {"connection_name": self.connection_name, "product": "kubus"}
+        params.heartbeat = 30
+        params.connection_attempts = 1
+        params.blocked_connection_timeout = 60
+        self._conn = pika.SelectConnection(
+            params,
+            on_open_callback=self._on_open,
+            on_open_error_callback=self._on_open_error,
+            on_close_callback=self._on_closed,
+            custom_ioloop=self.ioloop,
+        )
+
+    def _on_open(self, conn) -> None:
+        conn.channel(on_open_callback=self._on_channel)
+
+    def _on_channel(self, channel) -> None:
+        self.channel = channel
+        self._seq = 0
+        channel.add_on_close_callback(self._on_channel_closed)
+        channel.add_on_return_callback(self._on_return)
+        channel.add_on_cancel_callback(self._on_broker_cancel)
+        self._cancelled.clear()
+        channel.confirm_delivery(ack_nack_callback=self._on_confirm, callback=self._on_confirm_mode)
+
+    def _on_confirm_mode(self, _frame) -> None:
+        self._attempt = 0
+        self.generation += 1
+        log.debug("bus.ready", connection=self.connection_name, generation=self.generation)
+        self._on_ready(self)
+        self.ready.set()
+
+    def _on_open_error(self, _conn, exc) -> None:
+        log.warning("bus.connect_failed", connection=self.connection_name, error=str(exc))
+        self._retry_later()
+
+    def _on_channel_closed(self, _channel, reason) -> None:
+        self.channel = None
+        if self._conn is not None and self._conn.is_open:
+            log.error("bus.channel_closed", connection=self.connection_name, reason=str(reason))
+            self._conn.close()
+
+    def _on_closed(self, _conn, reason) -> None:
+        self.channel = None
+        self.ready.clear()
+        self._fail_pending()
+        if self._stopping:
+            self.ioloop.stop()
+            return
+        log.warning("bus.connection_lost", connection=self.connection_name, reason=str(reason))
+        if self._on_lost:
+            self._on_lost()
+        self._retry_later()
+
+    def _retry_later(self) -> None:
+        if self._stopping:
+            self.ioloop.stop()
+            return
+        self._attempt += 1
+        delay = self._backoff(_RetryState(self._attempt))
+        self.call_later(delay, self._connect)
+
+    def _fail_pending(self) -> None:
+        pending, self._confirms = self._confirms, {}
+        self._returns.clear()
+        for confirm in pending.values():
+            confirm(False)
+
+    def consumer_count(self, queue: str, done: Callable[[int | None], None]) -> None:
+        """How many consumers `queue` has (None if it does not exist), asked on a side channel."""
+        answered = []
+
+        def answer(count: int | None) -> None:
+            if not answered:
+                answered.append(count)
+                done(count)
+
+        def on_open(channel) -> None:
+            channel.add_on_close_callback(lambda _c, _r: answer(None))
+
+            def declared(frame) -> None:
+                answer(frame.method.consumer_count)
+                channel.close()
+
+            channel.queue_declare(queue, passive=True, callback=declared)
+
+        self._conn.channel(on_open_callback=on_open)
+
+    def try_exclusive(self, queue: str, on_result: Callable[[bool], None]) -> None:
+        """A lock held by this connection: declare an exclusive queue on a side channel.
+        `on_result(True)` when held; `on_result(False)` when another connection holds it."""
+        held = [False]
+
+        def on_closed(_channel, _reason) -> None:
+            if not held[0]:
+                on_result(False)
+
+        def on_declared(_frame) -> None:
+            held[0] = True
+            on_result(True)
+
+        def on_open(channel) -> None:
+            channel.add_on_close_callback(on_closed)
+            channel.queue_declare(queue, exclusive=True, auto_delete=True, callback=on_declared)
+
+        self._conn.channel(on_open_callback=on_open)
+
+    # ---- consuming -------------------------------------------------------------------------
+    def consume(self, queue: str, handler: Callable[[Message], None], prefetch: int,
+                exclusive: bool = False) -> str:
+        channel = self.channel
+        channel.basic_qos(prefetch_count=prefetch)
+
+        def on_message(ch, method, props, body):
+            handler(make_message(self, ch, method, props, body))
+
+        return channel.basic_consume(queue, on_message, exclusive=exclusive)
+
+    def consume_auto_ack(self, queue: str, handler: Callable[[Message], None],
+                         on_ok: Callable[[], None] = lambda: None) -> str:
+        def on_message(ch, method, props, body):
+            msg = make_message(self, ch, method, props, body)
+            msg.settled = True
+            handler(msg)
+
+        return self.channel.basic_consume(queue, on_message, auto_ack=True, callback=lambda _frame: on_ok())
+
+    def on_cancel(self, tag: str, callback: Callable[[], None]) -> None:
+        """Call `callback` if the broker cancels this consumer (its queue was deleted)."""
+        self._cancelled[tag] = callback
+
+    def _on_broker_cancel(self, frame) -> None:
+        callback = self._cancelled.pop(frame.method.consumer_tag, None)
+        if callback is not None:
+            callback()
+
+    def cancel_consumer(self, tag: str, callback: Callable[[], None] | None = None) -> None:
+        self._cancelled.pop(tag, None)
+        if self.channel is not None and self.channel.is_open:
+            self.channel.basic_cancel(tag, callback=(lambda _f: callback()) if callback else None)
+        elif callback:
+            callback()
+
+    def settle(self, channel, tag: int, how: str) -> None:
+        if channel is not self.channel or not channel.is_open:
+            return  # the delivery died with its channel; the broker redelivers it
+        if how == "ack":
+            channel.basic_ack(tag)
+        else:
+            channel.basic_nack(tag, requeue=(how == "requeue"))
+
+    # ---- publishing ------------------------------------------------------------------------
+    def publish(self, exchange: str, routing_key: str, body: dict | bytes, *, type: str,
+                message_id: str | None = None, correlation_id: str | None = None,
+                reply_to: str | None = None, headers: dict | None = None,
+                persistent: bool = False, cc: list[str] | None = None,
+                mandatory: bool = False, on_confirm: Confirm | None = None,
+                on_return: Callable[[str], None] | None = None, user_id: str | None = None,
+                expiration_s: float | None = None) -> bool:
+        """Publish one message. `on_confirm(True|False)` once the broker confirms or the channel dies."""
+        channel = self.channel
+        if channel is None or not channel.is_open:
+            if on_confirm:
+                on_confirm(False)
+            return False
+        all_headers = {SCHEMA_HEADER: SCHEMA_VERSION}
+        if headers:
+            all_headers.update(headers)
+        if cc:
+            all_headers["CC"] = cc
+        message_id = message_id or uuid.uuid4().hex
+        props = pika.BasicProperties(
+            content_type="application/msgpack",
+            type=type,
+            message_id=message_id,
+            correlation_id=correlation_id,
+            reply_to=reply_to,
+            app_id=self.app_id,
+            user_id=user_id,
+            timestamp=int(time.time()),
+            delivery_mode=2 if persistent else 1,
+            headers=all_headers,
+            expiration=str(max(1, int(expiration_s * 1000))) if expiration_s else None,
+        )
+        raw = body if isinstance(body, bytes) else codec.encode(body)
+        if on_return is not None:
+            self._returns[message_id] = on_return
+        channel.basic_publish(exchange, routing_key, raw, props, mandatory=mandatory)
+        self._seq += 1
+        self._confirms[self._seq] = on_confirm or _ignore
+        return True
+
+    def _on_confirm(self, frame) -> None:
+        method = frame.method
+        ok = isinstance(method, pika.spec.Basic.Ack)
+        tag = method.delivery_tag
+        if method.multiple:
+            done = [seq for seq in self._confirms if seq <= tag]
+        else:
+            done = [tag] if tag in self._confirms else []
+        for seq in sorted(done):
+            self._confirms.pop(seq)(ok)
+
+    def _on_return(self, _channel, method, props, _body) -> None:
+        callback = self._returns.pop(props.message_id, None)
+        if callback is not None:
+            callback(f"{method.reply_text} (exchange {method.exchange!r}, key {method.routing_key!r})")
+
+    def forget_return(self, message_id: str) -> None:
+        self._returns.pop(message_id, None)
+
+    def confirmed(self, on_done: Callable[[], None]) -> None:
+        """Call `on_done` once every publish made so far is confirmed (or failed)."""
+        inner = self._confirms.get(self._seq)
+        if inner is None:
+            on_done()
+            return
+
+        def chained(ok: bool) -> None:
+            inner(ok)
+            on_done()
+
+        self._confirms[self._seq] = chained
+
+
+def _ignore(_ok: bool) -> None:
+    pass
+
+
+def _safe(url: str) -> str:
+    params = pika.URLParameters(url)
+    return f"{params.host}:{params.port}{params.virtual_host}"

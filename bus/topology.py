@@ -1,0 +1,120 @@
+"""Names on the broker (contract 1) and routing keys of events."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+NONE = "-"
+SCHEMA_HEADER = "x-kubus-schema"
+SCHEMA_VERSION = 1
+DEAD_REASON = "x-kubus-dead-reason"
+
+
+@dataclass(frozen=True)
+class Names:
+    """Every exchange and queue of one cluster, prefixed with its name."""
+
+    cluster: str
+
+    @property
+    def api(self) -> str:
+        return f"{self.cluster}.api"
+
+    @property
+    def store(self) -> str:
+        return f"{self.cluster}.store"
+
+    @property
+    def events(self) -> str:
+        return f"{self.cluster}.events"
+
+    @property
+    def dead(self) -> str:
+        return f"{self.cluster}.dead"
+
+    @property
+    def apiserver_queue(self) -> str:
+        return f"{self.cluster}.apiserver"
+
+    @property
+    def store_queue(self) -> str:
+        return f"{self.cluster}.store"
+
+    @property
+    def dead_queue(self) -> str:
+        return f"{self.cluster}.dead"
+
+    def actor_queue(self, actor: str) -> str:
+        return f"{self.cluster}.{actor}"
+
+    @staticmethod
+    def logs_key(node: str) -> str:
+        """The `{c}.api` routing key of a node's log service (its kubelet answers)."""
+        return f"logs.{node}"
+
+
+def _word(value: str | None) -> str:
+    return value.replace(".", "_") if value else NONE
+
+
+def routing_key(kind: str, namespace: str | None, node: str | None) -> str:
+    """`{kind}.{namespace}.{node}`, `-` for an absent part, dots in names as `_`."""
+    return f"{kind.lower()}.{_word(namespace)}.{_word(node)}"
+
+
+def object_key(kind: str, obj: dict) -> str:
+    """The routing key of an object's events (its node: a pod's nodeName, a node's own name)."""
+    meta = obj.get("metadata") or {}
+    lower = kind.lower()
+    if lower == "pod":
+        node = (obj.get("spec") or {}).get("nodeName")
+    elif lower == "node":
+        node = meta.get("name")
+    elif lower == "lease" and meta.get("namespace") == "kube-node-lease":
+        node = meta.get("name")
+    else:
+        node = None
+    return routing_key(lower, meta.get("namespace"), node)
+
+
+class Matcher:
+    """A set of AMQP topic bindings as a trie of words (`*` one word, `#` zero or more): one lookup
+    per event, however many bindings (a hollow kubelet binds two keys per node)."""
+
+    def __init__(self, bindings: tuple[str, ...]):
+        self.root: dict = {}
+        for binding in bindings:
+            node = self.root
+            for word in binding.split("."):
+                node = node.setdefault(word, {})
+            node[None] = True  # a binding ends here
+
+    def matches(self, key: str) -> bool:
+        return self._walk(self.root, key.split("."), 0)
+
+    def _walk(self, node: dict, words: list[str], i: int) -> bool:
+        if i == len(words):
+            return None in node or ("#" in node and self._walk(node["#"], words, i))
+        for word in (words[i], "*"):
+            if word in node and self._walk(node[word], words, i + 1):
+                return True
+        rest = node.get("#")
+        if rest is None:
+            return False
+        if None in rest:  # a binding that ends in '#' takes whatever is left
+            return True
+        return any(self._walk(rest, words, j) for j in range(i, len(words) + 1))
+
+
+@lru_cache(maxsize=1024)
+def matcher(bindings: tuple[str, ...]) -> Matcher:
+    return Matcher(bindings)
+
+
+def key_matches(binding: str, key: str) -> bool:
+    """AMQP topic matching of one binding."""
+    return matcher((binding,)).matches(key)
+
+
+def matches_any(bindings: tuple[str, ...] | list[str], key: str) -> bool:
+    return matcher(tuple(bindings)).matches(key)
