@@ -1,0 +1,41 @@
+"""What the store needs of its persistence: load at start, commit a batch, replay the log."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator, Protocol
+
+from store.state import Change, ObjKey
+
+
+@dataclass(frozen=True)
+class Applied:
+    """A command's id and its first reply, kept for the dedupe window."""
+
+    message_id: str
+    at: float
+    reply: bytes
+
+
+@dataclass(frozen=True)
+class LogRow:
+    rev: int
+    key: str
+    from_key: str | None
+    event: bytes
+
+
+class Backend(Protocol):
+    def load(self) -> tuple[int, int, Iterator[tuple[ObjKey, dict]]]:
+        """(revision, last published revision, objects)."""
+
+    def load_applied(self) -> Iterator[Applied]: ...
+
+    def commit(self, changes: list[Change], events: list[bytes], applied: list[Applied], published: int) -> None:
+        """Write everything in one durable transaction."""
+
+    def log_after(self, rev: int) -> Iterator[LogRow]: ...
+
+    def compact(self, log_before: int, applied_before: float) -> int:
+        """Drop log rows below a revision and dedupe ids older than a time; returns rows dropped."""
+
+    def close(self) -> None: ...

@@ -1,0 +1,76 @@
+"""One command against the state: the reply parts it produces (one, or several for big reads)."""
+from __future__ import annotations
+
+from typing import Iterable, Iterator
+
+from api.status import StatusError, bad_request
+from bus import codec
+from bus.messages import Request
+from store.state import Entry, State
+
+
+def execute(state: State, req: Request, chunk_bytes: int) -> list[bytes]:
+    """Encoded reply bodies for `req`; a StatusError becomes the `ok: false` reply."""
+    try:
+        return _dispatch(state, req, chunk_bytes)
+    except StatusError as exc:
+        return [codec.encode({"ok": False, "status": exc.to_dict()})]
+
+
+def _dispatch(state: State, req: Request, chunk_bytes: int) -> list[bytes]:
+    verb, opts = req.verb, req.options
+    if verb == "get":
+        return [_one(state.get(req.kind, req.namespace, _name(req)))]
+    if verb == "create":
+        return [_one(state.create(req.kind, req.namespace, _object(req)))]
+    if verb in ("update", "updateStatus"):
+        return [_one(state.update(req.kind, req.namespace, _object(req), req.resourceVersion,
+                                  status_only=verb == "updateStatus"))]
+    if verb == "delete":
+        return [_one(state.delete(req.kind, req.namespace, _name(req), opts))]
+    if verb == "bind":
+        return [_one(state.bind(req.namespace, _name(req), _object(req), opts.get("uid"), req.resourceVersion))]
+    if verb == "list":
+        return _chunks(state.list(req.kind, req.namespace, opts), state.rev, chunk_bytes)
+    if verb == "snapshot":
+        keys = opts.get("keys")
+        if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
+            raise bad_request("snapshot needs options.keys, a list of binding keys")
+        return _chunks(state.snapshot(keys), state.rev, chunk_bytes)
+    raise bad_request(f"the store does not take the verb {verb!r}")
+
+
+def _one(entry: Entry) -> bytes:
+    return codec.pack_map({"ok": True}, {"object": entry.raw})
+
+
+def _name(req: Request) -> str:
+    if not req.name:
+        raise bad_request(f"{req.verb} needs a name")
+    return req.name
+
+
+def _object(req: Request) -> dict:
+    if not isinstance(req.object, dict):
+        raise bad_request(f"{req.verb} needs an object")
+    return req.object
+
+
+def _chunks(entries: Iterable[Entry], rev: int, limit: int) -> list[bytes]:
+    """List and snapshot replies: parts of at most `limit` bytes, all cut at `rev`."""
+    chunks = list(_split(entries, limit)) or [[]]
+    return [codec.pack_map({"ok": True, "rev": rev, "more": i < len(chunks) - 1}, {"items": codec.pack_array(raws)})
+            for i, raws in enumerate(chunks)]
+
+
+def _split(entries: Iterable[Entry], limit: int) -> Iterator[list[bytes]]:
+    raws: list[bytes] = []
+    size = 0
+    for entry in entries:
+        if raws and size + len(entry.raw) > limit:
+            yield raws
+            raws, size = [], 0
+        raws.append(entry.raw)
+        size += len(entry.raw)
+    if raws:
+        yield raws

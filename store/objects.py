@@ -1,0 +1,71 @@
+"""Server-owned object fields: identity, timestamps, revisions, immutability on update."""
+from __future__ import annotations
+
+import secrets
+import uuid
+from typing import Any
+
+from api.names import MAX_GENERATED_PREFIX
+from api.times import rfc3339 as now_rfc3339
+from api.status import Cause, invalid
+
+_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # Kubernetes' generateName alphabet: no vowels, no 0/1/3
+IMMUTABLE = ("name", "namespace", "uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds")
+
+
+def generate_name(prefix: str) -> str:
+    return prefix[:MAX_GENERATED_PREFIX] + "".join(secrets.choice(_ALPHABET) for _ in range(5))
+
+
+def stamp_new(obj: dict, rev: int, now: float) -> None:
+    meta = obj["metadata"]
+    meta["uid"] = str(uuid.uuid4())
+    meta["creationTimestamp"] = now_rfc3339(now)
+    meta["resourceVersion"] = str(rev)
+    meta["generation"] = 1
+    for field in ("deletionTimestamp", "deletionGracePeriodSeconds"):
+        meta.pop(field, None)
+
+
+def carry_server_fields(kind: str, old: dict, new: dict) -> None:
+    """An update may not change immutable metadata; fields left out keep their stored values."""
+    old_meta, new_meta = old["metadata"], new.setdefault("metadata", {})
+    causes = []
+    for field in IMMUTABLE:
+        if field in new_meta and new_meta[field] != old_meta.get(field):
+            causes.append(Cause(f"metadata.{field}", f"Invalid value: {new_meta[field]!r}: field is immutable"))
+        if field in old_meta:
+            new_meta[field] = old_meta[field]
+        else:
+            new_meta.pop(field, None)
+    if old_meta.get("deletionTimestamp"):
+        added = set(new_meta.get("finalizers") or []) - set(old_meta.get("finalizers") or [])
+        if added:
+            causes.append(Cause("metadata.finalizers", "Forbidden: no new finalizers can be added if the object "
+                                                       "is being deleted", "FieldValueForbidden"))
+    if causes:
+        raise invalid(kind, old_meta["name"], causes)
+    new_meta["generation"] = old_meta.get("generation", 1)
+
+
+def same_content(a: dict, b: dict) -> bool:
+    """Equal apart from resourceVersion: such an update writes nothing."""
+    meta_a = {k: v for k, v in a.get("metadata", {}).items() if k != "resourceVersion"}
+    meta_b = {k: v for k, v in b.get("metadata", {}).items() if k != "resourceVersion"}
+    return meta_a == meta_b and {k: v for k, v in a.items() if k != "metadata"} == \
+        {k: v for k, v in b.items() if k != "metadata"}
+
+
+def condition(type_: str, status: str, now: float, **extra: Any) -> dict:
+    return {"type": type_, "status": status, "lastProbeTime": None, "lastTransitionTime": now_rfc3339(now), **extra}
+
+
+def set_condition(status: dict, cond: dict) -> None:
+    conditions = status.setdefault("conditions", [])
+    for i, existing in enumerate(conditions):
+        if existing.get("type") == cond["type"]:
+            if existing.get("status") == cond["status"]:
+                cond["lastTransitionTime"] = existing.get("lastTransitionTime", cond["lastTransitionTime"])
+            conditions[i] = cond
+            return
+    conditions.append(cond)

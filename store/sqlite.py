@@ -1,0 +1,77 @@
+"""The embedded default backend: SQLite in WAL mode, one transaction per group commit."""
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Iterator
+
+import msgpack
+
+from store.backend import Applied, LogRow
+from store.state import Change, ObjKey
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS objects (kind TEXT, ns TEXT, name TEXT, data BLOB, PRIMARY KEY (kind, ns, name))
+    WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS log (rev INTEGER PRIMARY KEY, key TEXT NOT NULL, from_key TEXT, event BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS applied (id TEXT PRIMARY KEY, at REAL NOT NULL, reply BLOB NOT NULL) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS applied_at ON applied (at);
+CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v INTEGER NOT NULL) WITHOUT ROWID;
+"""
+
+
+class SqliteBackend:
+    def __init__(self, path: Path, fsync: bool = True):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self.db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute(f"PRAGMA synchronous={'FULL' if fsync else 'NORMAL'}")
+        self.db.executescript(SCHEMA)
+
+    def _meta(self, key: str) -> int:
+        row = self.db.execute("SELECT v FROM meta WHERE k = ?", (key,)).fetchone()
+        return row[0] if row else 0
+
+    def load(self) -> tuple[int, int, Iterator[tuple[ObjKey, dict]]]:
+        rows = self.db.execute("SELECT kind, ns, name, data FROM objects")
+        objects = (((k, ns, n), msgpack.unpackb(data, raw=False)) for k, ns, n, data in rows)
+        return self._meta("rev"), self._meta("published"), objects
+
+    def load_applied(self) -> Iterator[Applied]:
+        for mid, at, reply in self.db.execute("SELECT id, at, reply FROM applied ORDER BY at"):
+            yield Applied(mid, at, reply)
+
+    def commit(self, changes: list[Change], events: list[bytes], applied: list[Applied], published: int) -> None:
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for change, event in zip(changes, events):
+                kind, ns, name = change.oid
+                if change.type == "DELETED":
+                    db.execute("DELETE FROM objects WHERE kind = ? AND ns = ? AND name = ?", change.oid)
+                else:
+                    db.execute("INSERT OR REPLACE INTO objects VALUES (?, ?, ?, ?)", (kind, ns, name, change.entry.raw))
+                db.execute("INSERT INTO log VALUES (?, ?, ?, ?)", (change.rev, change.key, change.from_key, event))
+            db.executemany("INSERT OR REPLACE INTO applied VALUES (?, ?, ?)",
+                           [(a.message_id, a.at, a.reply) for a in applied])
+            if changes:
+                db.execute("INSERT OR REPLACE INTO meta VALUES ('rev', ?)", (changes[-1].rev,))
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('published', MAX(?, COALESCE((SELECT v FROM meta "
+                       "WHERE k = 'published'), 0)))", (published,))
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def log_after(self, rev: int) -> Iterator[LogRow]:
+        for row in self.db.execute("SELECT rev, key, from_key, event FROM log WHERE rev > ? ORDER BY rev", (rev,)):
+            yield LogRow(*row)
+
+    def compact(self, log_before: int, applied_before: float) -> int:
+        dropped = self.db.execute("DELETE FROM log WHERE rev < ?", (log_before,)).rowcount
+        self.db.execute("DELETE FROM applied WHERE at < ?", (applied_before,))
+        return dropped
+
+    def close(self) -> None:
+        self.db.close()

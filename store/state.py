@@ -1,0 +1,280 @@
+"""The store's state machine: objects, the global revision, per-key digests and the changes
+a command makes. Pure logic: persistence and the wire are elsewhere."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator
+
+from api import selectors
+from api.registry import KindInfo, lookup
+from api.status import already_exists, bad_request, conflict, invalid, not_found, Cause
+from bus import codec
+from bus.digest import KeyDigest
+from bus.topology import matches_any, object_key
+from store import deletion, objects
+
+ObjKey = tuple[str, str, str]  # kind, namespace ("" when cluster-scoped), name
+GENERATE_NAME_TRIES = 8
+SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+
+
+@dataclass
+class Entry:
+    """A stored object, its routing key and its msgpack encoding (made once, sent many times).
+    Stored objects are never changed in place: a change builds new dicts around shared parts."""
+
+    obj: dict
+    key: str  # routing key
+    raw: bytes
+
+
+@dataclass
+class Change:
+    """One committed revision: the event it publishes and the row it leaves in the store."""
+
+    rev: int
+    type: str  # ADDED MODIFIED DELETED
+    kind: str
+    oid: ObjKey
+    prev: int
+    from_key: str | None
+    entry: Entry
+
+    @property
+    def key(self) -> str:
+        return self.entry.key
+
+    @property
+    def obj(self) -> dict:
+        return self.entry.obj
+
+    def event(self) -> bytes:
+        fields: dict[str, Any] = {"type": self.type, "kind": self.kind, "rev": self.rev, "prev": self.prev}
+        if self.from_key:
+            fields["from"] = self.from_key
+        return codec.pack_map(fields, {"object": self.entry.raw})
+
+
+def oid_of(info: KindInfo, namespace: str | None, name: str) -> ObjKey:
+    return (info.kind, (namespace or "") if info.namespaced else "", name)
+
+
+class State:
+    """All objects in memory, loaded from and written through to a backend by the store actor."""
+
+    def __init__(self, clock: Callable[[], float]):
+        self.clock = clock
+        self.rev = 0
+        self.objects: dict[ObjKey, Entry] = {}
+        self.digests: dict[str, KeyDigest] = {}
+        self.pending: list[Change] = []
+
+    # ---- loading -------------------------------------------------------------------------------
+    def load(self, rev: int, rows: Iterator[tuple[ObjKey, dict]]) -> None:
+        self.rev = rev
+        for oid, obj in rows:
+            self._put(oid, obj)
+
+    def _put(self, oid: ObjKey, obj: dict) -> Entry:
+        key = object_key(oid[0], obj)
+        entry = Entry(obj, key, codec.encode(obj))
+        self.objects[oid] = entry
+        self.digests.setdefault(key, KeyDigest()).add(obj["metadata"]["uid"], obj["metadata"]["resourceVersion"])
+        return entry
+
+    def _drop(self, oid: ObjKey) -> Entry:
+        entry = self.objects.pop(oid)
+        meta = entry.obj["metadata"]
+        self.digests[entry.key].remove(meta["uid"], meta["resourceVersion"])
+        return entry
+
+    # ---- writing -------------------------------------------------------------------------------
+    def _commit(self, type_: str, oid: ObjKey, obj: dict | None, old: Entry | None) -> Entry:
+        """Give the change the next revision, apply it, and remember it for the backend."""
+        self.rev += 1
+        prev = int(old.obj["metadata"]["resourceVersion"]) if old else 0
+        if old is not None:
+            self._drop(oid)
+        deleted = obj is None  # the event carries the last state at the deletion's revision
+        base = old.obj if deleted else obj
+        obj = {**base, "metadata": {**base["metadata"], "resourceVersion": str(self.rev)}}
+        entry = Entry(obj, old.key, codec.encode(obj)) if deleted else self._put(oid, obj)
+        from_key = old.key if old is not None and old.key != entry.key else None
+        self.pending.append(Change(self.rev, type_, oid[0], oid, prev, from_key, entry))
+        return entry
+
+    def take_changes(self) -> list[Change]:
+        changes, self.pending = self.pending, []
+        return changes
+
+    def seed_namespaces(self) -> None:
+        for name in SYSTEM_NAMESPACES:
+            if ("Namespace", "", name) not in self.objects:
+                self.create("Namespace", None, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name},
+                                                "spec": {"finalizers": ["kubernetes"]},
+                                                "status": {"phase": "Active"}})
+
+    # ---- commands ------------------------------------------------------------------------------
+    def get(self, kind: str, namespace: str | None, name: str) -> Entry:
+        info = lookup(kind)
+        entry = self.objects.get(oid_of(info, namespace, name))
+        if entry is None:
+            raise not_found(info.kind, name)
+        return entry
+
+    def create(self, kind: str, namespace: str | None, obj: dict) -> Entry:
+        info = lookup(kind)
+        meta = dict(obj.get("metadata") or {})
+        obj = {**obj, "metadata": meta}
+        if info.namespaced:
+            meta["namespace"] = meta.get("namespace") or namespace or "default"
+            if ("Namespace", "", meta["namespace"]) not in self.objects:
+                raise not_found("Namespace", meta["namespace"])
+        if not meta.get("name"):
+            if not meta.get("generateName"):
+                raise invalid(info.kind, "", [Cause("metadata.name", "Required value: name or generateName is "
+                                                                      "required", "FieldValueRequired")])
+            meta["name"] = self._unused_name(info, meta)
+        oid = oid_of(info, meta.get("namespace"), meta["name"])
+        if oid in self.objects:
+            raise already_exists(info.kind, meta["name"])
+        objects.stamp_new(obj, self.rev + 1, self.clock())
+        return self._commit("ADDED", oid, obj, None)
+
+    def _unused_name(self, info: KindInfo, meta: dict) -> str:
+        """A generated name not in use; like Kubernetes (RetryGenerateName, on since v1.32) try a few
+        times before answering AlreadyExists."""
+        for _ in range(GENERATE_NAME_TRIES):
+            name = objects.generate_name(meta["generateName"])
+            if oid_of(info, meta.get("namespace"), name) not in self.objects:
+                return name
+        return name
+
+    def update(self, kind: str, namespace: str | None, obj: dict, resource_version: str | None,
+               status_only: bool = False) -> Entry:
+        info = lookup(kind)
+        meta = obj.get("metadata") or {}
+        oid = oid_of(info, meta.get("namespace") or namespace, meta.get("name", ""))
+        old = self.objects.get(oid)
+        if old is None:
+            raise not_found(info.kind, oid[2])
+        self._precondition(info, old, resource_version or meta.get("resourceVersion"))
+        new = self._merge(info, old.obj, {**obj, "metadata": dict(meta)}, status_only)
+        if objects.same_content(new, old.obj):
+            return old
+        if new["metadata"].get("deletionTimestamp") and not new["metadata"].get("finalizers") \
+                and deletion.finalizers_released(info.kind, old.obj):
+            return self._commit("DELETED", oid, None, old)
+        return self._commit("MODIFIED", oid, new, old)
+
+    def _precondition(self, info: KindInfo, old: Entry, resource_version: str | None) -> None:
+        if resource_version:
+            if resource_version != old.obj["metadata"]["resourceVersion"]:
+                raise conflict(info.kind, old.obj["metadata"]["name"])
+        elif not info.unconditional_update:
+            raise invalid(info.kind, old.obj["metadata"]["name"],
+                          [Cause("metadata.resourceVersion", "Invalid value: 0x0: must be specified for an update")])
+
+    def _merge(self, info: KindInfo, old: dict, new: dict, status_only: bool) -> dict:
+        if status_only:
+            merged = dict(old)
+            if "status" in new:
+                merged["status"] = new["status"]
+            if info.kind == "Pod" and (new.get("spec") or {}).get("nodeName", old["spec"].get("nodeName")) != \
+                    old["spec"].get("nodeName"):
+                raise invalid(info.kind, old["metadata"]["name"],
+                              [Cause("spec.nodeName", "Forbidden: may not be changed directly", "FieldValueForbidden")])
+            return merged
+        objects.carry_server_fields(info.kind, old, new)
+        if "status" in old:
+            new["status"] = old["status"]
+        if info.has_spec_generation and new.get("spec") != old.get("spec"):
+            new["metadata"]["generation"] = old["metadata"].get("generation", 1) + 1
+        return new
+
+    def delete(self, kind: str, namespace: str | None, name: str, options: dict) -> Entry:
+        info = lookup(kind)
+        oid = oid_of(info, namespace, name)
+        old = self.objects.get(oid)
+        if old is None:
+            raise not_found(info.kind, name)
+        pre = options.get("preconditions") or {}
+        meta = old.obj["metadata"]
+        if pre.get("uid") and pre["uid"] != meta["uid"]:
+            raise conflict(info.kind, name, f"Precondition failed: UID in precondition: {pre['uid']}, UID in "
+                                            f"object meta: {meta['uid']}")
+        if pre.get("resourceVersion") and pre["resourceVersion"] != meta["resourceVersion"]:
+            raise conflict(info.kind, name)
+        marked = deletion.mark(info.kind, old.obj, options, self.clock())
+        if marked is None:
+            return self._commit("DELETED", oid, None, old)
+        if marked is old.obj:
+            return old
+        return self._commit("MODIFIED", oid, marked, old)
+
+    def bind(self, namespace: str | None, name: str, binding: dict, uid: str | None,
+             resource_version: str | None = None) -> Entry:
+        """Set spec.nodeName once (a CAS on it being empty, and on uid / resourceVersion if given)."""
+        info = lookup("Pod")
+        oid = oid_of(info, namespace, name)
+        old = self.objects.get(oid)
+        if old is None:
+            raise not_found("Pod", name)
+        target = (binding.get("target") or {})
+        if not target.get("name") or target.get("kind", "Node") not in ("Node", ""):
+            raise invalid("Binding", name, [Cause("target.name", "Required value", "FieldValueRequired")])
+        pod = old.obj
+        if uid and uid != pod["metadata"]["uid"]:
+            raise conflict("Pod", name, f"Precondition failed: UID in precondition: {uid}, UID in object meta: "
+                                        f"{pod['metadata']['uid']}")
+        if resource_version and resource_version != pod["metadata"]["resourceVersion"]:
+            raise conflict("Pod", name)
+        if pod["metadata"].get("deletionTimestamp"):
+            raise conflict("Pod", name, f"pod {name} is being deleted, cannot be assigned to a host")
+        if pod["spec"].get("nodeName"):
+            raise conflict("Pod", name, f'pod {name} is already assigned to node "{pod["spec"]["nodeName"]}"')
+        status = dict(pod.get("status") or {})
+        status["conditions"] = list(status.get("conditions") or [])
+        objects.set_condition(status, objects.condition("PodScheduled", "True", self.clock()))
+        new = {**pod, "spec": {**pod["spec"], "nodeName": target["name"]}, "status": status}
+        return self._commit("MODIFIED", oid, new, old)
+
+    # ---- reads ---------------------------------------------------------------------------------
+    def list(self, kind: str, namespace: str | None, options: dict) -> Iterator[Entry]:
+        info = lookup(kind)
+        try:
+            labels = selectors.parse(options.get("labelSelector"))
+        except ValueError as exc:
+            raise bad_request(f"unable to parse requirement: {exc}") from None
+        fields = _field_selector(options.get("fieldSelector"))
+        ns = namespace if info.namespaced else None
+        for (k, n, _), entry in self.objects.items():
+            if k != info.kind or (ns and n != ns):
+                continue
+            if labels.matches(entry.obj["metadata"].get("labels")) and _fields_match(fields, entry.obj):
+                yield entry
+
+    def snapshot(self, keys: list[str]) -> Iterator[Entry]:
+        patterns = tuple(keys)
+        for entry in self.objects.values():
+            if matches_any(patterns, entry.key):
+                yield entry
+
+
+def _field_selector(text: str | None) -> list[tuple[str, bool, str]]:
+    out = []
+    for part in filter(None, (text or "").split(",")):
+        negate = "!=" in part
+        path, _, value = part.partition("!=" if negate else "=")
+        out.append((path.strip().lstrip("="), negate, value.strip().lstrip("=")))
+    return out
+
+
+def _fields_match(fields: list[tuple[str, bool, str]], obj: dict) -> bool:
+    for path, negate, want in fields:
+        node: Any = obj
+        for part in path.split("."):
+            node = node.get(part) if isinstance(node, dict) else None
+        if ((node or "") == want) == negate:
+            return False
+    return True
