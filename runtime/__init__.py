@@ -1,0 +1,1 @@
+"""The actor runtime: actor base, local cache, work queue, client, supervisor."""

@@ -1,0 +1,260 @@
+"""The actor base: one process, one mailbox (pika's ioloop), handlers, timers, SIGTERM drain.
+
+A subclass lists the queues it consumes with a handler each, and reacts in small handlers that
+never block; the base owns the connection, decoding, dead-lettering, acks and shutdown.
+"""
+from __future__ import annotations
+
+import signal
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import structlog
+
+from api.events import event
+from bus import codec
+from bus.connection import Bus
+from bus.declare import QueueSpec, declare_exchanges, declare_queue
+from bus.message import Message
+from bus.rpc import RpcClient
+from bus.dead import dead_letter
+from bus.topology import Names
+from config.settings import Settings
+from runtime import logs
+from runtime.cache import Delta
+from runtime.informer import Informer
+
+Handler = Callable[[Message], None]
+LOCK_RETRY_S = 0.5
+OFFLOAD_THREADS = 8
+
+
+@dataclass(frozen=True)
+class Consumer:
+    spec: QueueSpec
+    handler: Handler
+    prefetch: int
+
+
+class Actor:
+    """Subclasses set `name` and override `consumers()` and the `on_*` hooks."""
+
+    name = "actor"
+    singleton = False  # only the holder of the `{c}.<name>.lock` queue works; others wait as standbys
+
+    def __init__(self, settings: Settings, clock: Callable[[], float] = time.time):
+        self.settings = settings
+        self.names = Names(settings.cluster)
+        self.clock = clock
+        logs.configure(settings.log_level)
+        self.log = structlog.get_logger(self.name).bind(actor=self.name)
+        self.bus = Bus(settings.amqp_url, self.connection_name, self.name, self._on_ready, self._on_lost)
+        self.rpc = RpcClient(self.bus, settings.max_message_bytes)
+        self._tags: list[str] = []
+        self._informers: list[Informer] = []
+        self.draining = False
+        self.active = not self.singleton
+        self._standby_logged = False
+        self._pool: ThreadPoolExecutor | None = None
+
+    @property
+    def connection_name(self) -> str:
+        return self.name
+
+    # ---- hooks -----------------------------------------------------------------------------
+    def consumers(self) -> list[Consumer]:
+        return []
+
+    def informers(self) -> list[tuple[QueueSpec, Callable[[Delta], None]]]:
+        """Local caches to keep: a queue spec (bound to `{c}.events`) and a handler of deltas each."""
+        return []
+
+    def declarations(self) -> list[QueueSpec]:
+        """Queues to declare but not consume."""
+        return []
+
+    def on_active(self) -> None:
+        """A singleton became the active instance (before it consumes anything)."""
+
+    def on_ready(self) -> None:
+        """After every (re)connect, once the queues are declared and consumed."""
+
+    def on_synced(self) -> None:
+        """Every informer has loaded its first snapshot."""
+
+    def on_lost(self) -> None:
+        """The connection dropped; the bus reconnects by itself."""
+
+    def on_drain(self, done: Callable[[], None]) -> None:
+        """Consumption has stopped: finish what is in hand, then call `done`."""
+        done()
+
+    # ---- running ---------------------------------------------------------------------------
+    def run(self) -> None:
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, lambda *_: self.bus.call_soon(self.drain))
+        self.log.info("actor.starting", cluster=self.settings.cluster)
+        self.bus.run_forever()
+        self.log.info("actor.stopped")
+
+    def drain(self) -> None:
+        if self.draining:
+            return
+        self.draining = True
+        self.log.info("actor.draining")
+        for tag in self._tags:
+            self.bus.cancel_consumer(tag)
+        self._tags = []
+        for informer in self._informers:
+            informer.stop()
+        self.on_drain(lambda: self.bus.confirmed(self.bus.stop))
+
+    def _on_ready(self, bus: Bus) -> None:
+        declare_exchanges(bus, self.names)
+        for spec in self.declarations():
+            declare_queue(bus, self.names, spec, lambda: None)
+        self.rpc.setup()
+        self._tags, self._informers = [], []
+        if self.singleton:
+            self.active = False
+            self._try_lock()
+        else:
+            self._start()
+
+    # ---- singletons: one active instance, the others hot standbys ----------------------------
+    def _try_lock(self) -> None:
+        if self.bus.channel is None or self.draining:
+            return
+        self.bus.try_exclusive(f"{self.names.actor_queue(self.name)}.lock", self._on_lock)
+
+    def _on_lock(self, held: bool) -> None:
+        if not held:
+            if not self._standby_logged:
+                self.log.info("actor.standby", lock=f"{self.names.actor_queue(self.name)}.lock")
+                self._standby_logged = True
+            self.bus.call_later(LOCK_RETRY_S, self._try_lock)
+            return
+        self.active = True
+        self.on_active()
+        self._start()
+
+    def _start(self) -> None:
+        consumers = self.consumers()
+        informers = self.informers()
+        remaining = [len(consumers)]
+
+        def started() -> None:
+            remaining[0] -= 1
+            if remaining[0] == 0:
+                self.on_ready()
+
+        for consumer in consumers:
+            self.start_consumer(consumer, started)
+        synced = [len(informers)]
+
+        def informer_synced() -> None:
+            synced[0] -= 1
+            if synced[0] == 0:
+                self.on_synced()
+
+        for spec, handler in informers:
+            informer = Informer(self.bus, self.rpc, self.names, spec, handler, owner=self.name,
+                                max_bytes=self.settings.max_message_bytes, timeout=self.settings.request_timeout_s,
+                                prefetch=self.settings.prefetch, on_synced=informer_synced, clock=time.monotonic)
+            self._informers.append(informer)
+            informer.start()
+        if not consumers:
+            self.on_ready()
+
+    def start_consumer(self, consumer: Consumer, then: Callable[[], None] = lambda: None) -> None:
+        """Declare the consumer's queue and bindings, then consume it."""
+
+        def declared() -> None:
+            self._tags.append(self.bus.consume(consumer.spec.name, self._guard(consumer.handler), consumer.prefetch,
+                                               exclusive=consumer.spec.exclusive))
+            then()
+
+        declare_queue(self.bus, self.names, consumer.spec, declared)
+
+    def _on_lost(self) -> None:
+        self.rpc.fail_all()
+        self.on_lost()
+
+    # ---- messages --------------------------------------------------------------------------
+    def _guard(self, handler: Handler) -> Handler:
+        """Decode, then handle; what cannot be decoded or keeps failing goes to the dead-letter queue."""
+
+        def guarded(msg: Message) -> None:
+            try:
+                msg.body = codec.decode(msg.raw, msg.headers, self.settings.max_message_bytes)
+            except codec.DecodeError as exc:
+                self.dead_letter(msg, exc.reason, exc.detail)
+                return
+            try:
+                handler(msg)
+            except Exception as exc:  # a bug or a poison message: retry once, then dead-letter
+                self.log.exception("actor.handler_failed", routing_key=msg.routing_key, redelivered=msg.redelivered)
+                if msg.redelivered:
+                    self.dead_letter(msg, "poison", f"{type(exc).__name__}: {exc}")
+                else:
+                    msg.requeue()
+
+        return guarded
+
+    def dead_letter(self, msg: Message, reason: str, detail: str) -> None:
+        dead_letter(self.bus, self.names, msg, reason, detail, self.name)
+
+    # ---- talking to the apiserver -------------------------------------------------------------
+    def ask(self, body: dict[str, Any], done: Callable[[Any], None]) -> None:
+        """A request to the apiserver; `done` gets the reply dict, or the StatusError of a timeout."""
+        self.rpc.call(self.names.api, "apiserver", _request(body), done, self.settings.request_timeout_s,
+                      user_id=self.bus.user)
+
+    def tell(self, body: dict[str, Any]) -> None:
+        """A request nobody waits for: no reply comes back."""
+        self.rpc.tell(self.names.api, "apiserver", _request(body), ttl=self.settings.request_timeout_s,
+                      user_id=self.bus.user)
+
+    def record(self, obj: dict, reason: str, message: str, type_: str, component: str) -> None:
+        """An Event about `obj`, told: a lost one costs nothing."""
+        ev = event(obj, reason, message, type_, component)
+        self.tell({"verb": "create", "kind": "Event", "namespace": ev["metadata"]["namespace"], "object": ev})
+
+    def reply(self, msg: Message, body: dict[str, Any] | bytes, on_confirm=None) -> None:
+        if msg.reply_to:
+            self.bus.publish("", msg.reply_to, body, type="reply", correlation_id=msg.correlation_id,
+                             on_confirm=on_confirm)
+
+    # ---- slow work ---------------------------------------------------------------------------
+    def offload(self, work: Callable[[], Any], done: Callable[[Any], None]) -> None:
+        """Run `work` on a worker thread; `done(result)` comes back on the mailbox thread."""
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=OFFLOAD_THREADS, thread_name_prefix=f"{self.name}-work")
+
+        def finished(fut) -> None:
+            if fut.exception() is not None:
+                self.log.error("actor.offload_failed", error=repr(fut.exception()))
+                return
+            self.bus.call_soon(lambda: done(fut.result()))
+
+        self._pool.submit(work).add_done_callback(finished)
+
+    # ---- timers ----------------------------------------------------------------------------
+    def every(self, interval: float, fn: Callable[[], None]) -> None:
+        """Run `fn` every `interval` seconds on the mailbox thread, for the life of the process."""
+
+        def tick() -> None:
+            try:
+                fn()
+            except Exception:
+                self.log.exception("actor.timer_failed", timer=getattr(fn, "__name__", "?"))
+            self.bus.call_later(interval, tick)
+
+        self.bus.call_later(interval, tick)
+
+
+def _request(body: dict[str, Any]) -> dict[str, Any]:
+    """A request body with every field contract 2 names."""
+    return {"namespace": None, "name": None, "object": None, "resourceVersion": None, "options": {}, **body}

@@ -1,0 +1,214 @@
+"""The Python client: create, get, list, update, patch, delete, bind and watch over the bus.
+
+Thread-safe: the connection lives on its own thread; every call hands a request to it and
+waits on a future. `request_async` returns the future itself, for many calls in flight.
+"""
+from __future__ import annotations
+
+import queue
+import uuid
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator
+
+from api.registry import lookup
+from api.status import StatusError
+from bus.connection import Bus
+from bus.declare import QueueSpec, apiserver_queue, declare_exchanges, declare_queue
+from bus.rpc import RpcClient, unwrap
+from bus.topology import Names, routing_key
+from config.settings import Settings, load_settings
+from runtime.cache import Delta
+from runtime.informer import Informer
+
+
+@dataclass(frozen=True)
+class ListResult:
+    items: list[dict]
+    rev: int
+
+
+class Client:
+    def __init__(self, settings: Settings | None = None, name: str | None = None):
+        self.settings = settings or load_settings()
+        self.names = Names(self.settings.cluster)
+        user = self.settings.amqp_user
+        self.bus = Bus(self.settings.amqp_url, name or f"cli {user}", "kubus-client", self._on_ready, self._on_lost)
+        self.rpc = RpcClient(self.bus, self.settings.max_message_bytes)
+        self._watches: list[Informer] = []
+        self.bus.start_thread()
+
+    def _on_ready(self, bus: Bus) -> None:
+        declare_exchanges(bus, self.names)
+        declare_queue(bus, self.names, apiserver_queue(self.names), lambda: None)  # requests wait for an apiserver
+        self.rpc.setup()
+        for informer in self._watches:
+            informer.start()
+
+    def _on_lost(self) -> None:
+        self.rpc.fail_all()
+
+    def apiservers(self, timeout: float = 10) -> int:
+        """How many apiservers consume this cluster's request queue."""
+        fut: Future = Future()
+        self.bus.call_soon(lambda: self.bus.consumer_count(self.names.apiserver_queue, fut.set_result))
+        return fut.result(timeout) or 0
+
+    def close(self) -> None:
+        self.bus.stop()
+        self.bus.join(5)
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # ---- requests -------------------------------------------------------------------------------
+    def request_async(self, verb: str, kind: str, *, namespace: str | None = None, name: str | None = None,
+                      obj: dict | None = None, resource_version: str | None = None,
+                      options: dict | None = None, message_id: str | None = None,
+                      timeout: float | None = None) -> Future:
+        """Send one request; the future holds the reply dict or a StatusError."""
+        body = {"verb": verb, "kind": kind, "namespace": namespace, "name": name, "object": obj,
+                "resourceVersion": resource_version, "options": options or {}}
+        fut: Future = Future()
+        mid = message_id or uuid.uuid4().hex
+
+        def send() -> None:
+            self.rpc.call(self.names.api, "apiserver", body, fut.set_result, timeout or self.settings.request_timeout_s,
+                          message_id=mid, persistent=self.settings.durable_commands, user_id=self.bus.user)
+
+        self.bus.call_soon(send)
+        return fut
+
+    def request(self, verb: str, kind: str, **kw: Any) -> dict:
+        """The ok reply, or raise StatusError."""
+        timeout = (kw.get("timeout") or self.settings.request_timeout_s) + 5
+        return unwrap(self.request_async(verb, kind, **kw).result(timeout))
+
+    def create(self, obj: dict, namespace: str | None = None, **kw: Any) -> dict:
+        ns = namespace or (obj.get("metadata") or {}).get("namespace")
+        return self.request("create", obj.get("kind", ""), namespace=ns, obj=obj, **kw)["object"]
+
+    def get(self, kind: str, name: str, namespace: str | None = None) -> dict:
+        return self.request("get", kind, namespace=_ns(kind, namespace), name=name)["object"]
+
+    def list(self, kind: str, namespace: str | None = None, label_selector: str | None = None,
+             field_selector: str | None = None) -> ListResult:
+        options = {k: v for k, v in (("labelSelector", label_selector), ("fieldSelector", field_selector)) if v}
+        reply = self.request("list", kind, namespace=namespace, options=options)
+        return ListResult(reply["items"], reply["rev"])
+
+    def update(self, obj: dict, **kw: Any) -> dict:
+        meta = obj["metadata"]
+        return self.request("update", obj["kind"], namespace=meta.get("namespace"), name=meta.get("name"), obj=obj,
+                            resource_version=meta.get("resourceVersion"), **kw)["object"]
+
+    def update_status(self, obj: dict, **kw: Any) -> dict:
+        meta = obj["metadata"]
+        return self.request("updateStatus", obj["kind"], namespace=meta.get("namespace"), name=meta.get("name"),
+                            obj=obj, resource_version=meta.get("resourceVersion"), **kw)["object"]
+
+    def patch(self, kind: str, name: str, patch: dict, namespace: str | None = None,
+              subresource: str | None = None) -> dict:
+        options = {"subresource": subresource} if subresource else {}
+        return self.request("patch", kind, namespace=_ns(kind, namespace), name=name, obj=patch,
+                            options=options)["object"]
+
+    def delete(self, kind: str, name: str, namespace: str | None = None, grace_period: int | None = None,
+               propagation: str | None = None, preconditions: dict | None = None) -> dict:
+        options = {k: v for k, v in (("gracePeriodSeconds", grace_period), ("propagationPolicy", propagation),
+                                     ("preconditions", preconditions)) if v is not None}
+        return self.request("delete", kind, namespace=_ns(kind, namespace), name=name, options=options)["object"]
+
+    def bind(self, name: str, node: str, namespace: str = "default", uid: str | None = None,
+             resource_version: str | None = None) -> dict:
+        binding = {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": name, "namespace": namespace},
+                   "target": {"apiVersion": "v1", "kind": "Node", "name": node}}
+        return self.request("bind", "Pod", namespace=namespace, name=name, obj=binding,
+                            resource_version=resource_version, options={"uid": uid} if uid else {})["object"]
+
+    def snapshot(self, keys: list[str]) -> ListResult:
+        reply = self.request("snapshot", "*", options={"keys": keys})
+        return ListResult(reply["items"], reply["rev"])
+
+    def logs(self, name: str, namespace: str | None = None, container: str | None = None, tail: int | None = None,
+             previous: bool = False, offset: int | None = None) -> dict:
+        """{text, offset, running} from the kubelet of the pod's node."""
+        pod = self.get("Pod", name, namespace)
+        node = pod["spec"].get("nodeName")
+        if not node:
+            raise StatusError("BadRequest", f'pod "{name}" is not scheduled to a node yet')
+        options = {k: v for k, v in (("container", container), ("tail", tail), ("previous", previous or None),
+                                     ("offset", offset)) if v is not None}
+        body = {"verb": "logs", "kind": "Pod", "namespace": pod["metadata"]["namespace"], "name": name,
+                "object": None, "resourceVersion": None, "options": options}
+        fut: Future = Future()
+        self.bus.call_soon(lambda: self.rpc.call(self.names.api, Names.logs_key(node), body, fut.set_result,
+                                                 self.settings.request_timeout_s, user_id=self.bus.user))
+        return unwrap(fut.result(self.settings.request_timeout_s + 5))
+
+    # ---- watching -------------------------------------------------------------------------------
+    def watch(self, kind: str, namespace: str | None = None, node: str | None = None,
+              handler: Callable[[Delta], None] | None = None) -> "Watch":
+        """Every current object as ADDED, then every change, in revision order. With `handler`,
+        deltas go to it on the connection's thread instead of to the iterator."""
+        info = lookup(kind)
+        ns = namespace if info.namespaced else None
+        key = routing_key(info.kind, ns or "*", node or "*") if (ns or node) else f"{info.kind.lower()}.#"
+        return Watch(self, self.watch_queue([key]), handler=handler)
+
+    def watch_queue(self, keys: list[str], name: str | None = None, exclusive: bool = True) -> QueueSpec:
+        """A watch queue bound to `keys`: exclusive and auto-delete unless named for reuse."""
+        return QueueSpec(name or f"{self.names.cluster}.watch.{uuid.uuid4().hex[:12]}",
+                         tuple((self.names.events, k) for k in keys), durable=not exclusive,
+                         exclusive=exclusive, auto_delete=exclusive)
+
+
+class Watch:
+    """An iterator of Deltas fed by an informer on the client's connection."""
+
+    def __init__(self, client: Client, spec: QueueSpec, prefetch: int = 256,
+                 handler: Callable[[Delta], None] | None = None):
+        self.client = client
+        self.events: queue.Queue[Delta] = queue.Queue()
+        self.synced = queue.Queue()
+        self.informer = Informer(client.bus, client.rpc, client.names, spec, handler or self.on_delta,
+                                 owner="watch", max_bytes=client.settings.max_message_bytes,
+                                 timeout=client.settings.request_timeout_s, prefetch=prefetch,
+                                 on_synced=lambda: self.synced.put(True))
+        client._watches.append(self.informer)
+        client.bus.call_soon(self.informer.start)
+
+    def on_delta(self, delta: Delta) -> None:
+        """Runs on the connection's thread; queues the delta for the iterator."""
+        self.events.put(delta)
+
+    def wait_synced(self, timeout: float = 30) -> "Watch":
+        self.synced.get(timeout=timeout)
+        return self
+
+    def next(self, timeout: float | None = None) -> Delta:
+        """The next delta; raises queue.Empty after `timeout` seconds."""
+        return self.events.get(timeout=timeout)
+
+    def __iter__(self) -> Iterator[Delta]:
+        while True:
+            yield self.events.get()
+
+    def apiservers(self, timeout: float = 10) -> int:
+        """How many apiservers consume this cluster's request queue."""
+        fut: Future = Future()
+        self.bus.call_soon(lambda: self.bus.consumer_count(self.names.apiserver_queue, fut.set_result))
+        return fut.result(timeout) or 0
+
+    def close(self) -> None:
+        if self.informer in self.client._watches:
+            self.client._watches.remove(self.informer)
+        self.client.bus.call_soon(self.informer.stop)
+
+
+def _ns(kind: str, namespace: str | None) -> str | None:
+    info = lookup(kind)
+    return (namespace or "default") if info.namespaced else None

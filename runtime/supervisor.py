@@ -1,0 +1,128 @@
+"""`kubus up`: every actor of a cluster file as its own OS process, logs prefixed, crashed ones
+restarted with backoff, all stopped together on Ctrl-C or SIGTERM."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import IO
+
+from config.cluster import ActorSpec, NodeSpec, load_cluster
+
+BACKOFF_START_S = 1.0
+BACKOFF_MAX_S = 30.0
+HEALTHY_AFTER_S = 60.0
+STOP_GRACE_S = 10.0
+TICK_S = 0.5
+
+
+@dataclass
+class Child:
+    label: str
+    argv: list[str]
+    env: dict[str, str]
+    proc: subprocess.Popen | None = None
+    started: float = 0.0
+    backoff: float = BACKOFF_START_S
+    restart_at: float = 0.0
+    restarts: int = 0
+    threads: list[threading.Thread] = field(default_factory=list)
+
+
+class Supervisor:
+    def __init__(self, actors: list[ActorSpec], env: dict[str, str], out: IO[str] = sys.stdout):
+        self.out = out
+        self.lock = threading.Lock()
+        self.stopping = threading.Event()
+        self.children = [
+            Child(f"{a.name}-{i + 1}" if a.instances > 1 else a.name,
+                  [sys.executable, "-m", a.module, *a.args], {**env, **a.env})
+            for a in actors for i in range(a.instances)
+        ]
+
+    def say(self, label: str, line: str) -> None:
+        with self.lock:
+            self.out.write(f"[{label}] {line.rstrip()}\n")
+            self.out.flush()
+
+    def start(self, child: Child) -> None:
+        child.proc = subprocess.Popen(child.argv, env=child.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                      text=True, bufsize=1, start_new_session=True)
+        child.started = time.monotonic()
+        thread = threading.Thread(target=self._pump, args=(child, child.proc), daemon=True)
+        thread.start()
+        self.say("kubus", f"started {child.label} (pid {child.proc.pid})")
+
+    def _pump(self, child: Child, proc: subprocess.Popen) -> None:
+        for line in proc.stdout:
+            self.say(child.label, line)
+
+    def check(self, child: Child, now: float) -> None:
+        """Restart a child that exited, after its backoff; a long healthy run resets the backoff."""
+        if child.proc is None:
+            if now >= child.restart_at:
+                self.start(child)
+            return
+        code = child.proc.poll()
+        if code is None:
+            if now - child.started > HEALTHY_AFTER_S:
+                child.backoff = BACKOFF_START_S
+            return
+        child.proc = None
+        child.restarts += 1
+        child.restart_at = now + child.backoff
+        self.say("kubus", f"{child.label} exited with {code}; restarting in {child.backoff:.0f}s "
+                          f"(restart {child.restarts})")
+        child.backoff = min(child.backoff * 2, BACKOFF_MAX_S)
+
+    def run(self) -> int:
+        for child in self.children:
+            self.start(child)
+        while not self.stopping.wait(TICK_S):
+            now = time.monotonic()
+            for child in self.children:
+                self.check(child, now)
+        return self.shutdown()
+
+    def shutdown(self) -> int:
+        running = [c.proc for c in self.children if c.proc and c.proc.poll() is None]
+        self.say("kubus", f"stopping {len(running)} actors")
+        for proc in running:
+            _signal(proc, signal.SIGTERM)
+        deadline = time.monotonic() + STOP_GRACE_S
+        for proc in running:
+            try:
+                proc.wait(max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                _signal(proc, signal.SIGKILL)
+                proc.wait()
+        return 0
+
+
+def _signal(proc: subprocess.Popen, sig: int) -> None:
+    try:
+        os.killpg(proc.pid, sig)
+    except ProcessLookupError:
+        pass
+
+
+def kubelets(nodes: list[NodeSpec]) -> list[ActorSpec]:
+    """A kubelet process per node of the cluster file."""
+    return [ActorSpec(name=f"kubelet-{n.name}", module="actors.kubelet", args=["--node-json", n.model_dump_json()])
+            for n in nodes]
+
+
+def run_cluster(path: str | None = None) -> int:
+    spec = load_cluster(path)
+    env = dict(os.environ)
+    if spec.cluster and "KUBUS_CLUSTER" not in env:
+        env["KUBUS_CLUSTER"] = spec.cluster
+    env.setdefault("PYTHONUNBUFFERED", "1")
+    sup = Supervisor(spec.actors + kubelets(spec.nodes), env)
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: sup.stopping.set())
+    return sup.run()

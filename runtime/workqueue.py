@@ -1,0 +1,80 @@
+"""A per-key work queue in client-go's manner: a key is never handed out twice at once, adding a
+queued key again collapses, and a failing key backs off on its own. Time is injected."""
+from __future__ import annotations
+
+import heapq
+from collections import deque
+from typing import Callable, Hashable
+
+Key = Hashable
+
+
+class WorkQueue:
+    def __init__(self, clock: Callable[[], float], base_delay: float = 0.005, max_delay: float = 1000.0):
+        self.clock = clock
+        self.base_delay = base_delay
+        self.max_delay = max_delay
+        self._ready: deque[Key] = deque()
+        self._queued: set[Key] = set()  # in _ready, or waiting to be (dirty while processing)
+        self._processing: set[Key] = set()
+        self._dirty: set[Key] = set()  # added again while being processed
+        self._delayed: list[tuple[float, int, Key]] = []
+        self._seq = 0
+        self._failures: dict[Key, int] = {}
+
+    def __len__(self) -> int:
+        return len(self._ready)
+
+    def add(self, key: Key) -> None:
+        if key in self._processing:
+            self._dirty.add(key)
+        elif key not in self._queued:
+            self._queued.add(key)
+            self._ready.append(key)
+
+    def add_after(self, key: Key, delay: float) -> None:
+        if delay <= 0:
+            self.add(key)
+            return
+        self._seq += 1
+        heapq.heappush(self._delayed, (self.clock() + delay, self._seq, key))
+
+    def add_rate_limited(self, key: Key) -> float:
+        """Requeue after the key's own exponential backoff; returns the delay."""
+        failures = self._failures.get(key, 0)
+        self._failures[key] = failures + 1
+        delay = min(self.base_delay * (2 ** failures), self.max_delay)
+        self.add_after(key, delay)
+        return delay
+
+    def forget(self, key: Key) -> None:
+        """The key succeeded: its backoff starts over."""
+        self._failures.pop(key, None)
+
+    def get(self) -> Key | None:
+        """The next ready key, marked as processing; None when nothing is ready now."""
+        self._promote()
+        if not self._ready:
+            return None
+        key = self._ready.popleft()
+        self._queued.discard(key)
+        self._processing.add(key)
+        return key
+
+    def done(self, key: Key) -> None:
+        self._processing.discard(key)
+        if key in self._dirty:
+            self._dirty.discard(key)
+            self.add(key)
+
+    def next_due(self) -> float | None:
+        """Seconds until the earliest delayed key is due (None if none waits)."""
+        if not self._delayed:
+            return None
+        return max(0.0, self._delayed[0][0] - self.clock())
+
+    def _promote(self) -> None:
+        now = self.clock()
+        while self._delayed and self._delayed[0][0] <= now:
+            _, _, key = heapq.heappop(self._delayed)
+            self.add(key)

@@ -1,0 +1,103 @@
+"""Fixtures: a real broker (testcontainers where Docker answers, else KUBUS_AMQP_URL), a fresh
+cluster name per test, and store/apiserver processes."""
+from __future__ import annotations
+
+import os
+import subprocess
+import uuid
+
+import pika
+import pytest
+
+from config.settings import Settings
+from tests.helpers import Procs, delete_topology, wait_until
+
+DEFAULT_URL = "amqp://guest:guest@127.0.0.1:5672/"
+
+
+def _docker_answers() -> bool:
+    try:
+        import docker
+
+        docker.from_env(timeout=2).ping()
+        return True
+    except Exception:
+        return False
+
+
+@pytest.fixture(scope="session")
+def amqp_url():
+    container = None
+    if _docker_answers():
+        from testcontainers.rabbitmq import RabbitMqContainer
+
+        container = RabbitMqContainer("rabbitmq:3.13-management").start()
+        url = (f"amqp://guest:guest@{container.get_container_host_ip()}:"
+               f"{container.get_exposed_port(5672)}/")
+    else:
+        url = os.environ.get("KUBUS_AMQP_URL", DEFAULT_URL)
+    try:
+        pika.BlockingConnection(pika.URLParameters(url)).close()
+    except Exception as exc:
+        pytest.exit(f"no RabbitMQ at {url}: {exc}. Run `make broker` (or set KUBUS_AMQP_URL).", returncode=3)
+    yield url
+    if container is not None:
+        container.stop()
+
+
+@pytest.fixture
+def cluster_name() -> str:
+    return f"t{uuid.uuid4().hex[:10]}"
+
+
+@pytest.fixture
+def settings(amqp_url, cluster_name, tmp_path) -> Settings:
+    return Settings(amqp_url=amqp_url, cluster=cluster_name, data_dir=tmp_path / "data", request_timeout_s=10,
+                    bookmark_interval_s=0.5)
+
+
+@pytest.fixture
+def procs(settings, tmp_path, request):
+    env = {**os.environ, "KUBUS_AMQP_URL": settings.amqp_url, "KUBUS_CLUSTER": settings.cluster,
+           "KUBUS_DATA_DIR": str(settings.data_dir), "KUBUS_BOOKMARK_INTERVAL_S": "0.5", "PYTHONUNBUFFERED": "1"}
+    logdir = tmp_path / "logs"
+    logdir.mkdir()
+    procs = Procs(env, logdir)
+    yield procs
+    procs.stop_all()
+    # container processes outlive their kubelet by design: the test's own go with the test
+    subprocess.run(["pkill", "-KILL", "-f", f"actors.kubelet.shim {settings.data_dir}/"], check=False)
+    if getattr(request.node, "rep_call", None) is not None and request.node.rep_call.failed:
+        print(procs.logs())
+    delete_topology(settings.amqp_url, settings.cluster, [f"{settings.cluster}.lossy"])
+
+
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    rep = outcome.get_result()
+    setattr(item, f"rep_{rep.when}", rep)
+
+
+def wait_serving(client, timeout: float = 30.0) -> None:
+    """Until a read goes through apiserver and store."""
+    wait_until(lambda: client.list("Namespace").items, timeout, 0.2, what="the cluster to answer")
+
+
+def control_plane(procs, settings):
+    """Start a store and an apiserver as real processes; a client once they answer."""
+    from runtime.client import Client
+
+    procs.start("store")
+    procs.start("actors.apiserver")
+    client = Client(settings, name="test")
+    wait_serving(client)
+    return client
+
+
+@pytest.fixture
+def cluster(procs, settings):
+    """A store and an apiserver as real processes, and a connected client."""
+    client = control_plane(procs, settings)
+    yield client
+    client.close()
