@@ -1,0 +1,1 @@
+"""The actors: apiserver, scheduler, controllers, kubelet."""

@@ -1,0 +1,1 @@
+"""The apiserver actor: authenticate, authorize, admit, then command the store."""

@@ -1,0 +1,75 @@
+"""Garbage, oversize and wrong-schema messages land in `{c}.dead` with the reason; actors go on."""
+from __future__ import annotations
+
+import msgpack
+import pika
+import pytest
+
+from bus.topology import DEAD_REASON, Names
+from tests.helpers import blocking, read_queue, wait_until
+from tests.integration.test_crud import pod
+
+GOOD_HEADERS = {"x-kubus-schema": 1}
+REQUEST = {"verb": "get", "kind": "Namespace", "name": "default", "options": {}}
+
+
+def _publish(url: str, exchange: str, key: str, body: bytes, headers: dict | None) -> None:
+    conn = blocking(url)
+    try:
+        props = pika.BasicProperties(headers=headers, message_id="poison", user_id="guest", type="request")
+        conn.channel().basic_publish(exchange, key, body, props)
+    finally:
+        conn.close()
+
+
+CASES = [
+    pytest.param(b"\xc1\xc1 not msgpack", GOOD_HEADERS, "undecodable", id="garbage"),
+    pytest.param(msgpack.packb({"pad": "x" * (2 << 20)}), GOOD_HEADERS, "oversize", id="oversize"),
+    pytest.param(msgpack.packb(REQUEST), {"x-kubus-schema": 2}, "schema", id="wrong-schema"),
+    pytest.param(msgpack.packb(REQUEST), None, "schema", id="no-schema"),
+    pytest.param(msgpack.packb({**REQUEST, "verb": "explode"}), GOOD_HEADERS, "invalid", id="unknown-verb"),
+    pytest.param(msgpack.packb([1, 2, 3]), GOOD_HEADERS, "invalid", id="not-a-map"),
+    pytest.param(msgpack.packb({1: "int key"}), GOOD_HEADERS, "undecodable", id="int-key"),
+    pytest.param(msgpack.packb({"verb": msgpack.ExtType(5, b"x")}), GOOD_HEADERS, "undecodable", id="ext-type"),
+]
+
+
+@pytest.mark.parametrize("target", ["apiserver", "store"])
+@pytest.mark.parametrize("body,headers,reason", CASES)
+def test_bad_messages_are_dead_lettered_with_reason(cluster, amqp_url, target, body, headers, reason):
+    names = Names(cluster.names.cluster)
+    exchange = names.api if target == "apiserver" else names.store
+    _publish(amqp_url, exchange, target, body, headers)
+    dead = wait_until(lambda: read_queue(amqp_url, names.dead_queue), what="the message in the dead queue")
+    props, raw = dead[0]
+    assert raw == body
+    assert props.headers[DEAD_REASON].startswith(reason), props.headers[DEAD_REASON]
+    assert props.headers["x-kubus-dead-actor"] == target
+    assert cluster.create(pod("still-serving"))["metadata"]["name"] == "still-serving"
+
+
+def test_bad_event_is_dead_lettered_by_the_watcher(cluster, amqp_url):
+    names = Names(cluster.names.cluster)
+    watch = cluster.watch("Pod", "default").wait_synced()
+    _publish(amqp_url, names.events, "pod.default.-", b"\xc1", GOOD_HEADERS)
+    dead = wait_until(lambda: read_queue(amqp_url, names.dead_queue), what="the event in the dead queue")
+    assert dead[0][0].headers[DEAD_REASON].startswith("undecodable")
+    cluster.create(pod("after-poison"))
+    assert watch.next(timeout=10).object["metadata"]["name"] == "after-poison"
+    watch.close()
+
+
+def test_request_without_user_id_is_unauthorized(cluster, amqp_url):
+    conn = blocking(amqp_url)
+    try:
+        ch = conn.channel()
+        ch.basic_consume("amq.rabbitmq.reply-to", lambda *a: replies.append(a[3]), auto_ack=True)
+        replies: list[bytes] = []
+        props = pika.BasicProperties(headers=GOOD_HEADERS, message_id="anon", reply_to="amq.rabbitmq.reply-to",
+                                     correlation_id="c1")
+        ch.basic_publish(Names(cluster.names.cluster).api, "apiserver", msgpack.packb(REQUEST), props)
+        wait_until(lambda: conn.process_data_events(0.1) or replies, what="the reply")
+    finally:
+        conn.close()
+    status = msgpack.unpackb(replies[0])["status"]
+    assert (status["reason"], status["code"]) == ("Unauthorized", 401)

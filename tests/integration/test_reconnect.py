@@ -1,0 +1,27 @@
+"""The broker drops every connection: actors reconnect with backoff, re-declare, resync, serve."""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from tests.helpers import close_connections_of, management_answers, wait_until
+from tests.integration.test_crud import pod
+from tests.integration.test_watch import drain
+
+
+def test_actors_and_watchers_come_back_after_the_broker_drops_them(cluster, procs, amqp_url):
+    if not management_answers(amqp_url):
+        pytest.skip("needs the RabbitMQ management API (make broker enables it)")
+    watch = cluster.watch("Pod", "default").wait_synced()
+    cluster.create(pod("before"))
+    drain(watch, lambda s: any(d.object["metadata"]["name"] == "before" for d in s))
+    closed = sum(close_connections_of(p.pid, amqp_url) for p in procs.procs)
+    closed += close_connections_of(os.getpid(), amqp_url)
+    assert closed >= 3
+    created = wait_until(lambda: cluster.create(pod("after")), 60, 0.5, what="writes to go through again")
+    assert created["metadata"]["name"] == "after"
+    seen = drain(watch, lambda s: any(d.object["metadata"]["name"] == "after" for d in s), timeout=30)
+    assert not any(d.type == "DELETED" for d in seen)
+    store_log = next(procs.logdir.glob("store-*.log")).read_text()
+    assert store_log.count("store.active") == 2  # took the lock again after the reconnect
