@@ -1,0 +1,101 @@
+"""`kubus describe`: an object's metadata, status, conditions and the Events about it."""
+from __future__ import annotations
+
+import json
+
+import yaml
+
+from api.annotations import FILTER_RESULT, SCORE_RESULT, SELECTED_NODE
+from cli.printers import age, pod_status, table
+from runtime.client import Client
+
+
+def describe(client: Client, kind: str, obj: dict) -> str:
+    meta = obj["metadata"]
+    lines = [f"Name:         {meta['name']}"]
+    if meta.get("namespace"):
+        lines.append(f"Namespace:    {meta['namespace']}")
+    lines += [_map("Labels", meta.get("labels")), _map("Annotations", meta.get("annotations")),
+              f"Created:      {meta.get('creationTimestamp')} ({age(meta.get('creationTimestamp'))} ago)",
+              f"UID:          {meta.get('uid')}", f"Revision:     {meta.get('resourceVersion')}"]
+    if meta.get("deletionTimestamp"):
+        lines.append(f"Terminating:  since {meta['deletionTimestamp']} (grace {meta.get('deletionGracePeriodSeconds')}s)")
+    for ref in meta.get("ownerReferences") or []:
+        lines.append(f"Controlled By:  {ref['kind']}/{ref['name']}")
+    if kind == "Pod":
+        lines += _pod(obj) + _decision(meta.get("annotations") or {})
+    else:
+        lines += ["Spec:", _indent(yaml.safe_dump(obj.get("spec") or {}, sort_keys=False))]
+        if obj.get("status"):
+            lines += ["Status:", _indent(yaml.safe_dump(_without_conditions(obj["status"]), sort_keys=False))]
+    lines += _conditions(obj) + _events(client, kind, meta)
+    return "\n".join(line for line in lines if line is not None)
+
+
+def _map(title: str, values: dict | None) -> str:
+    if not values:
+        return f"{title + ':':<14}<none>"
+    items = [f"{k}={v}" for k, v in sorted(values.items())]
+    return f"{title + ':':<14}" + ("\n" + " " * 14).join(items)
+
+
+def _indent(text: str) -> str:
+    return "\n".join("  " + line for line in text.rstrip().splitlines())
+
+
+def _without_conditions(status: dict) -> dict:
+    return {k: v for k, v in status.items() if k != "conditions"}
+
+
+def _pod(pod: dict) -> list[str]:
+    spec, status = pod["spec"], pod.get("status") or {}
+    lines = [f"Node:         {spec.get('nodeName') or '<none>'}", f"Status:       {pod_status(pod)}",
+             f"Priority:     {spec.get('priority', 0)}", "Containers:"]
+    states = {s["name"]: s for s in status.get("containerStatuses") or []}
+    for c in spec.get("containers") or []:
+        lines += [f"  {c['name']}:", f"    Image:    {c.get('image')}"]
+        if c.get("command"):
+            lines.append(f"    Command:  {' '.join(c['command'])}")
+        state = states.get(c["name"])
+        if state:
+            lines += [f"    State:    {next(iter(state.get('state') or {'unknown': 0}))}",
+                      f"    Ready:    {state.get('ready')}", f"    Restarts: {state.get('restartCount', 0)}"]
+    return lines
+
+
+def _decision(annotations: dict) -> list[str]:
+    """The scheduler's per-node filter verdicts and scores, when its profile records them."""
+    if FILTER_RESULT not in annotations:
+        return []
+    filters, scores = json.loads(annotations[FILTER_RESULT]), json.loads(annotations.get(SCORE_RESULT) or "{}")
+    rows = [["Node", "Filters", "Score", "Scores by plugin"]]
+    for node in sorted(filters, key=lambda n: -sum(scores.get(n, {}).values())):
+        failed = [f"{p}: {v}" for p, v in filters[node].items() if v != "passed"]
+        per_plugin = ", ".join(f"{p}={s}" for p, s in sorted(scores.get(node, {}).items()))
+        rows.append([node, "; ".join(failed) or "passed", str(sum(scores.get(node, {}).values())) if node in scores
+                     else "-", per_plugin])
+    return [f"Scheduled to: {annotations.get(SELECTED_NODE, '')}", "Scheduling decision:", _indent(table(rows))]
+
+
+def _conditions(obj: dict) -> list[str]:
+    conditions = (obj.get("status") or {}).get("conditions") or []
+    if not conditions:
+        return []
+    rows = [["Type", "Status", "Reason", "Message"]]
+    rows += [[c.get("type", ""), c.get("status", ""), c.get("reason") or "", c.get("message") or ""]
+             for c in conditions]
+    return ["Conditions:", _indent(table(rows))]
+
+
+def _events(client: Client, kind: str, meta: dict) -> list[str]:
+    events = client.list("Event", namespace=meta.get("namespace") or "default",
+                         field_selector=f"involvedObject.name={meta['name']}").items
+    events = [e for e in events if (e.get("involvedObject") or {}).get("kind") == kind]
+    if not events:
+        return ["Events:       <none>"]
+    rows = [["Type", "Reason", "Age", "From", "Message"]]
+    for e in sorted(events, key=lambda e: e.get("lastTimestamp") or ""):
+        rows.append([e.get("type", ""), e.get("reason", ""), age(e.get("lastTimestamp")),
+                     (e.get("source") or {}).get("component") or e.get("reportingComponent") or "",
+                     e.get("message", "")])
+    return ["Events:", _indent(table(rows))]

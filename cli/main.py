@@ -1,0 +1,299 @@
+"""`kubus`: apply, get, delete, describe manifests over the bus; `up` starts a cluster."""
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+import click
+import yaml
+
+from api import selectors
+from api.registry import lookup
+from api.status import StatusError
+from cli import manifests, printers
+from cli import rollout as rollout_view
+from cli.apply import apply_one
+from cli.describe import describe as describe_text
+from config.settings import Settings
+from runtime import logs as logging_setup
+from runtime.client import Client, Watch
+
+
+FOLLOW_POLL_S = 0.5
+
+
+def _client() -> Client:
+    logging_setup.configure("warning")
+    settings = Settings()
+    try:
+        client = Client(settings)
+    except ConnectionError as exc:
+        raise click.ClickException(str(exc)) from None
+    if client.apiservers() == 0:
+        client.close()
+        raise click.ClickException(f"no apiserver serves cluster {settings.cluster!r} (queue "
+                                   f"{settings.cluster}.apiserver has no consumer): start it with `kubus up`, "
+                                   f"or set KUBUS_CLUSTER to a running cluster")
+    return client
+
+
+def _fail(exc: StatusError) -> None:
+    raise click.ClickException(f"{exc.message} ({exc.reason})")
+
+
+@click.group()
+def main() -> None:
+    """kubus: a Kubernetes-style control plane on RabbitMQ."""
+
+
+@main.command()
+@click.option("-f", "--filename", "paths", multiple=True, required=True, help="File, directory or - for stdin.")
+@click.option("-n", "--namespace", default=None)
+def apply(paths: tuple[str, ...], namespace: str | None) -> None:
+    """Create or update every resource in the manifests; one line per document."""
+    failed = 0
+    with _client() as client:
+        for path in paths:
+            for doc in manifests.read(path):
+                failed += not _apply_doc(client, doc, namespace)
+    if failed:
+        sys.exit(1)
+
+
+def _apply_doc(client: Client, doc: manifests.Document, namespace: str | None) -> bool:
+    if doc.error or doc.obj is None:
+        click.echo(f"error: {doc.error or doc.source + ': not an object'}", err=True)
+        return False
+    kind = doc.obj.get("kind") or "?"
+    name = (doc.obj.get("metadata") or {}).get("name") or (doc.obj.get("metadata") or {}).get("generateName", "")
+    try:
+        result = apply_one(client, doc.obj, namespace)
+    except StatusError as exc:
+        click.echo(f"error: {doc.source}: {kind.lower()}/{name}: {exc.message} ({exc.reason})", err=True)
+        return False
+    click.echo(f"{lookup(kind).kind.lower()}/{name} {result}")
+    return True
+
+
+@main.command()
+@click.argument("kind")
+@click.argument("name", required=False)
+@click.option("-n", "--namespace", default=None)
+@click.option("-A", "--all-namespaces", is_flag=True)
+@click.option("-l", "--selector", default=None, help="Label selector, e.g. app=web,tier!=db")
+@click.option("--field-selector", default=None)
+@click.option("-o", "--output", type=click.Choice(["wide", "yaml", "json", "name"]), default=None)
+@click.option("-w", "--watch", is_flag=True, help="After listing, print every change.")
+def get(kind, name, namespace, all_namespaces, selector, field_selector, output, watch) -> None:
+    """List objects of a kind (or one by name) as a table, YAML or JSON; `pods,deployments` for several."""
+    kinds = [_kind(k) for k in kind.split(",")]
+    if len(kinds) > 1 and (name or watch):
+        raise click.UsageError("a name or --watch takes exactly one kind")
+    with _client() as client:
+        for i, info in enumerate(kinds):
+            ns = None if all_namespaces or not info.namespaced else (namespace or "default")
+            # The watch starts before the list, so no change between the two is lost.
+            changes = client.watch(info.kind, ns).wait_synced() if watch else None
+            try:
+                if name:
+                    items = [client.get(info.kind, name, ns)]
+                    rev = int(items[0]["metadata"]["resourceVersion"])
+                else:
+                    listed = client.list(info.kind, ns, selector, field_selector)
+                    items, rev = listed.items, listed.rev
+            except StatusError as exc:
+                _fail(exc)
+            if i and items and output in (None, "wide"):
+                click.echo()
+            _print(info.kind, items, output, all_namespaces and info.namespaced, header=len(kinds) == 1 or bool(items))
+            if changes:
+                _watch(changes, info.kind, name, selectors.parse(selector), output,
+                       all_namespaces and info.namespaced, rev)
+
+
+def _print(kind: str, items: list[dict], output: str | None, all_ns: bool, header: bool = True) -> None:
+    if output == "json":
+        body = items[0] if len(items) == 1 else {"apiVersion": "v1", "kind": "List", "items": items}
+        click.echo(json.dumps(body, indent=2))
+    elif output == "yaml":
+        body = items[0] if len(items) == 1 else {"apiVersion": "v1", "kind": "List", "items": items}
+        click.echo(yaml.safe_dump(body, sort_keys=False).rstrip())
+    elif output == "name":
+        for obj in items:
+            click.echo(f"{kind.lower()}/{obj['metadata']['name']}")
+    elif not items:
+        if header:
+            click.echo("No resources found.", err=True)
+    else:
+        wide = output == "wide"
+        rows = ([printers.header(kind, wide, all_ns)] if header else []) + \
+            [printers.row(kind, obj, wide, all_ns) for obj in items]
+        click.echo(printers.table(rows))
+
+
+def _watch(changes: Watch, kind: str, name: str | None, selector: selectors.Selector, output, all_ns: bool,
+           listed_rev: int) -> None:
+    """Print each change made after the list (revision `listed_rev`) that matches the name and selector."""
+    try:
+        for delta in changes:
+            meta = delta.object["metadata"]
+            if delta.rev <= listed_rev or (name and meta["name"] != name) or not selector.matches(meta.get("labels")):
+                continue
+            _print(kind, [delta.object], output, all_ns, header=False)
+    except KeyboardInterrupt:
+        changes.close()
+
+
+@main.command()
+@click.argument("kind", required=False)
+@click.argument("names", nargs=-1)
+@click.option("-f", "--filename", "paths", multiple=True)
+@click.option("-n", "--namespace", default=None)
+@click.option("--grace-period", type=int, default=None)
+@click.option("--cascade", type=click.Choice(["background", "foreground", "orphan"]), default="background")
+def delete(kind, names, paths, namespace, grace_period, cascade) -> None:
+    """Delete objects by kind and name, or those in manifests."""
+    targets = [(kind, n, namespace) for n in names] if kind else []
+    for path in paths:
+        for doc in manifests.read(path):
+            if doc.obj:
+                meta = doc.obj.get("metadata") or {}
+                targets.append((doc.obj.get("kind"), meta.get("name"), namespace or meta.get("namespace")))
+    if not targets:
+        raise click.UsageError("name the objects: KIND NAME... or -f FILE")
+    failed = False
+    with _client() as client:
+        for k, n, ns in targets:
+            info = _kind(k)
+            try:
+                client.delete(info.kind, n, ns, grace_period=grace_period, propagation=cascade.capitalize())
+                click.echo(f'{info.kind.lower()} "{n}" deleted')
+            except StatusError as exc:
+                click.echo(f"error: {exc.message} ({exc.reason})", err=True)
+                failed = True
+    if failed:
+        sys.exit(1)
+
+
+@main.command()
+@click.argument("kind")
+@click.argument("name")
+@click.option("-n", "--namespace", default=None)
+def describe(kind, name, namespace) -> None:
+    """Show an object's details and the Events about it."""
+    info = _kind(kind)
+    with _client() as client:
+        try:
+            click.echo(describe_text(client, info.kind, client.get(info.kind, name, namespace)))
+        except StatusError as exc:
+            _fail(exc)
+
+
+@main.group()
+def rollout() -> None:
+    """Follow or undo a Deployment's rollout."""
+
+
+@rollout.command("status")
+@click.argument("target")
+@click.option("-n", "--namespace", default="default")
+@click.option("-w", "--watch/--no-watch", default=True)
+def rollout_status(target: str, namespace: str, watch: bool) -> None:
+    """Print the rollout's progress until it completes (exit 0) or misses its deadline (exit 1)."""
+    name = _deployment_name(target)
+    with _client() as client:
+        try:
+            events = client.watch("Deployment", namespace) if watch else None
+            last = None
+            d = client.get("Deployment", name, namespace)
+            while True:
+                message, done = rollout_view.status_line(d)
+                if message != last:
+                    click.echo(message)
+                    last = message
+                if done or not watch:
+                    return
+                d = next(delta.object for delta in events if delta.object["metadata"]["name"] == name)
+        except StatusError as exc:
+            _fail(exc)
+
+
+@rollout.command("undo")
+@click.argument("target")
+@click.option("-n", "--namespace", default="default")
+@click.option("--to-revision", type=int, default=None)
+def rollout_undo(target: str, namespace: str, to_revision: int | None) -> None:
+    """Roll back to the previous revision (or --to-revision)."""
+    with _client() as client:
+        try:
+            click.echo(rollout_view.undo(client, _deployment_name(target), namespace, to_revision))
+        except StatusError as exc:
+            _fail(exc)
+
+
+@main.command()
+@click.argument("target")
+@click.option("--replicas", type=int, required=True)
+@click.option("-n", "--namespace", default="default")
+def scale(target: str, replicas: int, namespace: str) -> None:
+    """Set replicas of a Deployment or ReplicaSet: `kubus scale deployment/web --replicas 5`."""
+    kind, _, name = target.partition("/")
+    info = _kind(kind if name else "deployment")
+    name = name or kind
+    with _client() as client:
+        try:
+            client.patch(info.kind, name, {"spec": {"replicas": replicas}}, namespace)
+        except StatusError as exc:
+            _fail(exc)
+    click.echo(f"{info.resource}/{name} scaled")
+
+
+def _deployment_name(target: str) -> str:
+    kind, _, name = target.partition("/")
+    if name and _kind(kind).kind != "Deployment":
+        raise click.BadParameter(f"{target}: only deployments roll out")
+    return name or kind
+
+
+@main.command()
+@click.argument("name")
+@click.option("-n", "--namespace", default=None)
+@click.option("-c", "--container", default=None)
+@click.option("-f", "--follow", is_flag=True, help="Keep printing new output until the container stops.")
+@click.option("--tail", type=int, default=None, help="Only the last N lines.")
+@click.option("-p", "--previous", is_flag=True, help="The previous, terminated instance of the container.")
+def logs(name, namespace, container, follow, tail, previous) -> None:
+    """Print a container's output, served by the kubelet of the pod's node."""
+    with _client() as client:
+        try:
+            chunk = client.logs(name, namespace, container, tail=tail, previous=previous)
+            click.echo(chunk["text"], nl=False)
+            while follow and chunk.get("running"):
+                time.sleep(FOLLOW_POLL_S)
+                chunk = client.logs(name, namespace, container, offset=chunk["offset"])
+                click.echo(chunk["text"], nl=False)
+        except StatusError as exc:
+            _fail(exc)
+        except KeyboardInterrupt:
+            pass
+
+
+@main.command()
+@click.option("-f", "--filename", "path", default=None, help="Cluster file (default: config/cluster.yaml).")
+def up(path: str | None) -> None:
+    """Start every actor of a cluster file as its own process; Ctrl-C stops them all."""
+    from runtime.supervisor import run_cluster
+
+    sys.exit(run_cluster(path))
+
+
+def _kind(name: str):
+    try:
+        return lookup(name)
+    except StatusError as exc:
+        raise click.BadParameter(exc.message) from None
+
+
+if __name__ == "__main__":
+    main()

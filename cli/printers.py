@@ -1,0 +1,124 @@
+"""Tables like kubectl's: one row per object, columns per kind, wide adds more."""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Callable
+
+from api.times import seconds
+
+Row = Callable[[dict, bool], list[str]]
+
+
+def age(timestamp: str | None, now: datetime | None = None) -> str:
+    if not timestamp:
+        return "<unknown>"
+    secs = int((now or datetime.now(timezone.utc)).timestamp() - seconds(timestamp))
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if secs >= size * (2 if unit != "d" else 1):
+            whole, rest = divmod(secs, size)
+            sub = {"d": ("h", 3600), "h": ("m", 60), "m": ("s", 1)}[unit]
+            extra = rest // sub[1]
+            return f"{whole}{unit}{extra}{sub[0]}" if extra and whole < 10 else f"{whole}{unit}"
+    return f"{max(secs, 0)}s"
+
+
+def _conditions(obj: dict) -> dict[str, dict]:
+    return {c.get("type"): c for c in (obj.get("status") or {}).get("conditions") or []}
+
+
+def pod_status(pod: dict) -> str:
+    status = pod.get("status") or {}
+    if pod["metadata"].get("deletionTimestamp"):
+        return "Terminating"
+    for cs in status.get("containerStatuses") or []:
+        waiting = (cs.get("state") or {}).get("waiting")
+        if waiting and waiting.get("reason"):
+            return waiting["reason"]
+        terminated = (cs.get("state") or {}).get("terminated")
+        if terminated and terminated.get("reason"):
+            return terminated["reason"]
+    return status.get("reason") or status.get("phase") or "Pending"
+
+
+def _pod(pod: dict, wide: bool) -> list[str]:
+    statuses = (pod.get("status") or {}).get("containerStatuses") or []
+    total = len(pod["spec"].get("containers") or [])
+    ready = sum(1 for s in statuses if s.get("ready"))
+    restarts = sum(s.get("restartCount", 0) for s in statuses)
+    row = [pod["metadata"]["name"], f"{ready}/{total}", pod_status(pod), str(restarts),
+           age(pod["metadata"].get("creationTimestamp"))]
+    if wide:
+        status = pod.get("status") or {}
+        row += [status.get("podIP") or "<none>", pod["spec"].get("nodeName") or "<none>",
+                status.get("nominatedNodeName") or "<none>"]
+    return row
+
+
+def _node(node: dict, wide: bool) -> list[str]:
+    ready = _conditions(node).get("Ready", {}).get("status")
+    state = {"True": "Ready", "False": "NotReady"}.get(ready, "Unknown")
+    if (node.get("spec") or {}).get("unschedulable"):
+        state += ",SchedulingDisabled"
+    labels = node["metadata"].get("labels") or {}
+    roles = ",".join(sorted(k.split("/", 1)[1] for k in labels if k.startswith("node-role.kubernetes.io/")))
+    info = (node.get("status") or {}).get("nodeInfo") or {}
+    row = [node["metadata"]["name"], state, roles or "<none>", age(node["metadata"].get("creationTimestamp")),
+           info.get("kubeletVersion", "")]
+    if wide:
+        row += [info.get("containerRuntimeVersion", "<unknown>")]
+    return row
+
+
+def _rs(rs: dict, wide: bool) -> list[str]:
+    status = rs.get("status") or {}
+    return [rs["metadata"]["name"], str(rs["spec"].get("replicas", 0)), str(status.get("replicas", 0)),
+            str(status.get("readyReplicas", 0)), age(rs["metadata"].get("creationTimestamp"))]
+
+
+def _deploy(d: dict, wide: bool) -> list[str]:
+    status = d.get("status") or {}
+    return [d["metadata"]["name"], f"{status.get('readyReplicas', 0)}/{d['spec'].get('replicas', 0)}",
+            str(status.get("updatedReplicas", 0)), str(status.get("availableReplicas", 0)),
+            age(d["metadata"].get("creationTimestamp"))]
+
+
+def _ns(ns: dict, wide: bool) -> list[str]:
+    return [ns["metadata"]["name"], (ns.get("status") or {}).get("phase", ""),
+            age(ns["metadata"].get("creationTimestamp"))]
+
+
+def _event(ev: dict, wide: bool) -> list[str]:
+    obj = ev.get("involvedObject") or {}
+    return [age(ev.get("lastTimestamp") or ev["metadata"].get("creationTimestamp")), ev.get("type", ""),
+            ev.get("reason", ""), f"{(obj.get('kind') or '').lower()}/{obj.get('name', '')}", ev.get("message", "")]
+
+
+def _lease(lease: dict, wide: bool) -> list[str]:
+    return [lease["metadata"]["name"], (lease.get("spec") or {}).get("holderIdentity") or "",
+            age(lease["metadata"].get("creationTimestamp"))]
+
+
+COLUMNS: dict[str, tuple[list[str], list[str], Row]] = {
+    "Pod": (["NAME", "READY", "STATUS", "RESTARTS", "AGE"], ["IP", "NODE", "NOMINATED NODE"], _pod),
+    "Node": (["NAME", "STATUS", "ROLES", "AGE", "VERSION"], ["CONTAINER-RUNTIME"], _node),
+    "ReplicaSet": (["NAME", "DESIRED", "CURRENT", "READY", "AGE"], [], _rs),
+    "Deployment": (["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"], [], _deploy),
+    "Namespace": (["NAME", "STATUS", "AGE"], [], _ns),
+    "Event": (["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"], [], _event),
+    "Lease": (["NAME", "HOLDER", "AGE"], [], _lease),
+}
+
+
+def header(kind: str, wide: bool, namespaced_all: bool) -> list[str]:
+    base, extra, _ = COLUMNS[kind]
+    return (["NAMESPACE"] if namespaced_all else []) + base + (extra if wide else [])
+
+
+def row(kind: str, obj: dict, wide: bool, namespaced_all: bool) -> list[str]:
+    cells = COLUMNS[kind][2](obj, wide)
+    return ([obj["metadata"].get("namespace", "")] if namespaced_all else []) + cells
+
+
+def table(rows: list[list[str]]) -> str:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return "\n".join("   ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows)

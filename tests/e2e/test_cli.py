@@ -1,0 +1,79 @@
+"""The `kubus` command against a running cluster: apply, get, describe, delete."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from tests.helpers import ROOT
+
+
+def kubus(procs, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "cli.main", *args], cwd=ROOT, env=procs.env, capture_output=True,
+                          text=True, timeout=60)
+
+
+def test_apply_reports_each_document_and_keeps_going(cluster, procs):
+    first = kubus(procs, "apply", "-f", "examples/")
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.splitlines() == ["namespace/shop created", "pod/hello created", "deployment/ticker created"]
+    docs = kubus(procs, "apply", "-f", "examples/kubernetes-docs/")
+    assert docs.stdout.splitlines() == ["deployment/nginx-deployment created", "replicaset/frontend created"]
+    again = kubus(procs, "apply", "-f", "examples/")
+    assert again.stdout.splitlines()[0] == "namespace/shop unchanged"
+    bad = kubus(procs, "apply", "-f", "examples/invalid/bad.yaml")
+    assert bad.returncode == 1
+    assert bad.stdout.splitlines() == ["pod/fine created"]
+    errors = bad.stderr.splitlines()
+    assert len(errors) == 2
+    assert "metadata.name: Invalid value" in errors[0] and "spec.restartPolicy: Unsupported value" in errors[0]
+    assert "spec.replicas: Invalid value: -1: must be greater than or equal to 0" in errors[1]
+
+
+def test_get_describe_delete(cluster, procs):
+    kubus(procs, "apply", "-f", "examples/")
+    table = kubus(procs, "get", "pods", "-A").stdout.splitlines()
+    assert table[0].split() == ["NAMESPACE", "NAME", "READY", "STATUS", "RESTARTS", "AGE"]
+    assert table[1].split()[:4] == ["default", "hello", "0/1", "Pending"]
+    listed = json.loads(kubus(procs, "get", "deploy", "-n", "shop", "-o", "json").stdout)
+    assert listed["metadata"]["name"] == "ticker" and listed["spec"]["replicas"] == 3
+    assert kubus(procs, "get", "pods", "-l", "app=nobody").stderr.strip() == "No resources found."
+    described = kubus(procs, "describe", "pod", "hello").stdout
+    assert "Name:         hello" in described and "Image:    busybox:1.36" in described
+    assert kubus(procs, "delete", "pod", "hello").stdout.strip() == 'pod "hello" deleted'
+    missing = kubus(procs, "get", "pod", "hello")
+    assert missing.returncode == 1 and 'pods "hello" not found (NotFound)' in missing.stderr
+
+
+def test_unknown_kind_is_a_usage_error(cluster, procs):
+    result = kubus(procs, "get", "gadgets")
+    assert result.returncode == 2 and "gadgets" in result.stderr
+
+
+def test_get_watch_prints_each_change(cluster, procs):
+    from tests.e2e.test_supervisor import Output
+    from tests.helpers import wait_until
+    from tests.integration.test_crud import pod
+
+    cluster.create(pod("first"))
+    watcher = subprocess.Popen([sys.executable, "-m", "cli.main", "get", "pods", "-w"], cwd=ROOT, env=procs.env,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    out = Output(watcher)
+    try:
+        wait_until(lambda: any(line.startswith("first") for line in out.lines), what="the initial list")
+        cluster.create(pod("second"))
+        cluster.delete("Pod", "first")
+        wait_until(lambda: any(line.startswith("second") for line in out.lines), what="the new pod's line")
+        wait_until(lambda: sum(line.startswith("first") for line in out.lines) >= 2, what="the deletion's line")
+        assert out.lines[0].split()[:2] == ["NAME", "READY"]
+    finally:
+        watcher.terminate()
+        watcher.wait(10)
+
+
+def test_get_several_kinds(cluster, procs):
+    kubus(procs, "apply", "-f", "examples/")
+    out = kubus(procs, "get", "deployments,replicasets,pods", "-n", "shop")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[0].split() == ["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"]
+    assert "ticker" in out.stdout
