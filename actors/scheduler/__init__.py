@@ -1,0 +1,1 @@
+"""The scheduler actor: Kubernetes' default scheduling over a local cache of pods and nodes."""

@@ -1,0 +1,1 @@
+"""Scheduler plugins, registered by name as kube-scheduler's are."""

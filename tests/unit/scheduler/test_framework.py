@@ -1,0 +1,67 @@
+"""Sampling, FitError messages, weighted totals and ties."""
+import random
+from collections import Counter
+
+import pytest
+
+from actors.scheduler.framework import Context, num_feasible_to_find
+from actors.scheduler.podinfo import pod_info
+from actors.scheduler.profiles import build
+from config.scheduler import Profile, SchedulerConfiguration
+from tests.unit.scheduler.kit import node, pod, table
+
+
+@pytest.mark.parametrize("nodes,pct,expected", [
+    (10, None, 10), (1000, None, 420), (1000, 40, 400), (6000, None, 300), (10000, None, 500), (5000, None, 500),
+])
+def test_num_feasible_nodes_to_find(nodes, pct, expected):
+    assert num_feasible_to_find(nodes, pct) == expected
+
+
+def _framework(**profile):
+    return build(Profile(**profile), SchedulerConfiguration(), random.Random(7))
+
+
+def test_fit_error_message_has_kubernetes_shape():
+    t = table(node("tainted", taints=[{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}]),
+              node("small1", cpu="2"), node("small2", cpu="2"),
+              pods=((pod("x1", cpu="1"), "small1"), (pod("x2", cpu="1"), "small2")))
+    decision = _framework().schedule(Context(pod_info(pod(cpu="2")), t))
+    assert decision.node is None
+    assert decision.diagnosis.message() == \
+        "0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 2 Insufficient cpu."
+    assert sorted(decision.diagnosis.preemptable()) == [1, 2]
+
+
+def test_no_nodes():
+    decision = _framework().schedule(Context(pod_info(pod()), table()))
+    assert decision.diagnosis.message() == "no nodes available to schedule pods"
+
+
+def test_picks_the_best_node_and_breaks_ties_at_random():
+    t = table(node("busy", cpu="4"), node("idle1", cpu="4"), node("idle2", cpu="4"),
+              pods=((pod("x", cpu="3"), "busy"),))
+    fw = _framework()
+    picks = Counter(fw.schedule(Context(pod_info(pod(cpu="1", memory="1Gi")), t)).node for _ in range(200))
+    assert set(picks) == {"idle1", "idle2"} and min(picks.values()) > 60
+
+
+def test_bin_packing_profile_prefers_the_fuller_node():
+    t = table(node("busy", cpu="4"), node("idle", cpu="4"), pods=((pod("x", cpu="2"), "busy"),))
+    fw = _framework(pluginConfig=[{"name": "NodeResourcesFit", "args": {"scoringStrategy": {"type": "MostAllocated"}}}])
+    assert fw.schedule(Context(pod_info(pod(cpu="1", memory="1Gi")), t)).node == "busy"
+
+
+def test_sampling_rotates_through_the_nodes():
+    t = table(*(node(f"n{i}") for i in range(200)))
+    fw = _framework(percentageOfNodesToScore=50)
+    first, _ = fw.find_feasible(Context(pod_info(pod()), t))
+    second, _ = fw.find_feasible(Context(pod_info(pod()), t))
+    assert len(first) == len(second) == 100 and set(first).isdisjoint(second)
+
+
+def test_disabled_plugins_and_recorded_scores():
+    t = table(node("a"), node("b", taints=[{"key": "k", "value": "v", "effect": "NoSchedule"}]))
+    fw = _framework(plugins={"multiPoint": {"disabled": [{"name": "TaintToleration"}]}}, recordDecisions=True)
+    decision = fw.schedule(Context(pod_info(pod(cpu="1")), t))
+    assert set(decision.scores) == {"a", "b"} and "TaintToleration" not in decision.scores["a"]
