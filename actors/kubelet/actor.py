@@ -1,0 +1,99 @@
+"""The kubelet actor: one process for one node (or, in hollow mode, many simulated nodes), fed by
+a local cache that binds only its nodes' keys."""
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any, Callable
+
+from actors.kubelet.agent import NodeAgent
+from actors.kubelet.logs import read_logs
+from actors.kubelet.nodeinfo import RENEW_INTERVAL_S, NodeConfig
+from actors.kubelet.runtimes.process import ProcessRuntime
+from actors.kubelet.runtimes.simulated import SimulatedRuntime
+from api.status import StatusError
+from bus.codec import DecodeError
+from bus.declare import QueueSpec
+from bus.message import Message
+from bus.messages import parse_request
+from bus.topology import Names, routing_key
+from config.settings import Settings
+from runtime.actor import Actor, Consumer
+from runtime.cache import Delta
+
+SYNC_EVERY_S = 0.5
+
+
+class Kubelet(Actor):
+    singleton = True
+
+    def __init__(self, settings: Settings, nodes: list[NodeConfig], name: str | None = None,
+                 renew_interval: float = RENEW_INTERVAL_S, **kw: Any):
+        self.name = name or f"kubelet.{nodes[0].name}"
+        self.renew_interval = renew_interval
+        super().__init__(settings, **kw)
+        self.agents = {cfg.name: NodeAgent(cfg, self._runtime(cfg), self.ask, self.clock, self.offload)
+                       for cfg in nodes}
+        self._timers = False
+
+    @property
+    def connection_name(self) -> str:
+        return self.name.replace(".", " ", 1)
+
+    def _runtime(self, cfg: NodeConfig):
+        if cfg.runtime == "simulated":
+            return SimulatedRuntime(self.clock)
+        return ProcessRuntime(Path(self.settings.data_dir) / "kubelet" / cfg.name)
+
+    def consumers(self) -> list[Consumer]:
+        """The log service: `{c}.api` requests with key `logs.<node>`; gone with this process."""
+        spec = QueueSpec(f"{self.names.actor_queue(self.name)}.logs",
+                         tuple((self.names.api, Names.logs_key(node)) for node in self.agents),
+                         durable=False, exclusive=True, auto_delete=True)
+        return [Consumer(spec, self.on_logs, 16)]
+
+    def on_logs(self, msg: Message) -> None:
+        try:
+            req = parse_request(msg.body)
+            worker = next((w for a in self.agents.values() for w in a.workers.values()
+                           if (w.pod["metadata"].get("namespace"), w.pod["metadata"]["name"]) ==
+                           (req.namespace or "default", req.name)), None)
+            reply = read_logs(worker, req.name or "", req.options)
+        except DecodeError as exc:
+            self.dead_letter(msg, exc.reason, exc.detail)
+            return
+        except StatusError as exc:
+            reply = {"ok": False, "status": exc.to_dict()}
+        self.reply(msg, reply)
+        msg.ack()
+
+    def informers(self) -> list[tuple[QueueSpec, Callable[[Delta], None]]]:
+        events = self.names.events
+        keys = [k for node in self.agents for k in (routing_key("pod", "*", node), routing_key("node", None, node))]
+        spec = QueueSpec(self.names.actor_queue(self.name), tuple((events, k) for k in keys))
+        return [(spec, self.on_delta)]
+
+    def on_synced(self) -> None:
+        for agent in self.agents.values():
+            agent.clean_orphans()
+            agent.register()
+        if not self._timers:
+            self._timers = True
+            self.every(SYNC_EVERY_S, self.sync)
+            for agent in self.agents.values():  # spread the renewals over the interval
+                self.bus.call_later(random.uniform(0, self.renew_interval),
+                                    lambda a=agent: self.every(self.renew_interval, a.renew_lease))
+
+    def on_delta(self, delta: Delta) -> None:
+        if delta.kind != "Pod":
+            return
+        node = delta.object["spec"].get("nodeName")
+        agent = self.agents.get(node) if node else None
+        if agent is None:  # it left this node's view: the DELETED a selector watch reports
+            agent = next((a for a in self.agents.values() if delta.object["metadata"]["uid"] in a.workers), None)
+        if agent is not None:
+            agent.pod_changed(delta.object, gone=delta.type == "DELETED")
+
+    def sync(self) -> None:
+        for agent in self.agents.values():
+            agent.sync_all()

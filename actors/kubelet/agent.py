@@ -1,0 +1,150 @@
+"""One node's kubelet duties: its Node and Lease, and a worker per pod bound to it."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import structlog
+
+from actors.kubelet import status as pod_status
+from actors.kubelet.probes import Offload
+from actors.kubelet.nodeinfo import LEASE_NAMESPACE, NodeConfig, lease_object, node_object
+from actors.kubelet.runtimes.base import Runtime
+from actors.kubelet.worker import PodWorker
+from api.status import StatusError
+
+log = structlog.get_logger("kubelet")
+Call = Callable[[dict, Callable[[Any], None]], None]  # send a request body, get the reply
+
+
+class NodeAgent:
+    def __init__(self, cfg: NodeConfig, runtime: Runtime, call: Call, clock: Callable[[], float],
+                 offload: Offload | None = None):
+        self.cfg, self.runtime, self.call, self.clock, self.offload = cfg, runtime, call, clock, offload
+        self.workers: dict[str, PodWorker] = {}
+        self.written: dict[str, dict] = {}  # uid -> the status last written
+        self.writing: set[str] = set()
+        self.deleting: set[str] = set()
+        self.node_uid: str | None = None
+        self.lease_renewed = 0.0
+
+    # ---- the Node and its Lease ----------------------------------------------------------------
+    def register(self) -> None:
+        """Create the Node, or bring an existing one up to date (labels, taints, capacity, status)."""
+        node = node_object(self.cfg, self.runtime.version, self.clock())
+        self.call({"verb": "create", "kind": "Node", "object": node}, lambda r: self._registered(node, r))
+
+    def _registered(self, node: dict, reply) -> None:
+        if isinstance(reply, dict) and reply.get("ok"):
+            self.node_uid = reply["object"]["metadata"]["uid"]
+            log.info("kubelet.registered", node=self.cfg.name)
+            self.renew_lease()
+            return
+        self.call({"verb": "get", "kind": "Node", "name": self.cfg.name}, lambda r: self._refresh(node, r))
+
+    def _refresh(self, node: dict, reply) -> None:
+        if not (isinstance(reply, dict) and reply.get("ok")):
+            log.warning("kubelet.register_failed", node=self.cfg.name, reply=str(reply)[:200])
+            return
+        current = reply["object"]
+        self.node_uid = current["metadata"]["uid"]
+        merged = {**current, "metadata": {**current["metadata"], "labels": {
+            **(current["metadata"].get("labels") or {}), **node["metadata"]["labels"]}}, "spec": node["spec"]}
+        self.call({"verb": "update", "kind": "Node", "name": self.cfg.name, "object": merged}, lambda r: None)
+        self.call({"verb": "updateStatus", "kind": "Node", "name": self.cfg.name,
+                   "object": {**merged, "status": node["status"]}}, lambda r: None)
+        log.info("kubelet.registered", node=self.cfg.name, existing=True)
+        self.renew_lease()
+
+    def renew_lease(self) -> None:
+        lease = lease_object(self.cfg.name, self.node_uid, self.clock())
+        self.call({"verb": "update", "kind": "Lease", "namespace": LEASE_NAMESPACE, "name": self.cfg.name,
+                   "object": lease}, self._lease_done(lease))
+
+    def _lease_done(self, lease: dict) -> Callable[[Any], None]:
+        def done(reply) -> None:
+            if isinstance(reply, dict) and reply.get("ok"):
+                self.lease_renewed = self.clock()
+            elif isinstance(reply, dict) and reply["status"]["reason"] == "NotFound":
+                self.call({"verb": "create", "kind": "Lease", "namespace": LEASE_NAMESPACE, "object": lease},
+                          lambda r: setattr(self, "lease_renewed", self.clock()))
+        return done
+
+    # ---- pods ----------------------------------------------------------------------------------
+    def pod_changed(self, pod: dict, gone: bool) -> None:
+        uid = pod["metadata"]["uid"]
+        worker = self.workers.get(uid)
+        if gone:
+            if worker is not None:  # removed from the API (or force-deleted): stop what still runs
+                worker.pod = {**worker.pod, "metadata": {**worker.pod["metadata"],
+                                                         "deletionTimestamp": worker.pod["metadata"].get(
+                                                             "deletionTimestamp") or "gone"}}
+                self.deleting.add(uid)
+            return
+        if worker is None:
+            worker = self.workers[uid] = PodWorker(pod, self.runtime, self.clock, self.cfg.ip, self.offload)
+            running = self.runtime.adopt(uid)
+            if running:
+                worker.adopt(running)
+                log.info("kubelet.adopted", pod=worker.key, containers=sorted(running))
+        else:
+            worker.pod = pod
+        self.sync_pod(worker)
+
+    def clean_orphans(self) -> None:
+        """Runtime state of pods this node no longer has: stop and remove it (never run twice)."""
+        for uid in self.runtime.known_pods():
+            if uid not in self.workers:
+                log.info("kubelet.orphan_removed", node=self.cfg.name, pod_uid=uid)
+                self.runtime.forget(uid)
+
+    def sync_all(self) -> None:
+        for worker in list(self.workers.values()):
+            self.sync_pod(worker)
+
+    def sync_pod(self, worker: PodWorker) -> None:
+        worker.sync()
+        uid = worker.uid
+        if uid in self.deleting and worker.stopped():  # already gone from the API
+            self.runtime.forget(uid)
+            self.workers.pop(uid, None)
+            self.written.pop(uid, None)
+            self.deleting.discard(uid)
+            return
+        status = pod_status.pod_status(worker, worker.pod.get("status"))
+        if status != self.written.get(uid) and uid not in self.writing and uid not in self.deleting:
+            self._write_status(worker, status)
+        elif worker.terminating and worker.stopped() and self.written.get(uid) == status:
+            self._confirm_deletion(worker)
+
+    def _write_status(self, worker: PodWorker, status: dict) -> None:
+        uid = worker.uid
+        self.writing.add(uid)
+
+        def done(reply) -> None:
+            self.writing.discard(uid)
+            if isinstance(reply, dict) and reply.get("ok"):
+                self.written[uid] = status
+            else:
+                log.info("kubelet.status_failed", pod=worker.key, reply=str(reply)[:200])
+
+        obj = {**worker.pod, "status": status}
+        obj["metadata"] = {k: v for k, v in obj["metadata"].items() if k != "resourceVersion"}
+        self.call({"verb": "updateStatus", "kind": "Pod", "namespace": worker.pod["metadata"].get("namespace"),
+                   "name": worker.pod["metadata"]["name"], "object": obj}, done)
+
+    def _confirm_deletion(self, worker: PodWorker) -> None:
+        """Containers are gone: delete with grace 0 so the store removes the pod."""
+        uid = worker.uid
+        if uid in self.deleting:
+            return
+        self.deleting.add(uid)
+        meta = worker.pod["metadata"]
+        self.call({"verb": "delete", "kind": "Pod", "namespace": meta.get("namespace"), "name": meta["name"],
+                   "options": {"gracePeriodSeconds": 0, "preconditions": {"uid": uid}}},
+                  lambda reply: log.info("kubelet.pod_removed", pod=worker.key, ok=_ok(reply)))
+
+
+def _ok(reply) -> bool:
+    return isinstance(reply, dict) and bool(reply.get("ok")) or \
+        (isinstance(reply, dict) and reply.get("status", {}).get("reason") == "NotFound") or \
+        (isinstance(reply, StatusError) and reply.reason == "NotFound")

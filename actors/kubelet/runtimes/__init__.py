@@ -1,0 +1,1 @@
+"""Container runtimes: `process` (host processes) and `simulated` (no processes)."""

@@ -1,0 +1,52 @@
+"""What the kubelet asks of a container runtime."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+
+@dataclass
+class Exited:
+    code: int
+    message: str = ""
+    reason: str = ""  # Completed, Error, OOMKilled, ... (derived from the code when empty)
+
+
+class StartError(Exception):
+    """The container could not start; `reason` is the waiting reason Kubernetes would show."""
+
+    def __init__(self, reason: str, message: str):
+        super().__init__(message)
+        self.reason = reason
+        self.message = message
+
+
+class Runtime(Protocol):
+    name: str
+    version: str
+    probes_run: bool  # False: containers have nothing to probe and pass their probes
+
+    def start(self, pod: dict, container: dict, instance: int, env: dict[str, str]) -> str:
+        """Start a container instance; returns its id. Raises StartError."""
+
+    def poll(self, container_id: str) -> Exited | None:
+        """None while it runs."""
+
+    def stop(self, container_id: str, signal_name: str) -> None:
+        """Send TERM or KILL to the container."""
+
+    def adopt(self, pod_uid: str) -> dict[str, str]:
+        """After a restart: container name -> id of instances still running for this pod."""
+
+    def forget(self, pod_uid: str) -> None:
+        """Remove what is left of a pod (logs stay until the pod is gone)."""
+
+    def known_pods(self) -> list[str]:
+        """Pod uids the runtime has state for."""
+
+    def log_path(self, pod_uid: str, container: str, instance: int) -> str | None: ...
+
+    def workdir(self, pod_uid: str, container: dict) -> str | None: ...
+
+    def starting(self, container_id: str) -> bool:
+        """Still in its startup delay (simulated) rather than running."""

@@ -1,0 +1,127 @@
+"""The `process` runtime: each container is a host process under a shim, in its own process group,
+its output in a log file per instance; state on disk so a restarted kubelet can adopt it."""
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from actors.kubelet.runtimes.base import Exited, StartError
+
+KILLED_CODE = 137
+
+
+def _start_ticks(pid: int) -> str | None:
+    """The process's start time in clock ticks: tells a live process from a reused pid."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat.rsplit(")", 1)[1].split()
+    return None if fields[0] == "Z" else fields[19]
+
+
+class ProcessRuntime:
+    name = "process"
+    version = "process://kubus"
+    probes_run = True
+
+    def __init__(self, root: Path):
+        self.root = root.resolve()  # containers run elsewhere: their shim needs absolute paths
+        self.root.mkdir(parents=True, exist_ok=True)
+        self._children: dict[str, subprocess.Popen] = {}
+
+    def _dir(self, pod_uid: str) -> Path:
+        return self.root / pod_uid
+
+    def _files(self, container_id: str) -> tuple[Path, Path, Path]:
+        uid, instance = container_id.split("/", 1)  # instance: "<container>.<n>"
+        folder = self._dir(uid)
+        return folder / f"{instance}.pid", folder / f"{instance}.exit", folder / f"{instance}.log"
+
+    def start(self, pod: dict, container: dict, instance: int, env: dict[str, str]) -> str:
+        command = list(container.get("command") or []) + list(container.get("args") or [])
+        if not container.get("command"):
+            raise StartError("RunContainerError", f"the process runtime runs a container's command, and container "
+                                                  f"{container['name']!r} has none (the image "
+                                                  f"{container.get('image')!r} is not pulled here): set `command`")
+        self._dir(pod["metadata"]["uid"]).mkdir(parents=True, exist_ok=True)
+        workdir = self.workdir(pod["metadata"]["uid"], container)
+        if not Path(workdir).is_dir():
+            raise StartError("RunContainerError", f"workingDir {workdir!r} does not exist on the node")
+        cid = f"{pod['metadata']['uid']}/{container['name']}.{instance}"
+        pid_file, exit_file, log_file = self._files(cid)
+        with open(log_file, "ab") as log:
+            proc = subprocess.Popen([sys.executable, "-m", "actors.kubelet.shim", str(exit_file), "--", *command],
+                                    cwd=workdir, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                    stdin=subprocess.DEVNULL, start_new_session=True)
+        pid_file.write_text(f"{proc.pid} {_start_ticks(proc.pid) or ''}")
+        self._children[cid] = proc
+        return cid
+
+    def workdir(self, pod_uid: str, container: dict) -> str:
+        return container.get("workingDir") or str(self._dir(pod_uid))
+
+    def _pid(self, container_id: str) -> tuple[int, str] | None:
+        pid_file = self._files(container_id)[0]
+        try:
+            pid, ticks = pid_file.read_text().split(" ", 1)
+            return int(pid), ticks
+        except (OSError, ValueError):
+            return None
+
+    def _alive(self, container_id: str) -> bool:
+        child = self._children.get(container_id)
+        if child is not None:
+            return child.poll() is None
+        known = self._pid(container_id)
+        return known is not None and _start_ticks(known[0]) == known[1]
+
+    def poll(self, container_id: str) -> Exited | None:
+        if self._alive(container_id):
+            return None
+        self._children.pop(container_id, None)
+        try:
+            code, _, message = self._files(container_id)[1].read_text().partition("\n")
+            return Exited(int(code), message)
+        except (OSError, ValueError):
+            return Exited(KILLED_CODE, "the container's shim was killed")
+
+    def starting(self, container_id: str) -> bool:
+        return False
+
+    def stop(self, container_id: str, signal_name: str) -> None:
+        known = self._pid(container_id)
+        if known is None or not self._alive(container_id):
+            return
+        try:
+            if signal_name == "KILL":
+                os.killpg(known[0], signal.SIGKILL)
+            else:
+                os.kill(known[0], signal.SIGTERM)  # the shim forwards it to the container
+        except ProcessLookupError:
+            pass
+
+    def adopt(self, pod_uid: str) -> dict[str, str]:
+        found: dict[str, tuple[int, str]] = {}
+        for pid_file in self._dir(pod_uid).glob("*.pid"):
+            name, _, instance = pid_file.stem.rpartition(".")
+            cid = f"{pod_uid}/{pid_file.stem}"
+            if self._alive(cid) and int(instance) >= found.get(name, (-1, ""))[0]:
+                found[name] = (int(instance), cid)
+        return {name: cid for name, (_i, cid) in found.items()}
+
+    def forget(self, pod_uid: str) -> None:
+        for pid_file in self._dir(pod_uid).glob("*.pid"):
+            self.stop(f"{pod_uid}/{pid_file.stem}", "KILL")
+        shutil.rmtree(self._dir(pod_uid), ignore_errors=True)
+
+    def known_pods(self) -> list[str]:
+        return [p.name for p in self.root.iterdir() if p.is_dir()]
+
+    def log_path(self, pod_uid: str, container: str, instance: int) -> str | None:
+        path = self._dir(pod_uid) / f"{container}.{instance}.log"
+        return str(path) if path.exists() else None

@@ -1,0 +1,110 @@
+"""A pod's status as the kubelet reports it: phase, conditions, container statuses, QoS."""
+from __future__ import annotations
+
+from actors.kubelet.containers import Container, rfc3339
+from actors.kubelet.worker import PodWorker
+from api.quantity import parse_quantity
+
+
+def qos_class(spec: dict) -> str:
+    containers = list(spec.get("containers") or []) + list(spec.get("initContainers") or [])
+    requests: dict[str, object] = {}
+    limits: dict[str, object] = {}
+    guaranteed = True
+    for c in containers:
+        res = c.get("resources") or {}
+        req = {k: parse_quantity(v) for k, v in (res.get("requests") or {}).items() if k in ("cpu", "memory")}
+        lim = {k: parse_quantity(v) for k, v in (res.get("limits") or {}).items() if k in ("cpu", "memory")}
+        for k, v in req.items():
+            if v > 0:
+                requests[k] = requests.get(k, 0) + v
+        for k, v in lim.items():
+            if v > 0:
+                limits[k] = limits.get(k, 0) + v
+        if set(k for k, v in lim.items() if v > 0) != {"cpu", "memory"}:
+            guaranteed = False
+    if not requests and not limits:
+        return "BestEffort"
+    return "Guaranteed" if guaranteed and requests == limits else "Burstable"
+
+
+def _waiting(c: Container) -> dict:
+    reason, message = c.waiting
+    return {"waiting": {"reason": reason, **({"message": message} if message else {})}}
+
+
+def container_status(worker: PodWorker, c: Container) -> dict:
+    """running / terminated / waiting (ContainerCreating, CrashLoopBackOff, a start error)."""
+    last = c.last_state
+    if c.running:
+        starting = worker.runtime.starting(c.cid)
+        state = {"waiting": {"reason": "ContainerCreating"}} if starting else \
+            {"running": {"startedAt": rfc3339(c.started_at)}}
+    elif c.terminated is not None and not _restarting(worker, c):
+        state = {"terminated": c.terminated}
+    else:
+        state = _waiting(c)
+        last = {"terminated": c.terminated} if c.terminated else last
+    running = "running" in state
+    status = {"name": c.name, "image": c.spec.get("image", ""), "imageID": "", "ready": running and c.ready,
+              "started": running and c.started_ok, "restartCount": c.restarts, "state": state, "lastState": last}
+    if c.cid:
+        status["containerID"] = f"{worker.runtime.name}://{c.cid}"
+    return status
+
+
+def _restarting(worker: PodWorker, c: Container) -> bool:
+    if worker.terminating:
+        return False
+    return c.should_restart(worker.policy if not c.init else worker._init_policy())
+
+
+def phase(worker: PodWorker) -> str:
+    if worker.failed_init:
+        return "Failed"
+    if worker.terminating and worker.stopped():
+        return "Succeeded" if all(c.succeeded() for c in worker.apps if c.instances) else "Failed"
+    apps = worker.apps
+    if all(c.instances for c in apps) and not any(c.running for c in apps) and \
+            not any(_restarting(worker, c) for c in apps):
+        return "Succeeded" if all(c.succeeded() for c in apps) else "Failed"
+    if all(c.instances for c in apps) and any(c.running or _restarting(worker, c) for c in apps):
+        return "Running"
+    return "Pending"
+
+
+def _condition(type_: str, ok: bool, previous: dict[str, dict], now: str, reason: str = "") -> dict:
+    status = "True" if ok else "False"
+    before = previous.get(type_)
+    since = before["lastTransitionTime"] if before and before.get("status") == status else now
+    cond = {"type": type_, "status": status, "lastProbeTime": None, "lastTransitionTime": since}
+    if not ok and reason:
+        cond["reason"] = reason
+    return cond
+
+
+def pod_status(worker: PodWorker, current: dict | None) -> dict:
+    """The status to write, keeping transition times of conditions that did not change."""
+    current = current or {}
+    previous = {c.get("type"): c for c in current.get("conditions") or []}
+    now = rfc3339(worker.clock())
+    apps = [container_status(worker, c) for c in worker.apps]
+    inits = [container_status(worker, c) for c in worker.inits]
+    initialized = all(c.succeeded() for c in worker.inits)
+    ready = all(s["ready"] for s in apps)
+    pod_phase = phase(worker)
+    conditions = [
+        _condition("PodReadyToStartContainers", True, previous, now),
+        _condition("Initialized", initialized, previous, now, "ContainersNotInitialized"),
+        _condition("Ready", ready and pod_phase == "Running", previous, now, "ContainersNotReady"),
+        _condition("ContainersReady", ready and pod_phase == "Running", previous, now, "ContainersNotReady"),
+        previous.get("PodScheduled") or _condition("PodScheduled", True, previous, now),
+    ]
+    conditions += [c for t, c in previous.items() if t not in {x["type"] for x in conditions}]
+    status = {**current, "phase": pod_phase, "conditions": conditions, "hostIP": worker.node_ip,
+              "hostIPs": [{"ip": worker.node_ip}], "podIP": worker.node_ip, "podIPs": [{"ip": worker.node_ip}],
+              "startTime": current.get("startTime") or rfc3339(worker.admitted_at),
+              "qosClass": qos_class(worker.pod["spec"]), "containerStatuses": apps}
+    if inits:
+        status["initContainerStatuses"] = inits
+    return status

@@ -1,0 +1,182 @@
+"""A pod on this node: init containers in order, then the app containers; restarts by the pod's
+restartPolicy; graceful termination (TERM, then KILL after the grace period)."""
+from __future__ import annotations
+
+import os
+from typing import Callable
+
+import structlog
+
+from actors.kubelet import probes
+from actors.kubelet.containers import Container
+from actors.kubelet.probes import Offload, ProbeState
+from actors.kubelet.runtimes.base import Runtime, StartError
+
+log = structlog.get_logger("kubelet")
+
+
+class PodWorker:
+    def __init__(self, pod: dict, runtime: Runtime, clock: Callable[[], float], node_ip: str,
+                 offload: Offload | None = None):
+        self.pod = pod
+        self.offload = offload
+        self.runtime = runtime
+        self.clock = clock
+        self.node_ip = node_ip
+        self.inits = [Container(c, init=True) for c in pod["spec"].get("initContainers") or []]
+        self.apps = [Container(c) for c in pod["spec"]["containers"]]
+        self.admitted_at = clock()
+        self.kill_at: float | None = None
+        self.failed_init = False
+
+    @property
+    def uid(self) -> str:
+        return self.pod["metadata"]["uid"]
+
+    @property
+    def key(self) -> str:
+        return f"{self.pod['metadata'].get('namespace')}/{self.pod['metadata']['name']}"
+
+    @property
+    def policy(self) -> str:
+        return self.pod["spec"].get("restartPolicy", "Always")
+
+    @property
+    def terminating(self) -> bool:
+        return bool(self.pod["metadata"].get("deletionTimestamp"))
+
+    def adopt(self, running: dict[str, str]) -> None:
+        """After a kubelet restart: instances still running are taken over, not started again."""
+        now = self.clock()
+        inits_done = bool(running)
+        for c in self.apps + self.inits:
+            if c.name in running:
+                c.started(running[c.name], now)
+        if inits_done:
+            for c in self.inits:
+                if not c.running:
+                    c.terminated = {"exitCode": 0, "reason": "Completed"}
+
+    # ---- driving ---------------------------------------------------------------------------------
+    def sync(self) -> None:
+        now = self.clock()
+        for c in self.inits + self.apps:
+            if c.running:
+                self._poll(c, now)
+            if c.running and not self.terminating:
+                self._probe(c, now)
+            if c.running and c.killed_by and now >= c.kill_at and c.signaled != "KILL":
+                self.runtime.stop(c.cid, "KILL")
+                c.signaled = "KILL"
+        if self.terminating:
+            self._stop_all(now)
+        elif not self._inits_done(now):
+            return
+        else:
+            for c in self.apps:
+                if not c.running and self._wants_run(c) and now >= c.next_start:
+                    self._start(c, now)
+
+    def _poll(self, c: Container, now: float) -> None:
+        result = self.runtime.poll(c.cid)
+        if result is None:
+            return
+        c.exited(result, now)
+        log.info("kubelet.container_exited", pod=self.key, container=c.name, code=result.code, rev=self._rev())
+        if not self.terminating and c.should_restart(self.policy if not c.init else self._init_policy()):
+            delay = c.schedule_restart(now)
+            c.waiting = ("CrashLoopBackOff", f"back-off {delay:g}s restarting failed container={c.name} "
+                                             f"pod={self.pod['metadata']['name']}_{self.pod['metadata'].get('namespace')}"
+                                             f"({self.uid})") if delay else ("ContainerCreating", "")
+
+    def _probe(self, c: Container, now: float) -> None:
+        """Start the probes that are due; their answers come back on the loop. A runtime without
+        processes has nothing to probe: its containers pass."""
+        if self.offload is None or not self.runtime.probes_run:
+            for state in c.probes.values():
+                state.result = True
+            return
+        for kind in c.active_probes():
+            state = c.probes[kind]
+            if not state.due(now):
+                continue
+            state.in_flight = True
+            cid, env, workdir = c.cid, self.env(c.spec), self.runtime.workdir(self.uid, c.spec)
+            self.offload(lambda s=state: probes.check(s.probe, c.spec, env, self.node_ip, workdir),
+                         lambda ok, k=kind, s=state: self._probed(c, cid, k, s, ok))
+
+    def _probed(self, c: Container, cid: str, kind: str, state: ProbeState, ok: bool) -> None:
+        if c.cid != cid:
+            return  # an answer for an instance that is gone
+        state.record(ok, self.clock())
+        if state.result is False and kind in ("livenessProbe", "startupProbe") and not c.killed_by:
+            c.killed_by = "liveness" if kind == "livenessProbe" else "startup"
+            log.info("kubelet.probe_failed", pod=self.key, container=c.name, probe=kind, rev=self._rev())
+            self.runtime.stop(c.cid, "TERM")
+            c.signaled = "TERM"
+            c.kill_at = self.clock() + self._grace(state.probe)  # KILL then, if it is still there
+
+    def _grace(self, probe: dict) -> float:
+        grace = probe.get("terminationGracePeriodSeconds")
+        return grace if grace is not None else self.pod["spec"].get("terminationGracePeriodSeconds", 30)
+
+    def _init_policy(self) -> str:
+        return "Never" if self.policy == "Never" else "OnFailure"
+
+    def _inits_done(self, now: float) -> bool:
+        for c in self.inits:
+            if c.succeeded():
+                continue
+            if c.running:
+                return False
+            if c.terminated is not None and not c.should_restart(self._init_policy()):
+                self.failed_init = True
+                return False
+            if now >= c.next_start:
+                self._start(c, now)
+            return False
+        return True
+
+    def _wants_run(self, c: Container) -> bool:
+        return c.instances == 0 or c.should_restart(self.policy)
+
+    def _start(self, c: Container, now: float) -> None:
+        try:
+            cid = self.runtime.start(self.pod, c.spec, c.instances, self.env(c.spec))
+        except StartError as exc:
+            c.waiting = (exc.reason, exc.message)
+            c.schedule_restart(now)
+            log.info("kubelet.start_failed", pod=self.key, container=c.name, reason=exc.reason)
+            return
+        c.started(cid, now)
+        log.info("kubelet.container_started", pod=self.key, container=c.name, instance=c.instances, rev=self._rev())
+
+    def _stop_all(self, now: float) -> None:
+        if self.kill_at is None:
+            grace = self.pod["metadata"].get("deletionGracePeriodSeconds")
+            self.kill_at = now + (30 if grace is None else grace)
+        signal_name = "KILL" if now >= self.kill_at else "TERM"
+        for c in self.inits + self.apps:
+            if c.running and c.signaled != signal_name:
+                self.runtime.stop(c.cid, signal_name)
+                c.signaled = signal_name
+
+    def stopped(self) -> bool:
+        return not any(c.running for c in self.inits + self.apps)
+
+    def env(self, container: dict) -> dict[str, str]:
+        """The host's PATH, what Kubernetes sets, then the container's env (fieldRef resolved)."""
+        meta, spec = self.pod["metadata"], self.pod["spec"]
+        fields = {"metadata.name": meta["name"], "metadata.namespace": meta.get("namespace", ""),
+                  "metadata.uid": self.uid, "spec.nodeName": spec.get("nodeName", ""),
+                  "spec.serviceAccountName": spec.get("serviceAccountName", "default"),
+                  "status.podIP": self.node_ip, "status.hostIP": self.node_ip}
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOSTNAME": meta["name"],
+               "KUBERNETES_SERVICE_HOST": "127.0.0.1", "KUBERNETES_SERVICE_PORT": "443"}
+        for var in container.get("env") or []:
+            ref = ((var.get("valueFrom") or {}).get("fieldRef") or {}).get("fieldPath")
+            env[var["name"]] = fields.get(ref, "") if ref else var.get("value", "")
+        return env
+
+    def _rev(self) -> str:
+        return self.pod["metadata"].get("resourceVersion", "")

@@ -1,0 +1,146 @@
+"""The kubelet with real processes: runs pods, restarts them with back-off, kills them on delete,
+survives its own kill -9 without duplicating or orphaning a container, serves logs."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import uuid
+
+import pytest
+
+from api.status import StatusError
+from runtime.client import Client
+from tests.conftest import control_plane
+from tests.helpers import ROOT, wait_until
+
+
+def shell_pod(name: str, script: str, policy: str = "Always", grace: int | None = None) -> dict:
+    spec = {"restartPolicy": policy, "containers": [{"name": "main", "image": "busybox",
+                                                     "command": ["sh", "-c", script]}]}
+    if grace is not None:
+        spec["terminationGracePeriodSeconds"] = grace
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": spec}
+
+
+@pytest.fixture
+def node_cluster(procs, settings):
+    client = control_plane(procs, settings)
+    procs.start("actors.scheduler")
+    procs.kubelet = procs.start("actors.kubelet", "--node", "node-1", label="kubelet")
+    wait_until(lambda: client.get("Node", "node-1"), 30, what="the node to register")
+    yield client
+    client.close()
+
+
+def phase(client: Client, name: str) -> str:
+    return (client.get("Pod", name).get("status") or {}).get("phase", "")
+
+
+def status_of(client: Client, name: str) -> dict:
+    return (client.get("Pod", name).get("status") or {}).get("containerStatuses", [{}])[0]
+
+
+def sleeper() -> str:
+    """A `sleep` duration no other process has: it names the container's process."""
+    return f"1000.{uuid.uuid4().int % 10**9:09d}"
+
+
+def processes(marker: str) -> list[int]:
+    """Pids of the container processes running `sleep MARKER`."""
+    out = subprocess.run(["pgrep", "-fx", f"sleep {marker}"], capture_output=True, text=True).stdout
+    return [int(p) for p in out.split() if int(p) != os.getpid()]
+
+
+def test_node_registers_with_a_lease(node_cluster):
+    node = node_cluster.get("Node", "node-1")
+    assert {c["type"]: c["status"] for c in node["status"]["conditions"]}["Ready"] == "True"
+    assert node["status"]["nodeInfo"]["containerRuntimeVersion"] == "process://kubus"
+    lease = wait_until(lambda: node_cluster.get("Lease", "node-1", "kube-node-lease"), what="the lease")
+    assert lease["spec"]["holderIdentity"] == "node-1"
+
+
+def test_pod_that_exits_zero_succeeds_and_its_logs_read_back(node_cluster, procs):
+    node_cluster.create(shell_pod("hello", "echo hello from $HOSTNAME; echo second line", policy="Never"))
+    wait_until(lambda: phase(node_cluster, "hello") == "Succeeded", 30, what="Succeeded")
+    state = status_of(node_cluster, "hello")["state"]["terminated"]
+    assert (state["exitCode"], state["reason"]) == (0, "Completed")
+    pod = node_cluster.get("Pod", "hello")
+    assert pod["status"]["hostIP"] == "127.0.0.1" and pod["status"]["startTime"]
+    assert node_cluster.logs("hello")["text"] == "hello from hello\nsecond line\n"
+    out = subprocess.run([sys.executable, "-m", "cli.main", "logs", "hello", "--tail", "1"], cwd=ROOT,
+                         env=procs.env, capture_output=True, text=True, timeout=60)
+    assert out.stdout == "second line\n", out.stderr
+
+
+def test_failing_container_restarts_with_growing_back_off(node_cluster):
+    node_cluster.create(shell_pod("crash", "echo crashing; exit 1"))
+    waiting = wait_until(lambda: (status_of(node_cluster, "crash").get("state") or {}).get("waiting", {})
+                         .get("reason") == "CrashLoopBackOff" and status_of(node_cluster, "crash"), 30,
+                         what="CrashLoopBackOff")
+    assert waiting["restartCount"] >= 1
+    assert waiting["lastState"]["terminated"]["exitCode"] == 1
+    assert "back-off 10s restarting failed container=main" in waiting["state"]["waiting"]["message"]
+    later = wait_until(lambda: "back-off 20s" in str(status_of(node_cluster, "crash")["state"]) and
+                       status_of(node_cluster, "crash"), 40, what="the second back-off")
+    assert later["restartCount"] >= 2
+    assert phase(node_cluster, "crash") == "Running"  # restarting counts as running
+    assert node_cluster.logs("crash", previous=True)["text"] == "crashing\n"
+
+
+def test_delete_kills_the_process_within_the_grace_period(node_cluster):
+    marker = sleeper()
+    node_cluster.create(shell_pod("sleeper", f"exec sleep {marker}", grace=3))
+    wait_until(lambda: processes(marker), 30, what="the container process")
+    node_cluster.delete("Pod", "sleeper")
+    wait_until(lambda: not processes(marker), 10, what="the process to be killed")
+
+    def gone() -> bool:
+        try:
+            node_cluster.get("Pod", "sleeper")
+            return False
+        except StatusError as exc:
+            return exc.reason == "NotFound"
+
+    wait_until(gone, 15, what="the pod to disappear")
+
+
+def test_kubelet_kill_9_neither_duplicates_nor_orphans(node_cluster, procs):
+    keep, lose = sleeper(), sleeper()
+    node_cluster.create(shell_pod("kept", f"exec sleep {keep}"))
+    node_cluster.create(shell_pod("lost", f"exec sleep {lose}"))
+    wait_until(lambda: processes(keep) and processes(lose), 30, what="both containers")
+    before = processes(keep)
+    procs.kill9(procs.kubelet)
+    node_cluster.delete("Pod", "lost", grace_period=0)  # force-deleted while its kubelet is down
+    procs.start("actors.kubelet", "--node", "node-1", label="kubelet-again")
+    wait_until(lambda: not processes(lose), 30, what="the orphan to be cleaned up")
+    assert processes(keep) == before  # adopted, not started again
+    wait_until(lambda: status_of(node_cluster, "kept").get("state", {}).get("running"), 30, what="still running")
+    assert status_of(node_cluster, "kept")["restartCount"] == 0
+
+
+def test_liveness_failure_restarts_and_readiness_flips_ready(node_cluster, settings):
+    pod = shell_pod("probed", "touch healthy ready; sleep 1000")
+    container = pod["spec"]["containers"][0]
+    container["livenessProbe"] = {"exec": {"command": ["test", "-f", "healthy"]}, "periodSeconds": 1,
+                                  "failureThreshold": 2}
+    container["readinessProbe"] = {"exec": {"command": ["test", "-f", "ready"]}, "periodSeconds": 1,
+                                   "failureThreshold": 1}
+    created = node_cluster.create(pod)
+    workdir = settings.data_dir / "kubelet" / "node-1" / created["metadata"]["uid"]  # the process runtime's
+
+    def ready() -> bool:
+        return status_of(node_cluster, "probed").get("ready") is True
+
+    wait_until(ready, 30, what="ready")
+    conditions = {c["type"]: c["status"] for c in node_cluster.get("Pod", "probed")["status"]["conditions"]}
+    assert conditions["Ready"] == "True"
+    (workdir / "ready").unlink()
+    wait_until(lambda: not ready(), 15, what="not ready")
+    assert status_of(node_cluster, "probed")["state"].get("running")  # readiness does not restart
+    (workdir / "healthy").unlink()
+    restarted = wait_until(lambda: status_of(node_cluster, "probed").get("restartCount", 0) >= 1 and
+                           status_of(node_cluster, "probed"), 30, what="the liveness restart")
+    assert "failed liveness probe" in restarted["lastState"]["terminated"]["message"]
+
