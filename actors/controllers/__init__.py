@@ -1,0 +1,1 @@
+"""Controllers: each its own actor, reconciling by key from its local cache."""

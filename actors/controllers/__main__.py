@@ -1,0 +1,35 @@
+"""`python -m actors.controllers NAME [flags]`: run one controller (active, or a hot standby)."""
+import argparse
+
+from actors.controllers.deployment import DeploymentController
+from actors.controllers.gc import GarbageCollector
+from actors.controllers.nodehealth import Rates
+from actors.controllers.nodelifecycle import NodeLifecycleController
+from actors.controllers.replicaset import ReplicaSetController
+from config.settings import load_settings
+
+CONTROLLERS = {"replicaset": ReplicaSetController, "deployment": DeploymentController, "gc": GarbageCollector,
+               "nodelifecycle": NodeLifecycleController}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("controller", choices=sorted(CONTROLLERS))
+    parser.add_argument("--node-monitor-grace-period", type=float, default=50.0, help="seconds (nodelifecycle)")
+    parser.add_argument("--node-monitor-period", type=float, default=5.0, help="seconds (nodelifecycle)")
+    parser.add_argument("--node-startup-grace-period", type=float, default=60.0, help="seconds (nodelifecycle)")
+    parser.add_argument("--node-eviction-rate", type=float, default=0.1, help="nodes per second (nodelifecycle)")
+    args = parser.parse_args()
+    settings = load_settings()
+    if args.controller == "nodelifecycle":
+        controller = NodeLifecycleController(settings, grace=args.node_monitor_grace_period,
+                                             startup_grace=args.node_startup_grace_period,
+                                             period=args.node_monitor_period,
+                                             rates=Rates(healthy=args.node_eviction_rate))
+    else:
+        controller = CONTROLLERS[args.controller](settings)
+    controller.run()
+
+
+if __name__ == "__main__":
+    main()

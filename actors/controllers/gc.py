@@ -1,0 +1,125 @@
+"""The garbage collector: dependents whose owners are all gone are deleted (background);
+`foregroundDeletion` owners wait for their blocking dependents; `orphan` owners let them go."""
+from __future__ import annotations
+
+from typing import Any
+
+from actors.controllers.base import Controller
+from api.registry import KINDS
+from api.status import StatusError
+from runtime.cache import Delta
+
+FOREGROUND, ORPHAN = "foregroundDeletion", "orphan"
+Ident = tuple[str, str, str]  # kind, namespace, name
+
+
+def _key(ident: Ident) -> str:
+    return "/".join(ident)
+
+
+def _ident(obj: dict, kind: str) -> Ident:
+    return kind, obj["metadata"].get("namespace") or "", obj["metadata"]["name"]
+
+
+class GarbageCollector(Controller):
+    name = "controller.gc"
+    kinds = ("pod", "replicaset", "deployment")
+
+    def __init__(self, settings, **kw: Any):
+        super().__init__(settings, **kw)
+        self.by_uid: dict[str, Ident] = {}
+        self.dependents: dict[str, set[Ident]] = {}  # owner uid -> dependents
+
+    def on_active(self) -> None:
+        super().on_active()
+        self.by_uid, self.dependents = {}, {}
+
+    # ---- the graph -----------------------------------------------------------------------------
+    def keys_for(self, delta: Delta, old: dict | None) -> list[str]:
+        ident = _ident(delta.object, delta.kind)
+        uid = delta.object["metadata"]["uid"]
+        for ref in (old or {}).get("metadata", {}).get("ownerReferences") or []:
+            self.dependents.get(ref["uid"], set()).discard(ident)
+        keys = [_key(ident)]
+        if delta.type == "DELETED":
+            self.by_uid.pop(uid, None)
+            keys += [_key(d) for d in self.dependents.get(uid, ())]  # orphaned now
+        else:
+            self.by_uid[uid] = ident
+            for ref in delta.object["metadata"].get("ownerReferences") or []:
+                self.dependents.setdefault(ref["uid"], set()).add(ident)
+        refs = (delta.object["metadata"].get("ownerReferences") or []) + \
+            ((old or {}).get("metadata", {}).get("ownerReferences") or [])
+        owners = {self.by_uid.get(r["uid"]) for r in refs}
+        return keys + [_key(o) for o in owners if o]  # an owner may be waiting for this one to go
+
+    def _object(self, ident: Ident) -> dict | None:
+        return self.get(*ident)
+
+    def _owner_present(self, ref: dict, namespace: str) -> bool:
+        """Owners of kinds this collector does not watch count as present (it cannot tell)."""
+        if ref.get("kind") not in {KINDS[k].kind for k in KINDS if k.lower() in self.kinds}:
+            return True
+        ident = self.by_uid.get(ref["uid"])
+        return ident is not None and ident[2] == ref["name"] and ident[1] in (namespace, "")
+
+    # ---- reconcile -----------------------------------------------------------------------------
+    def reconcile(self, key: str) -> None:
+        kind, ns, name = key.split("/", 2)
+        obj = self.get(kind, ns, name)
+        if obj is None:
+            return
+        meta = obj["metadata"]
+        finalizers = meta.get("finalizers") or []
+        if meta.get("deletionTimestamp") and ORPHAN in finalizers:
+            self._orphan(obj, kind)
+        elif meta.get("deletionTimestamp") and FOREGROUND in finalizers:
+            self._foreground(obj, kind)
+        refs = meta.get("ownerReferences") or []
+        if refs and not meta.get("deletionTimestamp") and not any(self._owner_present(r, ns) for r in refs):
+            owner = self.by_uid.get(refs[0]["uid"])
+            policy = "Foreground" if owner and FOREGROUND in (self.get(*owner) or {}).get("metadata", {}).get(
+                "finalizers", []) else "Background"
+            self._delete(kind, obj, policy)
+
+    def _orphan(self, owner: dict, kind: str) -> None:
+        uid = owner["metadata"]["uid"]
+        left = [d for d in self.dependents.get(uid, ()) if self._object(d)]
+        for ident in left:
+            dep = self._object(ident)
+            refs = [r for r in dep["metadata"].get("ownerReferences") or [] if r["uid"] != uid]
+            self.write({"verb": "patch", "kind": ident[0], "namespace": ident[1] or None, "name": ident[2],
+                        "object": {"metadata": {"ownerReferences": refs or None}}})
+        if not left:
+            self._drop_finalizer(owner, kind, ORPHAN)
+
+    def _foreground(self, owner: dict, kind: str) -> None:
+        uid = owner["metadata"]["uid"]
+        blocking = []
+        for ident in list(self.dependents.get(uid, ())):
+            dep = self._object(ident)
+            if dep is None:
+                continue
+            if not dep["metadata"].get("deletionTimestamp"):
+                self._delete(ident[0], dep, "Foreground")
+            ref = next((r for r in dep["metadata"].get("ownerReferences") or [] if r["uid"] == uid), {})
+            if ref.get("blockOwnerDeletion"):
+                blocking.append(ident)
+        if not blocking:
+            self._drop_finalizer(owner, kind, FOREGROUND)
+
+    def _delete(self, kind: str, obj: dict, policy: str) -> None:
+        meta = obj["metadata"]
+        self.log.info("gc.deleting", kind=kind, object=f"{meta.get('namespace')}/{meta['name']}", policy=policy,
+                      rev=meta.get("resourceVersion"))
+        self.write({"verb": "delete", "kind": kind, "namespace": meta.get("namespace"), "name": meta["name"],
+                    "options": {"propagationPolicy": policy, "preconditions": {"uid": meta["uid"]}}})
+
+    def _drop_finalizer(self, obj: dict, kind: str, finalizer: str) -> None:
+        meta = obj["metadata"]
+        rest = [f for f in meta.get("finalizers") or [] if f != finalizer]
+        key = _key(_ident(obj, kind))
+        self.write({"verb": "update", "kind": kind, "namespace": meta.get("namespace"), "name": meta["name"],
+                    "resourceVersion": meta["resourceVersion"],
+                    "object": {**obj, "metadata": {**meta, "finalizers": rest}}},
+                   lambda r: self.retry(key) if isinstance(r, StatusError) and r.reason != "NotFound" else None)

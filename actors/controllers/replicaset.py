@@ -1,0 +1,193 @@
+"""The ReplicaSet controller: keeps `replicas` pods that match the selector, adopting orphans and
+releasing pods that stop matching; creates in slow-start batches (1, 2, 4, ...) under expectations;
+deletes surplus in Kubernetes' order; reports status."""
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from actors.controllers.base import Controller
+from actors.controllers.expectations import Expectations
+from actors.controllers.ranking import is_ready, pods_to_delete
+from api.selectors import from_label_selector
+from api.status import StatusError
+from api.times import seconds
+from runtime.cache import Delta
+
+BURST = 500
+
+
+def controller_of(obj: dict) -> dict | None:
+    return next((r for r in obj["metadata"].get("ownerReferences") or [] if r.get("controller")), None)
+
+
+def is_active(pod: dict) -> bool:
+    return not pod["metadata"].get("deletionTimestamp") and \
+        (pod.get("status") or {}).get("phase") not in ("Succeeded", "Failed")
+
+
+def ready_for(pod: dict) -> float:
+    """Seconds the pod has been Ready."""
+    since = next((c.get("lastTransitionTime") for c in (pod.get("status") or {}).get("conditions") or []
+                  if c.get("type") == "Ready" and c.get("status") == "True"), None)
+    return time.time() - seconds(since) if since else 0.0
+
+
+class ReplicaSetController(Controller):
+    name = "controller.replicaset"
+    kinds = ("replicaset", "pod")
+
+    def __init__(self, settings, **kw: Any):
+        super().__init__(settings, **kw)
+        self.expectations = Expectations(time.monotonic)
+
+    def on_active(self) -> None:
+        super().on_active()
+        self.expectations = Expectations(time.monotonic)
+
+    # ---- which keys a change concerns --------------------------------------------------------
+    def keys_for(self, delta: Delta, old: dict | None) -> list[str]:
+        meta = delta.object["metadata"]
+        ns = meta.get("namespace", "")
+        if delta.kind == "ReplicaSet":
+            if delta.type == "DELETED":
+                self.expectations.forget(f"{ns}/{meta['name']}")
+            return [f"{ns}/{meta['name']}"]
+        owner = controller_of(delta.object)
+        if owner is not None and owner.get("kind") == "ReplicaSet":
+            key = f"{ns}/{owner['name']}"
+            if delta.type == "ADDED" and not delta.synthetic:
+                self.expectations.created(key)
+            if delta.type == "DELETED" or meta.get("deletionTimestamp"):
+                self.expectations.deleted(key, meta["uid"])
+            return [key]
+        labels = meta.get("labels") or {}
+        return [f"{ns}/{rs['metadata']['name']}" for rs in self.in_namespace("ReplicaSet", ns)
+                if from_label_selector(rs["spec"].get("selector")).matches(labels)]
+
+    # ---- reconcile -----------------------------------------------------------------------------
+    def reconcile(self, key: str) -> None:
+        ns, name = key.split("/", 1)
+        rs = self.get("ReplicaSet", ns, name)
+        if rs is None:
+            return
+        pods = self._claim(rs)
+        active = [p for p in pods if is_active(p)]
+        if self.expectations.satisfied(key) and not rs["metadata"].get("deletionTimestamp"):
+            going = {p["metadata"]["uid"] for p in self._manage(rs, key, active)}
+            active = [p for p in active if p["metadata"]["uid"] not in going]  # status counts them gone
+        self._report(rs, active)
+
+    def _claim(self, rs: dict) -> list[dict]:
+        """Owned pods that match; adopt matching orphans; release owned pods that stop matching."""
+        selector = from_label_selector(rs["spec"].get("selector"))
+        uid, ns = rs["metadata"]["uid"], rs["metadata"]["namespace"]
+        claimed = []
+        for pod in self.in_namespace("Pod", ns):
+            owner = controller_of(pod)
+            matches = selector.matches(pod["metadata"].get("labels"))
+            if owner is not None and owner.get("uid") == uid:
+                if matches:
+                    claimed.append(pod)
+                else:
+                    self._set_owner(pod, [r for r in pod["metadata"]["ownerReferences"] if r.get("uid") != uid])
+            elif owner is None and matches and is_active(pod) and not rs["metadata"].get("deletionTimestamp"):
+                self._set_owner(pod, list(pod["metadata"].get("ownerReferences") or []) + [self._ref(rs)])
+                claimed.append(pod)
+        return claimed
+
+    @staticmethod
+    def _ref(rs: dict) -> dict:
+        return {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": rs["metadata"]["name"],
+                "uid": rs["metadata"]["uid"], "controller": True, "blockOwnerDeletion": True}
+
+    def _set_owner(self, pod: dict, refs: list[dict]) -> None:
+        meta = pod["metadata"]
+        self.write({"verb": "patch", "kind": "Pod", "namespace": meta["namespace"], "name": meta["name"],
+                    "object": {"metadata": {"ownerReferences": refs}}})
+
+    def _manage(self, rs: dict, key: str, active: list[dict]) -> list[dict]:
+        """Create or delete toward spec.replicas; returns the pods it deletes."""
+        diff = len(active) - rs["spec"].get("replicas", 1)
+        if diff < 0:
+            count = min(-diff, BURST)
+            self.expectations.expect(key, adds=count)
+            self._create_batch(rs, key, count, 1)
+        elif diff > 0:
+            related = [p for p in self.in_namespace("Pod", rs["metadata"]["namespace"]) if is_active(p)]
+            victims = pods_to_delete(active, related, min(diff, BURST))
+            self.expectations.expect(key, deletes={p["metadata"]["uid"] for p in victims})
+            for pod in victims:
+                self._delete(rs, key, pod)
+            return victims
+        return []
+
+    def _create_batch(self, rs: dict, key: str, remaining: int, size: int) -> None:
+        """Slow start: a batch of 1, then 2, 4, ...; a failure skips the batches left."""
+        batch = min(size, remaining)
+        outcome = {"left": batch, "failed": False}
+
+        def created(result) -> None:
+            outcome["left"] -= 1
+            if isinstance(result, StatusError):
+                outcome["failed"] = True
+                self.expectations.created(key)
+                self.event(rs, "FailedCreate", f"Error creating: {result.message}", "Warning")
+            else:
+                self.event(rs, "SuccessfulCreate", f"Created pod: {result['metadata']['name']}")
+            if outcome["left"] == 0:
+                after = remaining - batch
+                if outcome["failed"] or after == 0:
+                    for _ in range(after):  # never attempted: observed now, so the next sync retries
+                        self.expectations.created(key)
+                    if outcome["failed"]:
+                        self.retry(key)
+                else:
+                    self._create_batch(rs, key, after, size * 2)
+
+        for _ in range(batch):
+            self.write({"verb": "create", "kind": "Pod", "namespace": rs["metadata"]["namespace"],
+                        "object": self._pod_from_template(rs)}, created)
+
+    def _pod_from_template(self, rs: dict) -> dict:
+        template = rs["spec"].get("template") or {}
+        meta = template.get("metadata") or {}
+        return {"apiVersion": "v1", "kind": "Pod",
+                "metadata": {"generateName": f"{rs['metadata']['name']}-", "namespace": rs["metadata"]["namespace"],
+                             "labels": dict(meta.get("labels") or {}), "annotations": dict(meta.get("annotations") or {}),
+                             "ownerReferences": [self._ref(rs)]},
+                "spec": template.get("spec") or {}}
+
+    def _delete(self, rs: dict, key: str, pod: dict) -> None:
+        meta = pod["metadata"]
+
+        def deleted(result) -> None:
+            if isinstance(result, StatusError):
+                self.expectations.deleted(key, meta["uid"])
+                if result.reason != "NotFound":
+                    self.event(rs, "FailedDelete", f"Error deleting: {result.message}", "Warning")
+                    self.retry(key)
+            else:
+                self.event(rs, "SuccessfulDelete", f"Deleted pod: {meta['name']}")
+
+        self.write({"verb": "delete", "kind": "Pod", "namespace": meta["namespace"], "name": meta["name"],
+                    "options": {"preconditions": {"uid": meta["uid"]}}}, deleted)
+
+    def _report(self, rs: dict, active: list[dict]) -> None:
+        template_labels = ((rs["spec"].get("template") or {}).get("metadata") or {}).get("labels") or {}
+        ready = [p for p in active if is_ready(p)]
+        min_ready = rs["spec"].get("minReadySeconds", 0)
+        available = [p for p in ready if ready_for(p) >= min_ready]
+        if len(available) < len(ready):  # look again once they have been ready long enough
+            self.queue.add_after(f"{rs['metadata']['namespace']}/{rs['metadata']['name']}", min_ready + 1)
+        status = {**(rs.get("status") or {}), "replicas": len(active),
+                  "fullyLabeledReplicas": sum(1 for p in active
+                                              if template_labels.items() <= (p["metadata"].get("labels") or {}).items()),
+                  "readyReplicas": len(ready), "availableReplicas": len(available),
+                  "observedGeneration": rs["metadata"].get("generation", 1)}
+        if status != rs.get("status"):
+            self.write({"verb": "updateStatus", "kind": "ReplicaSet", "namespace": rs["metadata"]["namespace"],
+                        "name": rs["metadata"]["name"], "resourceVersion": rs["metadata"]["resourceVersion"],
+                        "object": {**rs, "status": status}},
+                       lambda r: self.retry(f"{rs['metadata']['namespace']}/{rs['metadata']['name']}")
+                       if isinstance(r, StatusError) else None)

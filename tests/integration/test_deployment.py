@@ -1,0 +1,123 @@
+"""The Deployment controller with ReplicaSet controller, scheduler and hollow kubelets."""
+from __future__ import annotations
+
+import queue
+import subprocess
+import sys
+
+from runtime.client import Client
+from tests.helpers import ROOT, wait_until
+
+LABELS = {"app": "web"}
+
+
+def deployment(name: str, replicas: int, image: str = "nginx:1.25", strategy: dict | None = None) -> dict:
+    spec = {"replicas": replicas, "selector": {"matchLabels": LABELS},
+            "template": {"metadata": {"labels": LABELS}, "spec": {"containers": [{"name": "web", "image": image}]}}}
+    if strategy:
+        spec["strategy"] = strategy
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name}, "spec": spec}
+
+
+def status(client: Client, name: str) -> dict:
+    return client.get("Deployment", name).get("status") or {}
+
+
+def kubus(procs, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "cli.main", *args], cwd=ROOT, env=procs.env, capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_twenty_replicas_become_available_and_scale(apps, procs):
+    apps.create(deployment("web", 20))
+    done = kubus(procs, "rollout", "status", "deployment/web")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == 'deployment "web" successfully rolled out'
+    assert status(apps, "web")["availableReplicas"] == 20
+    conditions = {c["type"]: c["reason"] for c in status(apps, "web")["conditions"]}
+    assert conditions == {"Available": "MinimumReplicasAvailable", "Progressing": "NewReplicaSetAvailable"}
+    rs = [r for r in apps.list("ReplicaSet", "default").items]
+    assert len(rs) == 1 and rs[0]["metadata"]["name"].startswith("web-")
+    assert rs[0]["spec"]["selector"]["matchLabels"]["pod-template-hash"] == rs[0]["metadata"]["name"][4:]
+    assert kubus(procs, "scale", "deployment/web", "--replicas", "25").stdout.strip() == "deployments.apps/web scaled"
+    wait_until(lambda: status(apps, "web").get("availableReplicas") == 25, 60, what="25 available")
+    apps.patch("Deployment", "web", {"spec": {"replicas": 5}})
+    wait_until(lambda: status(apps, "web").get("replicas") == 5, 60, what="5 replicas")
+
+
+def _all_deltas(watch) -> list:
+    """Everything the watch has delivered (the snapshot's ADDED first)."""
+    out = []
+    try:
+        while True:
+            out.append(watch.next(timeout=1))
+    except queue.Empty:
+        return out
+
+
+def _is_ready(pod: dict) -> bool:
+    return any(c["type"] == "Ready" and c["status"] == "True" for c in (pod.get("status") or {}).get("conditions") or [])
+
+
+def test_rolling_update_stays_within_surge_and_unavailability(apps, procs):
+    apps.create(deployment("web", 8))
+    wait_until(lambda: status(apps, "web").get("availableReplicas") == 8, 60, what="8 available")
+    watch = apps.watch("Pod", "default").wait_synced()
+    apps.patch("Deployment", "web", {"spec": {"template": {"spec": {"containers": [
+        {"name": "web", "image": "nginx:1.26"}]}}}})
+    done = kubus(procs, "rollout", "status", "deployment/web")
+    assert done.returncode == 0, done.stderr
+    surge, unavailable = 2, 2  # 25% of 8: rounded up for surge, down for unavailability
+    current: dict[str, dict] = {}
+    totals, readies = [], []
+    for delta in _all_deltas(watch):
+        name = delta.object["metadata"]["name"]
+        if delta.type == "DELETED":
+            current.pop(name, None)
+        else:
+            current[name] = delta.object
+        if delta.synthetic:
+            continue  # still loading the starting state
+        live = [p for p in current.values() if not p["metadata"].get("deletionTimestamp")]
+        totals.append(len(live))
+        readies.append(sum(1 for p in live if _is_ready(p)))
+    assert totals and max(totals) <= 8 + surge, totals
+    assert min(readies) >= 8 - unavailable, readies
+    images = {p["spec"]["containers"][0]["image"] for p in apps.list("Pod", "default").items
+              if not p["metadata"].get("deletionTimestamp")}
+    assert images == {"nginx:1.26"}
+
+
+def test_undo_recreate_and_controller_kill_9(apps, procs):
+    apps.create(deployment("web", 6, strategy={"type": "Recreate"}))
+    wait_until(lambda: status(apps, "web").get("availableReplicas") == 6, 60, what="6 available")
+    apps.patch("Deployment", "web", {"spec": {"template": {"spec": {"containers": [
+        {"name": "web", "image": "nginx:1.26"}]}}}})
+    wait_until(lambda: status(apps, "web").get("updatedReplicas", 0) >= 1, 60, what="the rollout under way")
+    procs.kill9(procs.deployments)
+    procs.start("actors.controllers", "deployment", label="deploy-controller-again")
+    assert kubus(procs, "rollout", "status", "deployment/web").returncode == 0
+    live = [p for p in apps.list("Pod", "default").items if not p["metadata"].get("deletionTimestamp")]
+    assert len(live) == 6
+    undo = kubus(procs, "rollout", "undo", "deployment/web")
+    assert undo.stdout.strip() == "deployment.apps/web rolled back", undo.stderr
+    wait_until(lambda: {p["spec"]["containers"][0]["image"] for p in apps.list("Pod", "default").items
+                        if not p["metadata"].get("deletionTimestamp")} == {"nginx:1.25"}
+               and status(apps, "web").get("availableReplicas") == 6, 90, what="back on nginx:1.25")
+    revisions = sorted(int(r["metadata"]["annotations"]["deployment.kubernetes.io/revision"])
+                       for r in apps.list("ReplicaSet", "default").items)
+    assert revisions == [2, 3]  # the rolled-back set takes the next revision
+
+
+def test_scaling_mid_rollout_converges(apps, procs):
+    apps.create(deployment("web", 10, strategy={"type": "RollingUpdate", "rollingUpdate": {
+        "maxSurge": 3, "maxUnavailable": 0}}))
+    wait_until(lambda: status(apps, "web").get("availableReplicas") == 10, 60, what="10 available")
+    apps.patch("Deployment", "web", {"spec": {"template": {"spec": {"containers": [
+        {"name": "web", "image": "nginx:1.26"}]}}}})
+    wait_until(lambda: len([r for r in apps.list("ReplicaSet", "default").items if r["spec"]["replicas"]]) == 2, 60,
+               what="two active sets")
+    apps.patch("Deployment", "web", {"spec": {"replicas": 16}})
+    assert kubus(procs, "rollout", "status", "deployment/web").returncode == 0
+    live = [p for p in apps.list("Pod", "default").items if not p["metadata"].get("deletionTimestamp")]
+    assert len(live) == 16 and {p["spec"]["containers"][0]["image"] for p in live} == {"nginx:1.26"}

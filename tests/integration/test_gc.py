@@ -1,0 +1,58 @@
+"""Deleting a Deployment: background removes its ReplicaSets and pods, orphan keeps them,
+foreground holds the Deployment until they are gone."""
+from __future__ import annotations
+
+import pytest
+
+from api.status import StatusError
+from runtime.client import Watch
+from tests.helpers import wait_until
+from tests.integration.test_deployment import deployment, kubus, status
+from tests.integration.test_watch import drain
+
+
+@pytest.fixture
+def collected(apps, procs):
+    procs.start("actors.controllers", "gc", label="gc")
+    apps.create(deployment("web", 3))
+    wait_until(lambda: status(apps, "web").get("availableReplicas") == 3, 60, what="3 available")
+    return apps
+
+
+def _live(client, kind: str) -> list[dict]:
+    return client.list(kind, "default").items
+
+
+def _gone(client, kind: str, name: str) -> bool:
+    try:
+        client.get(kind, name)
+        return False
+    except StatusError as exc:
+        return exc.reason == "NotFound"
+
+
+def test_background_deletes_replicasets_and_pods(collected, procs):
+    assert kubus(procs, "delete", "deployment", "web").returncode == 0
+    wait_until(lambda: not _live(collected, "ReplicaSet"), 60, what="the ReplicaSet collected")
+    wait_until(lambda: not _live(collected, "Pod"), 60, what="the pods collected")
+
+
+def test_orphan_keeps_replicasets_and_pods(collected, procs):
+    assert kubus(procs, "delete", "deployment", "web", "--cascade=orphan").returncode == 0
+    wait_until(lambda: _gone(collected, "Deployment", "web"), 60, what="the Deployment gone")
+    rs = _live(collected, "ReplicaSet")
+    assert len(rs) == 1 and not rs[0]["metadata"].get("ownerReferences")
+    assert len([p for p in _live(collected, "Pod") if not p["metadata"].get("deletionTimestamp")]) == 3
+
+
+def test_foreground_holds_the_owner_until_dependents_are_gone(collected, procs):
+    keys = ["deployment.default.*", "replicaset.default.*", "pod.default.#"]
+    watch = Watch(collected, collected.watch_queue(keys)).wait_synced()
+    assert kubus(procs, "delete", "deployment", "web", "--cascade=foreground").returncode == 0
+    wait_until(lambda: _gone(collected, "Deployment", "web"), 60, what="the Deployment gone")
+    seen = drain(watch, lambda s: any(d.kind == "Deployment" and d.type == "DELETED" for d in s))
+    held = [d for d in seen if d.kind == "Deployment" and d.type == "MODIFIED"]
+    assert "foregroundDeletion" in held[0].object["metadata"]["finalizers"]
+    gone = {d.kind: d.rev for d in seen if d.type == "DELETED"}  # the last deletion of each kind
+    assert gone["Pod"] < gone["ReplicaSet"] < gone["Deployment"]
+    assert not _live(collected, "ReplicaSet") and not _live(collected, "Pod")

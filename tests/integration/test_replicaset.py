@@ -1,0 +1,76 @@
+"""The ReplicaSet controller with the scheduler and hollow kubelets: replicas kept, scaled,
+orphans adopted, non-matching pods released, no extra pods across a controller kill -9."""
+from __future__ import annotations
+
+import pytest
+
+from runtime.client import Client
+from tests.conftest import control_plane
+from tests.helpers import wait_until
+
+SELECTOR = {"app": "web"}
+
+
+def replicaset(name: str, replicas: int) -> dict:
+    return {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": name},
+            "spec": {"replicas": replicas, "selector": {"matchLabels": SELECTOR},
+                     "template": {"metadata": {"labels": SELECTOR},
+                                  "spec": {"containers": [{"name": "c", "image": "nginx:1.25"}]}}}}
+
+
+@pytest.fixture
+def workload(procs, settings):
+    client = control_plane(procs, settings)
+    procs.start("actors.scheduler")
+    procs.start("actors.kubelet", "--hollow", "3", "--capacity", "cpu=8,memory=16Gi,pods=110")
+    procs.controller = procs.start("actors.controllers", "replicaset", label="rs-controller")
+    wait_until(lambda: len(client.list("Node").items) == 3, 30, what="three nodes")
+    yield client
+    client.close()
+
+
+def owned_pods(client: Client, rs: str) -> list[dict]:
+    return [p for p in client.list("Pod", "default").items if not p["metadata"].get("deletionTimestamp")
+            and any(r["name"] == rs and r.get("controller") for r in p["metadata"].get("ownerReferences") or [])]
+
+
+def status(client: Client, rs: str) -> dict:
+    return client.get("ReplicaSet", rs).get("status") or {}
+
+
+def test_keeps_scales_and_reports(workload):
+    workload.create(replicaset("web", 5))
+    wait_until(lambda: status(workload, "web").get("readyReplicas") == 5, 60, what="5 ready replicas")
+    pods = owned_pods(workload, "web")
+    assert len(pods) == 5 and all(p["metadata"]["name"].startswith("web-") for p in pods)
+    assert status(workload, "web")["observedGeneration"] == 1
+    created = [e for e in workload.list("Event", "default").items if e["reason"] == "SuccessfulCreate"]
+    assert len(created) == 5
+    workload.patch("ReplicaSet", "web", {"spec": {"replicas": 2}})
+    wait_until(lambda: len(owned_pods(workload, "web")) == 2 and status(workload, "web").get("replicas") == 2, 60,
+               what="scaled down to 2")
+    workload.patch("ReplicaSet", "web", {"spec": {"replicas": 4}})
+    wait_until(lambda: status(workload, "web").get("readyReplicas") == 4, 60, what="scaled up to 4")
+    assert status(workload, "web")["observedGeneration"] == 3
+
+
+def test_adopts_orphans_and_releases_pods_that_stop_matching(workload):
+    orphan = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "orphan", "labels": SELECTOR},
+              "spec": {"containers": [{"name": "c", "image": "nginx:1.25"}]}}
+    workload.create(orphan)
+    workload.create(replicaset("web", 3))
+    wait_until(lambda: len(owned_pods(workload, "web")) == 3, 60, what="3 owned pods")
+    assert "orphan" in {p["metadata"]["name"] for p in owned_pods(workload, "web")}
+    workload.patch("Pod", "orphan", {"metadata": {"labels": {"app": "other"}}})
+    wait_until(lambda: not workload.get("Pod", "orphan")["metadata"].get("ownerReferences") and
+               len(owned_pods(workload, "web")) == 3, 60, what="released and replaced")
+
+
+def test_controller_kill_9_mid_creation_makes_no_extra_pods(workload, procs):
+    workload.create(replicaset("big", 40))
+    wait_until(lambda: len(owned_pods(workload, "big")) >= 5, 60, what="creation under way")
+    procs.kill9(procs.controller)
+    procs.start("actors.controllers", "replicaset", label="rs-controller-again")
+    wait_until(lambda: status(workload, "big").get("replicas") == 40, 120, what="40 replicas")
+    assert len(owned_pods(workload, "big")) == 40
+    assert len([p for p in workload.list("Pod", "default").items if p["metadata"]["name"].startswith("big-")]) == 40

@@ -1,0 +1,75 @@
+"""ReplicaSet deletion order and expectations, on plain objects."""
+from actors.controllers.expectations import Expectations
+from actors.controllers.ranking import pods_to_delete
+
+
+def pod(name, node="", phase="Running", ready=True, created="2026-01-01T00:00:00Z", restarts=0, cost=None):
+    conditions = [{"type": "Ready", "status": "True" if ready else "False",
+                   "lastTransitionTime": "2026-01-01T00:00:00Z"}]
+    notes = {"controller.kubernetes.io/pod-deletion-cost": str(cost)} if cost is not None else {}
+    return {"metadata": {"name": name, "creationTimestamp": created, "annotations": notes},
+            "spec": {"nodeName": node},
+            "status": {"phase": phase, "conditions": conditions, "containerStatuses": [{"restartCount": restarts}]}}
+
+
+def test_deletion_order_follows_kubernetes():
+    pods = [pod("running", "n1"), pod("unassigned", ""), pod("pending", "n1", phase="Pending"),
+            pod("not-ready", "n1", ready=False), pod("cheap", "n1", cost=-5),
+            pod("newer", "n1", created="2026-06-01T00:00:00Z"), pod("crashy", "n1", restarts=4)]
+    order = [p["metadata"]["name"] for p in pods_to_delete(pods, pods, len(pods))]
+    assert order[:4] == ["unassigned", "pending", "not-ready", "cheap"]
+    assert order.index("crashy") < order.index("running") and order.index("newer") < order.index("running")
+
+
+def test_crowded_nodes_lose_pods_first():
+    pods = [pod("alone", "n1"), pod("crowd-a", "n2"), pod("crowd-b", "n2")]
+    assert pods_to_delete(pods, pods, 1)[0]["metadata"]["name"].startswith("crowd")
+
+
+def test_expectations():
+    now = [0.0]
+    e = Expectations(lambda: now[0])
+    e.expect("ns/rs", adds=2, deletes={"u1"})
+    assert not e.satisfied("ns/rs")
+    e.created("ns/rs"), e.created("ns/rs"), e.deleted("ns/rs", "u1")
+    assert e.satisfied("ns/rs")
+    e.expect("ns/rs", adds=1)
+    now[0] = 301
+    assert e.satisfied("ns/rs")  # records expire after five minutes
+
+
+def _rs(name, replicas, created, max_replicas=13):
+    return {"metadata": {"name": name, "creationTimestamp": created,
+                         "annotations": {"deployment.kubernetes.io/max-replicas": str(max_replicas),
+                                         "deployment.kubernetes.io/desired-replicas": "10"}},
+            "spec": {"replicas": replicas}}
+
+
+def test_proportional_scaling_spreads_the_change_by_share():
+    from actors.controllers.rollout import is_scaling_event, proportional_sizes
+
+    d = {"spec": {"replicas": 20, "strategy": {"type": "RollingUpdate"}}}
+    active = [_rs("old", 6, "2026-01-01T00:00:00Z"), _rs("new", 5, "2026-01-02T00:00:00Z")]
+    assert is_scaling_event(d, active)
+    # 20 + 5 surge allowed, 11 now: old 6*25/13 -> 12 (+6), new 5*25/13 -> 10 (+5), 3 left to the largest
+    assert proportional_sizes(d, active) == {"old": 15, "new": 10}
+    d["spec"]["replicas"] = 4  # down: 4 + 1 surge allowed
+    sizes = proportional_sizes(d, active)
+    assert sum(sizes.values()) == 5 and all(v >= 0 for v in sizes.values())
+
+
+def test_deployment_conditions():
+    from actors.controllers.conditions import deployment_conditions
+
+    d = {"metadata": {"generation": 2}, "spec": {"replicas": 4, "progressDeadlineSeconds": 60}, "status": {}}
+    rs = {"metadata": {"name": "web-abc"}}
+    status = {"replicas": 4, "updatedReplicas": 1, "availableReplicas": 3, "readyReplicas": 3, "observedGeneration": 2}
+    first = {c["type"]: c for c in deployment_conditions(d, status, rs, 1000.0)}
+    assert (first["Available"]["status"], first["Available"]["reason"]) == ("True", "MinimumReplicasAvailable")
+    assert first["Progressing"]["reason"] == "NewReplicaSetCreated"
+    d["status"] = {**status, "conditions": list(first.values())}
+    stuck = {c["type"]: c for c in deployment_conditions(d, status, rs, 1000.0 + 61)}
+    assert (stuck["Progressing"]["status"], stuck["Progressing"]["reason"]) == ("False", "ProgressDeadlineExceeded")
+    done = {**status, "updatedReplicas": 4, "availableReplicas": 4}
+    final = {c["type"]: c for c in deployment_conditions(d, done, rs, 1100.0)}
+    assert final["Progressing"]["reason"] == "NewReplicaSetAvailable"
