@@ -1,0 +1,125 @@
+"""The same CAS workload against a local etcd (Debian's etcd-server), over its v3 JSON gateway."""
+from __future__ import annotations
+
+import base64
+import http.client
+import json
+import shutil
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+
+from bench.harness import progress, wait_for
+
+
+def _b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Etcd:
+    def __init__(self):
+        binary = shutil.which("etcd")
+        if binary is None:
+            raise SystemExit("etcd is not installed: apt-get install etcd-server (needed for --vs-etcd)")
+        self.dir = tempfile.TemporaryDirectory(prefix="kubus-etcd-")
+        self.port, peer = _free_port(), _free_port()
+        url, peer_url = f"http://127.0.0.1:{self.port}", f"http://127.0.0.1:{peer}"
+        self.proc = subprocess.Popen(
+            [binary, "--data-dir", self.dir.name, "--listen-client-urls", url, "--advertise-client-urls", url,
+             "--listen-peer-urls", peer_url, "--initial-advertise-peer-urls", peer_url,
+             "--initial-cluster", f"default={peer_url}", "--log-level", "error"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_for(self._healthy, 30, "etcd to start")
+
+    def _healthy(self) -> bool:
+        try:
+            self.call(http.client.HTTPConnection("127.0.0.1", self.port, timeout=2), "/v3/kv/range",
+                      {"key": _b64("health")})
+            return True
+        except OSError:
+            return False
+
+    @staticmethod
+    def call(conn: http.client.HTTPConnection, path: str, body: dict) -> dict:
+        conn.request("POST", path, json.dumps(body), {"Content-Type": "application/json"})
+        return json.loads(conn.getresponse().read())
+
+    def connection(self) -> http.client.HTTPConnection:
+        return http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+
+    def close(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(10)
+        self.dir.cleanup()
+
+
+class _Watcher(threading.Thread):
+    """Counts PUT events under the prefix from one streaming /v3/watch."""
+
+    def __init__(self, etcd: Etcd, prefix: str, start_revision: int):
+        super().__init__(daemon=True)
+        self.etcd, self.prefix, self.start_revision = etcd, prefix, start_revision
+        self.count = 0
+        self.last_at = 0.0
+        self.ready = threading.Event()
+
+    def run(self) -> None:
+        conn = self.etcd.connection()
+        body = {"create_request": {"key": _b64(self.prefix), "range_end": _b64(self.prefix[:-1] + chr(ord(self.prefix[-1]) + 1)),
+                                   "start_revision": self.start_revision}}
+        conn.request("POST", "/v3/watch", json.dumps(body))
+        resp = conn.getresponse()
+        for line in resp:
+            msg = json.loads(line).get("result", {})
+            if msg.get("created"):
+                self.ready.set()
+            events = msg.get("events") or []
+            if events:
+                self.count += len(events)
+                self.last_at = time.monotonic()
+
+
+def run_etcd(clients: int, writes: int, payload: dict) -> float:
+    """CAS writes per second, each write's event seen by a watcher."""
+    etcd = Etcd()
+    try:
+        conn = etcd.connection()
+        revs = {}
+        for i in range(clients):
+            reply = etcd.call(conn, "/v3/kv/put", {"key": _b64(f"bench/{i}"), "value": _b64(json.dumps(payload))})
+            revs[i] = int(reply["header"]["revision"])
+        watcher = _Watcher(etcd, "bench/", max(revs.values()) + 1)
+        watcher.start()
+        watcher.ready.wait(10)
+        per = writes // clients
+        started = time.monotonic()
+        threads = [threading.Thread(target=_cas_loop, args=(etcd, i, revs[i], per, payload), daemon=True)
+                   for i in range(clients)]
+        for t in threads:
+            t.start()
+        total = per * clients
+        wait_for(lambda: progress("etcd", watcher.count, total, started) or watcher.count >= total, 600,
+                 "etcd's watcher")
+        return total / (watcher.last_at - started)
+    finally:
+        etcd.close()
+
+
+def _cas_loop(etcd: Etcd, i: int, rev: int, count: int, payload: dict) -> None:
+    conn, key = etcd.connection(), _b64(f"bench/{i}")
+    for n in range(count):
+        value = _b64(json.dumps({**payload, "n": n}))
+        reply = etcd.call(conn, "/v3/kv/txn", {
+            "compare": [{"key": key, "result": "EQUAL", "target": "MOD", "mod_revision": str(rev)}],
+            "success": [{"request_put": {"key": key, "value": value}}]})
+        if not reply.get("succeeded"):
+            raise SystemExit(f"etcd CAS failed for key {i}: {reply}")
+        rev = int(reply["header"]["revision"])

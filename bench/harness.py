@@ -1,0 +1,87 @@
+"""What every benchmark needs: a fresh cluster name, actor processes, progress, and the result line."""
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Callable
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from config.settings import Settings  # noqa: E402
+from tests.helpers import delete_topology  # noqa: E402  (also removes the run's actor queues)
+
+
+class Cluster:
+    """Actor processes under a fresh cluster name and data directory; stopped and removed on exit."""
+
+    def __init__(self, prefix: str, **settings):
+        self.dir = tempfile.TemporaryDirectory(prefix=f"kubus-{prefix}-")
+        self.settings = Settings(cluster=f"{prefix}{uuid.uuid4().hex[:8]}", data_dir=Path(self.dir.name) / "data",
+                                 **settings)
+        self.env = {**os.environ, "KUBUS_CLUSTER": self.settings.cluster, "KUBUS_AMQP_URL": self.settings.amqp_url,
+                    "KUBUS_DATA_DIR": str(self.settings.data_dir), "KUBUS_LOG_LEVEL": "warning",
+                    "PYTHONUNBUFFERED": "1"}
+        self.procs: list[subprocess.Popen] = []
+
+    def start(self, module: str, *args: str) -> subprocess.Popen:
+        log = open(Path(self.dir.name) / f"{module}.{len(self.procs)}.log", "w")
+        proc = subprocess.Popen([sys.executable, "-m", module, *args], cwd=ROOT, env=self.env, stdout=log,
+                                stderr=subprocess.STDOUT)
+        self.procs.append(proc)
+        return proc
+
+    def __enter__(self) -> "Cluster":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for proc in self.procs:
+            proc.terminate()
+        for proc in self.procs:
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        delete_topology(self.settings.amqp_url, self.settings.cluster)
+        self.dir.cleanup()
+
+
+def progress(label: str, done: int, total: int, started: float) -> None:
+    """One status line, rewritten in place on a terminal, at most every 10% otherwise."""
+    rate = done / max(time.monotonic() - started, 1e-9)
+    line = f"{label}: {done}/{total} ({rate:,.0f}/s)"
+    if sys.stderr.isatty():
+        sys.stderr.write("\r" + line + ("\n" if done >= total else ""))
+    elif done and total and (done * 10 // total) != ((done - 1) * 10 // total):
+        sys.stderr.write(line + "\n")
+    sys.stderr.flush()
+
+
+def wait_for(condition: Callable[[], bool], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise SystemExit(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values) if values else 0.0
+
+
+def result_line(**pairs) -> str:
+    return " ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in pairs.items())
+
+
+def serving(client) -> bool:
+    """True once a read goes through apiserver and store."""
+    try:
+        return bool(client.list("Namespace").items)
+    except Exception:
+        return False

@@ -1,0 +1,83 @@
+"""Pod startup latency: creation until a watcher sees the pod Running, over hollow nodes.
+
+    python -m bench.startup --nodes 1000 --rate 100 --pods 1000
+
+Starts store, apiserver, scheduler and one kubelet process with N hollow (simulated) nodes,
+creates M pods at R per second, and reports p50/p90/p99 of creation → Running.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import time
+
+from bench.harness import Cluster, progress, result_line, wait_for
+from runtime import logs
+from runtime.client import Client
+
+
+def pod(i: int) -> dict:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"start-{i}", "namespace": "default"},
+            "spec": {"containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10",
+                                     "resources": {"requests": {"cpu": "10m", "memory": "10Mi"}}}]}}
+
+
+class Running:
+    """The watcher's handler: when each pod was first seen Running."""
+
+    def __init__(self):
+        self.at: dict[str, float] = {}
+
+    def __call__(self, delta) -> None:
+        name = delta.object["metadata"]["name"]
+        if name not in self.at and (delta.object.get("status") or {}).get("phase") == "Running":
+            self.at[name] = time.monotonic()
+
+
+def pct(values: list[float], p: int) -> float:
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(len(ordered) * p / 100) - 1)]
+
+
+def run(nodes: int, rate: float, pods: int) -> dict:
+    with Cluster("start") as cluster:
+        for module in ("store", "actors.apiserver", "actors.scheduler"):
+            cluster.start(module)
+        client = Client(cluster.settings, name="bench")
+        cluster.start("actors.kubelet", "--hollow", str(nodes), "--capacity", "cpu=32,memory=128Gi,pods=110")
+        wait_for(lambda: _ready_nodes(client) >= nodes, 300, f"{nodes} nodes Ready")
+        running = Running()
+        client.watch("Pod", "default", handler=running).wait_synced()
+        created: dict[str, float] = {}
+        started = time.monotonic()
+        for i in range(pods):
+            wait_for(lambda: time.monotonic() >= started + i / rate, 10, "the pace")
+            created[f"start-{i}"] = time.monotonic()
+            client.request_async("create", "Pod", namespace="default", obj=pod(i), timeout=120)
+        wait_for(lambda: progress("running", len(running.at), pods, started) or len(running.at) >= pods, 600,
+                 "every pod Running")
+        latencies = [running.at[n] - t for n, t in created.items()]
+        return {"startup_p50_s": pct(latencies, 50), "startup_p90_s": pct(latencies, 90),
+                "startup_p99_s": pct(latencies, 99), "nodes": nodes, "rate": rate, "pods": pods}
+
+
+def _ready_nodes(client: Client) -> int:
+    try:
+        return sum(1 for n in client.list("Node").items
+                   if any(c["type"] == "Ready" and c["status"] == "True" for c in n["status"].get("conditions") or []))
+    except Exception:
+        return 0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--nodes", type=int, default=1000)
+    parser.add_argument("--rate", type=float, default=100)
+    parser.add_argument("--pods", type=int, default=1000)
+    args = parser.parse_args()
+    logs.configure("warning")
+    print(result_line(**run(args.nodes, args.rate, args.pods)))
+
+
+if __name__ == "__main__":
+    main()
