@@ -14,11 +14,12 @@ import structlog
 from pika.adapters.select_connection import IOLoop
 from tenacity.wait import wait_exponential_jitter
 
-from bus import codec
+from bus import codec, transport
 from bus.message import Message, make_message
 from bus.topology import SCHEMA_HEADER, SCHEMA_VERSION
 
 log = structlog.get_logger("bus")
+transport.install()
 
 Confirm = Callable[[bool], None]
 Ready = Callable[["Bus"], None]

@@ -1,0 +1,27 @@
+"""One socket write per ioloop turn instead of one per AMQP frame.
+
+pika queues every frame it marshals (a publish is three: method, header, body; an ack is one) as
+its own buffer and `_produce` sends them one `send()` each. A store flush that replies, acks and
+publishes a few hundred messages then costs a thousand syscalls here and as many TCP segments for
+the broker to read. Joining what is queued before sending keeps the bytes and their order and
+changes only how many writes carry them.
+"""
+from __future__ import annotations
+
+from pika.adapters.utils.io_services_utils import _AsyncTransportBase
+
+_produce = _AsyncTransportBase._produce
+
+
+def _coalescing_produce(self) -> None:
+    buffers = self._tx_buffers
+    if len(buffers) > 1:
+        joined = b"".join(buffers)
+        buffers.clear()
+        buffers.append(joined)
+    _produce(self)
+
+
+def install() -> None:
+    """Idempotent: patch pika's base transport (plain and TLS transports inherit `_produce`)."""
+    _AsyncTransportBase._produce = _coalescing_produce
