@@ -71,6 +71,33 @@ def wait_for(condition: Callable[[], bool], timeout: float, what: str) -> None:
         time.sleep(0.05)
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time a process has used so far."""
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def broker_pid() -> int | None:
+    """The local RabbitMQ's Erlang VM, when it runs on this machine (its CPU counts as the broker's)."""
+    found = subprocess.run(["pgrep", "-o", "beam.smp"], capture_output=True, text=True).stdout.split()
+    return int(found[0]) if found else None
+
+
+class CpuMeter:
+    """CPU milliseconds each named process spends between start() and the per-unit reading."""
+
+    def __init__(self, pids: dict[str, int | None]):
+        self.pids = {name: pid for name, pid in pids.items() if pid}
+        self.start()
+
+    def start(self) -> None:
+        self.base = {name: cpu_seconds(pid) for name, pid in self.pids.items()}
+
+    def per(self, units: int, suffix: str) -> dict[str, float]:
+        return {f"{name}_cpu_ms_per_{suffix}": (cpu_seconds(pid) - self.base[name]) * 1000 / units
+                for name, pid in self.pids.items()}
+
+
 def median(values: list[float]) -> float:
     return statistics.median(values) if values else 0.0
 

@@ -14,7 +14,7 @@ import os
 import time
 from collections import Counter
 
-from bench.harness import Cluster, serving, median, progress, result_line, wait_for
+from bench.harness import Cluster, CpuMeter, broker_pid, median, progress, result_line, serving, wait_for
 from runtime import logs
 from runtime.client import Client
 
@@ -79,11 +79,6 @@ def percentile(ascending: list[float], pct: int) -> float:
     return ascending[max(0, math.ceil(len(ascending) * pct / 100) - 1)] if ascending else 0.0
 
 
-def cpu_seconds(pid: int) -> float:
-    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def peak_rss_mib(pid: int) -> float:
     with open(f"/proc/{pid}/status") as f:
         for line in f:
@@ -102,15 +97,16 @@ def run(nodes: int, pods: int) -> dict:
         scheduler = cluster.start("actors.scheduler")
         seen = Bindings()
         client.watch("Pod", "default", handler=seen).wait_synced()
+        cpu = CpuMeter({"broker": broker_pid(), "bench": os.getpid(),
+                        **{name: proc.pid for name, proc in zip(("store", "apiserver", "scheduler"), cluster.procs)}})
         started = time.monotonic()
         create_all(client, [pod(i) for i in range(pods)], "pods")
         wait_for(lambda: progress("bound", seen.count, pods, started) or seen.count >= pods, 900,
                  "every pod to be bound")
         samples = sorted(n for _second, n in sorted(seen.buckets.items())[1:-1]) or sorted(seen.buckets.values())
-        cpu = {name: cpu_seconds(proc.pid) for name, proc in zip(("store", "apiserver", "scheduler"), cluster.procs)}
         return {"scheduled_pods_per_s": pods / (seen.last - started),
                 "p50_pods_per_s": median(samples), "p99_pods_per_s": percentile(samples, 99),
-                **{f"{k}_cpu_ms_per_pod": v * 1000 / pods for k, v in cpu.items()},
+                **cpu.per(pods, "pod"),
                 "scheduler_peak_rss_mib": peak_rss_mib(scheduler.pid), "nodes": nodes, "pods": pods}
 
 

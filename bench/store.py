@@ -8,10 +8,11 @@ write in flight per client. The clock stops when a watcher has seen every write'
 from __future__ import annotations
 
 import argparse
+import os
 import threading
 import time
 
-from bench.harness import Cluster, serving, progress, result_line, wait_for
+from bench.harness import Cluster, CpuMeter, broker_pid, progress, result_line, serving, wait_for
 from runtime import logs
 from runtime.client import Client
 
@@ -67,7 +68,8 @@ class Seen:
             self.last_at = time.monotonic()
 
 
-def run_kubus(clients: int, writes: int) -> float:
+def run_kubus(clients: int, writes: int) -> tuple[float, dict[str, float]]:
+    """Writes per second, and each process's CPU milliseconds per write."""
     with Cluster("bench") as cluster:
         cluster.start("store")
         cluster.start("actors.apiserver")
@@ -79,6 +81,8 @@ def run_kubus(clients: int, writes: int) -> float:
         watcher.watch("Pod", "default", handler=seen).wait_synced()
         per = writes // clients
         chains = Chains(writer, objects, per)
+        store, apiserver = (proc.pid for proc in cluster.procs)
+        cpu = CpuMeter({"broker": broker_pid(), "store": store, "apiserver": apiserver, "bench": os.getpid()})
         started = time.monotonic()
         chains.start()
         total = per * clients
@@ -89,7 +93,7 @@ def run_kubus(clients: int, writes: int) -> float:
         rate = total / (seen.last_at - started)
         writer.close()
         watcher.close()
-        return rate
+        return rate, cpu.per(total, "write")
 
 
 
@@ -103,8 +107,9 @@ def main() -> None:
     pairs = {}
     for clients in args.clients:
         writes = max(args.writes, clients)
-        rate = run_kubus(clients, writes)
-        print(f"kubus  clients={clients:<3} cas_writes_per_s={rate:,.0f}", flush=True)
+        rate, cpu = run_kubus(clients, writes)
+        print(f"kubus  clients={clients:<3} cas_writes_per_s={rate:,.0f} "
+              + " ".join(f"{k}={v:.3f}" for k, v in cpu.items()), flush=True)
         pairs[f"cas_writes_per_s_c{clients}"] = rate
         if args.vs_etcd:
             from bench.etcd import run_etcd
