@@ -6,6 +6,7 @@ import pytest
 
 from api.status import StatusError
 from runtime.client import Watch
+from tests.conftest import control_plane
 from tests.helpers import wait_until
 from tests.integration.test_deployment import deployment, kubus, status
 from tests.integration.test_watch import drain
@@ -23,9 +24,9 @@ def _live(client, kind: str) -> list[dict]:
     return client.list(kind, "default").items
 
 
-def _gone(client, kind: str, name: str) -> bool:
+def _gone(client, kind: str, name: str, namespace: str | None = None) -> bool:
     try:
-        client.get(kind, name)
+        client.get(kind, name, namespace)
         return False
     except StatusError as exc:
         return exc.reason == "NotFound"
@@ -56,3 +57,19 @@ def test_foreground_holds_the_owner_until_dependents_are_gone(collected, procs):
     gone = {d.kind: d.rev for d in seen if d.type == "DELETED"}  # the last deletion of each kind
     assert gone["Pod"] < gone["ReplicaSet"] < gone["Deployment"]
     assert not _live(collected, "ReplicaSet") and not _live(collected, "Pod")
+
+
+def test_a_deleted_nodes_lease_is_collected(procs, settings):
+    client = control_plane(procs, settings)
+    procs.start("actors.controllers", "gc", label="gc")
+    node = client.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "gone-1"}})
+    owner = {"apiVersion": "v1", "kind": "Node", "name": "gone-1", "uid": node["metadata"]["uid"]}
+    for name in ("gone-1", "unowned"):
+        client.create({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+                       "metadata": {"name": name, "namespace": "kube-node-lease",
+                                    "ownerReferences": [owner] if name == "gone-1" else []},
+                       "spec": {"holderIdentity": name}})
+    client.delete("Node", "gone-1")
+    wait_until(lambda: _gone(client, "Lease", "gone-1", "kube-node-lease"), 30, what="the node's Lease collected")
+    assert client.get("Lease", "unowned", "kube-node-lease")["spec"]["holderIdentity"] == "unowned"
+    client.close()
