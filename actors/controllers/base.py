@@ -102,5 +102,11 @@ class Controller(Actor):
 
         self.ask(body, answered)
 
+    def set_owners(self, obj: dict, refs: list[dict]) -> None:
+        """Patch an object's ownerReferences (adoption and release)."""
+        meta = obj["metadata"]
+        self.write({"verb": "patch", "kind": obj["kind"], "namespace": meta.get("namespace"), "name": meta["name"],
+                    "object": {"metadata": {"ownerReferences": refs}}})
+
     def event(self, obj: dict, reason: str, message: str, type_: str = "Normal") -> None:
         self.record(obj, reason, message, type_, self.name.replace("controller.", "") + "-controller")

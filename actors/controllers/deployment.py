@@ -8,7 +8,7 @@ from typing import Any
 from actors.controllers import rollout
 from actors.controllers.base import Controller
 from actors.controllers.conditions import deployment_conditions
-from actors.controllers.replicaset import controller_of
+from actors.controllers.claims import claim, controller_of, matching
 from api.status import StatusError
 from runtime.cache import Delta
 
@@ -35,7 +35,11 @@ class DeploymentController(Controller):
         if delta.kind == "Pod" and owner is not None and owner.get("kind") == "ReplicaSet":
             rs = self.get("ReplicaSet", ns, owner["name"])
             owner = controller_of(rs) if rs else None
-        return [f"{ns}/{owner['name']}"] if owner is not None and owner.get("kind") == "Deployment" else []
+        if owner is not None:
+            return [f"{ns}/{owner['name']}"] if owner.get("kind") == "Deployment" else []
+        if delta.kind == "ReplicaSet" and delta.type != "DELETED":  # an orphan: who may adopt it
+            return [f"{ns}/{d['metadata']['name']}" for d in matching(self.in_namespace("Deployment", ns), delta.object)]
+        return []
 
     # ---- reconcile -----------------------------------------------------------------------------
     def reconcile(self, key: str) -> None:
@@ -43,8 +47,7 @@ class DeploymentController(Controller):
         d = self.get("Deployment", ns, name)
         if d is None or d["metadata"].get("deletionTimestamp") or self.inflight.get(key):
             return
-        owned = [rs for rs in self.in_namespace("ReplicaSet", ns)
-                 if (controller_of(rs) or {}).get("uid") == d["metadata"]["uid"]]
+        owned = claim(d, self.in_namespace("ReplicaSet", ns), self.set_owners)  # adopts orphans too
         wanted = rollout.without_hash(d["spec"]["template"])
         new_rs = next((rs for rs in owned if rollout.without_hash(rs["spec"].get("template")) == wanted), None)
         olds = sorted((rs for rs in owned if rs is not new_rs), key=lambda r: r["metadata"].get("creationTimestamp", ""))

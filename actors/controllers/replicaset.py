@@ -7,18 +7,14 @@ import time
 from typing import Any
 
 from actors.controllers.base import Controller
+from actors.controllers.claims import claim, controller_of, controller_ref, matching
 from actors.controllers.expectations import Expectations
 from actors.controllers.ranking import is_ready, pods_to_delete
-from api.selectors import from_label_selector
 from api.status import StatusError
 from api.times import seconds
 from runtime.cache import Delta
 
 BURST = 500
-
-
-def controller_of(obj: dict) -> dict | None:
-    return next((r for r in obj["metadata"].get("ownerReferences") or [] if r.get("controller")), None)
 
 
 def is_active(pod: dict) -> bool:
@@ -61,9 +57,7 @@ class ReplicaSetController(Controller):
             if delta.type == "DELETED" or meta.get("deletionTimestamp"):
                 self.expectations.deleted(key, meta["uid"])
             return [key]
-        labels = meta.get("labels") or {}
-        return [f"{ns}/{rs['metadata']['name']}" for rs in self.in_namespace("ReplicaSet", ns)
-                if from_label_selector(rs["spec"].get("selector")).matches(labels)]
+        return [f"{ns}/{rs['metadata']['name']}" for rs in matching(self.in_namespace("ReplicaSet", ns), delta.object)]
 
     # ---- reconcile -----------------------------------------------------------------------------
     def reconcile(self, key: str) -> None:
@@ -79,32 +73,8 @@ class ReplicaSetController(Controller):
         self._report(rs, active)
 
     def _claim(self, rs: dict) -> list[dict]:
-        """Owned pods that match; adopt matching orphans; release owned pods that stop matching."""
-        selector = from_label_selector(rs["spec"].get("selector"))
-        uid, ns = rs["metadata"]["uid"], rs["metadata"]["namespace"]
-        claimed = []
-        for pod in self.in_namespace("Pod", ns):
-            owner = controller_of(pod)
-            matches = selector.matches(pod["metadata"].get("labels"))
-            if owner is not None and owner.get("uid") == uid:
-                if matches:
-                    claimed.append(pod)
-                else:
-                    self._set_owner(pod, [r for r in pod["metadata"]["ownerReferences"] if r.get("uid") != uid])
-            elif owner is None and matches and is_active(pod) and not rs["metadata"].get("deletionTimestamp"):
-                self._set_owner(pod, list(pod["metadata"].get("ownerReferences") or []) + [self._ref(rs)])
-                claimed.append(pod)
-        return claimed
-
-    @staticmethod
-    def _ref(rs: dict) -> dict:
-        return {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": rs["metadata"]["name"],
-                "uid": rs["metadata"]["uid"], "controller": True, "blockOwnerDeletion": True}
-
-    def _set_owner(self, pod: dict, refs: list[dict]) -> None:
-        meta = pod["metadata"]
-        self.write({"verb": "patch", "kind": "Pod", "namespace": meta["namespace"], "name": meta["name"],
-                    "object": {"metadata": {"ownerReferences": refs}}})
+        """Owned pods that match; adopt matching active orphans; release owned pods that stop matching."""
+        return claim(rs, self.in_namespace("Pod", rs["metadata"]["namespace"]), self.set_owners, is_active)
 
     def _manage(self, rs: dict, key: str, active: list[dict]) -> list[dict]:
         """Create or delete toward spec.replicas; returns the pods it deletes."""
@@ -155,7 +125,7 @@ class ReplicaSetController(Controller):
         return {"apiVersion": "v1", "kind": "Pod",
                 "metadata": {"generateName": f"{rs['metadata']['name']}-", "namespace": rs["metadata"]["namespace"],
                              "labels": dict(meta.get("labels") or {}), "annotations": dict(meta.get("annotations") or {}),
-                             "ownerReferences": [self._ref(rs)]},
+                             "ownerReferences": [controller_ref(rs)]},
                 "spec": template.get("spec") or {}}
 
     def _delete(self, rs: dict, key: str, pod: dict) -> None:

@@ -6,6 +6,8 @@ import copy
 import json
 import math
 
+from actors.controllers.claims import controller_ref
+
 HASH_LABEL = "pod-template-hash"
 REVISION = "deployment.kubernetes.io/revision"
 REVISION_HISTORY = "deployment.kubernetes.io/revision-history"
@@ -101,8 +103,7 @@ def new_replicaset(deployment: dict, hash_: str, revision: int, replicas: int) -
                          "labels": dict(template["metadata"]["labels"]),
                          "annotations": {REVISION: str(revision), DESIRED: str(spec.get("replicas", 1)),
                                          MAX_REPLICAS: str(spec.get("replicas", 1) + surge)},
-                         "ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": meta["name"],
-                                              "uid": meta["uid"], "controller": True, "blockOwnerDeletion": True}]},
+                         "ownerReferences": [controller_ref(deployment)]},
             "spec": {"replicas": replicas, "minReadySeconds": spec.get("minReadySeconds", 0), "selector": selector,
                      "template": template}}
 

@@ -121,3 +121,19 @@ def test_scaling_mid_rollout_converges(apps, procs):
     assert kubus(procs, "rollout", "status", "deployment/web").returncode == 0
     live = [p for p in apps.list("Pod", "default").items if not p["metadata"].get("deletionTimestamp")]
     assert len(live) == 16 and {p["spec"]["containers"][0]["image"] for p in live} == {"nginx:1.26"}
+
+
+def test_adopts_an_orphan_replicaset_with_its_template(apps):
+    d = deployment("web", 2)
+    orphan = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "web-orphan", "labels": LABELS},
+              "spec": {k: d["spec"][k] for k in ("replicas", "selector", "template")}}
+    apps.create(orphan)
+    wait_until(lambda: (apps.get("ReplicaSet", "web-orphan").get("status") or {}).get("availableReplicas") == 2, 60,
+               what="the orphan's 2 pods available")
+    pods = {p["metadata"]["uid"] for p in apps.list("Pod", "default").items}
+    created = apps.create(d)
+    wait_until(lambda: status(apps, "web").get("availableReplicas") == 2, 60, what="the Deployment available")
+    owner = apps.get("ReplicaSet", "web-orphan")["metadata"]["ownerReferences"][0]
+    assert (owner["kind"], owner["uid"], owner["controller"]) == ("Deployment", created["metadata"]["uid"], True)
+    assert [rs["metadata"]["name"] for rs in apps.list("ReplicaSet", "default").items] == ["web-orphan"]
+    assert {p["metadata"]["uid"] for p in apps.list("Pod", "default").items} == pods
