@@ -1,15 +1,21 @@
-"""`kubus apply`: create what is missing, update what differs, report each document on its own line."""
+"""`kubus apply`: create what is missing, else patch what the manifest changed, kubectl's way.
+
+Like `kubectl apply` (client-side), the manifest is kept in the
+`kubectl.kubernetes.io/last-applied-configuration` annotation. An apply sends a merge patch of the
+three-way difference: fields the manifest sets and the object lacks or holds otherwise, and `null`
+for fields the last applied manifest set that this one no longer does. Fields nobody's manifest set
+(a pod's `nodeName`, a controller's annotations, defaults) are left as they are.
+"""
 from __future__ import annotations
 
 import copy
+import json
 
 from api.registry import lookup
 from api.status import StatusError
 from runtime.client import Client
 
-APPLY_RETRIES = 5
-SERVER_FIELDS = ("uid", "resourceVersion", "creationTimestamp", "generation", "deletionTimestamp",
-                 "deletionGracePeriodSeconds")
+LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 
 
 def apply_one(client: Client, obj: dict, namespace: str | None) -> str:
@@ -18,36 +24,58 @@ def apply_one(client: Client, obj: dict, namespace: str | None) -> str:
     ns = (namespace or (obj.get("metadata") or {}).get("namespace") or "default") if info.namespaced else None
     if namespace and info.namespaced:
         obj.setdefault("metadata", {})["namespace"] = namespace
+    modified = with_last_applied(obj)
     if not (obj.get("metadata") or {}).get("name"):
-        client.create(obj, namespace=ns)
+        client.create(modified, namespace=ns)
         return "created"
-    for _ in range(APPLY_RETRIES):
-        try:
-            client.create(obj, namespace=ns)
-            return "created"
-        except StatusError as exc:
-            if exc.reason != "AlreadyExists":
-                raise
-        current = client.get(info.kind, obj["metadata"]["name"], ns)
-        desired = _desired(current, obj)
-        try:
-            updated = client.update(desired)
-        except StatusError as exc:
-            if exc.reason == "NotFound" or exc.reason == "Conflict":
-                continue
+    try:
+        client.create(modified, namespace=ns)
+        return "created"
+    except StatusError as exc:
+        if exc.reason != "AlreadyExists":
             raise
-        same = updated["metadata"]["resourceVersion"] == current["metadata"]["resourceVersion"]
-        return "unchanged" if same else "configured"
-    raise StatusError("Conflict", f"{info.kind} {obj['metadata']['name']} kept changing while being applied")
+    current = client.get(info.kind, obj["metadata"]["name"], ns)
+    patch = three_way(last_applied(current), modified, current)
+    if not patch:
+        return "unchanged"
+    updated = client.patch(info.kind, obj["metadata"]["name"], patch, ns)
+    same = updated["metadata"]["resourceVersion"] == current["metadata"]["resourceVersion"]
+    return "unchanged" if same else "configured"
 
 
-def _desired(current: dict, manifest: dict) -> dict:
-    """The manifest's fields over the stored object (server-owned metadata and status kept)."""
-    desired = copy.deepcopy(manifest)
-    meta = desired.setdefault("metadata", {})
-    for field in SERVER_FIELDS:
-        if field in current["metadata"]:
-            meta[field] = current["metadata"][field]
-    if "status" in current:
-        desired["status"] = current["status"]
-    return desired
+def with_last_applied(manifest: dict) -> dict:
+    """The manifest carrying itself (without that annotation) as the last applied configuration."""
+    obj = copy.deepcopy(manifest)
+    annotations = obj.setdefault("metadata", {}).setdefault("annotations", {}) or {}
+    annotations.pop(LAST_APPLIED, None)
+    text = json.dumps(obj, sort_keys=True, separators=(",", ":"))
+    obj["metadata"]["annotations"] = {**annotations, LAST_APPLIED: text}
+    return obj
+
+
+def last_applied(current: dict) -> dict:
+    text = ((current.get("metadata") or {}).get("annotations") or {}).get(LAST_APPLIED)
+    try:
+        value = json.loads(text) if text else {}
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def three_way(original: dict, modified: dict, current: dict) -> dict:
+    """A JSON merge patch taking `current` to `modified`, deleting what `original` set and
+    `modified` dropped; lists are replaced whole (merge-patch semantics)."""
+    patch: dict = {}
+    for key, want in modified.items():
+        have = current.get(key)
+        if isinstance(want, dict) and isinstance(have, dict):
+            before = original.get(key)
+            sub = three_way(before if isinstance(before, dict) else {}, want, have)
+            if sub:
+                patch[key] = sub
+        elif want != have:
+            patch[key] = want
+    for key in original:
+        if key not in modified and key in current:
+            patch[key] = None
+    return patch

@@ -5,6 +5,8 @@ import json
 import subprocess
 import sys
 
+import yaml
+
 from tests.helpers import ROOT
 
 
@@ -20,7 +22,7 @@ def test_apply_reports_each_document_and_keeps_going(cluster, procs):
     docs = kubus(procs, "apply", "-f", "examples/kubernetes-docs/")
     assert docs.stdout.splitlines() == ["deployment/nginx-deployment created", "replicaset/frontend created"]
     again = kubus(procs, "apply", "-f", "examples/")
-    assert again.stdout.splitlines()[0] == "namespace/shop unchanged"
+    assert again.stdout.splitlines() == ["namespace/shop unchanged", "pod/hello unchanged", "deployment/ticker unchanged"]
     bad = kubus(procs, "apply", "-f", "examples/invalid/bad.yaml")
     assert bad.returncode == 1
     assert bad.stdout.splitlines() == ["pod/fine created"]
@@ -77,3 +79,27 @@ def test_get_several_kinds(cluster, procs):
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines()[0].split() == ["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"]
     assert "ticker" in out.stdout
+
+
+def test_reapply_merges_three_ways_and_pod_specs_stay_immutable(cluster, procs, tmp_path):
+    manifest = yaml.safe_load((ROOT / "examples/10-pod.yaml").read_text())
+    path = tmp_path / "pod.yaml"
+
+    def apply(doc: dict) -> subprocess.CompletedProcess:
+        path.write_text(yaml.safe_dump(doc))
+        return kubus(procs, "apply", "-f", str(path))
+
+    assert apply(manifest).stdout.strip() == "pod/hello created"
+    cluster.bind("hello", "node-7")  # as the scheduler would: a field no manifest sets
+    assert apply(manifest).stdout.strip() == "pod/hello unchanged"
+    del manifest["metadata"]["labels"]["app"]
+    manifest["spec"]["containers"][0]["image"] = "busybox:1.37"
+    assert apply(manifest).stdout.strip() == "pod/hello configured"
+    pod = cluster.get("Pod", "hello")
+    assert pod["spec"]["nodeName"] == "node-7" and "app" not in pod["metadata"].get("labels", {})
+    assert pod["spec"]["containers"][0]["image"] == "busybox:1.37"
+    manifest["spec"]["containers"][0]["command"] = ["sleep", "1"]
+    refused = apply(manifest)
+    assert refused.returncode == 1
+    assert "spec: Forbidden: pod updates may not change fields other than" in refused.stderr
+    assert "changed: spec.containers" in refused.stderr and "(Invalid)" in refused.stderr
