@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from dataclasses import dataclass
 
 import click
 import yaml
@@ -84,8 +85,9 @@ def _apply_doc(client: Client, doc: manifests.Document, namespace: str | None) -
 @click.option("-l", "--selector", default=None, help="Label selector, e.g. app=web,tier!=db")
 @click.option("--field-selector", default=None)
 @click.option("-o", "--output", type=click.Choice(["wide", "yaml", "json", "name"]), default=None)
+@click.option("--show-labels", is_flag=True, help="Add a LABELS column to the table.")
 @click.option("-w", "--watch", is_flag=True, help="After listing, print every change.")
-def get(kind, name, namespace, all_namespaces, selector, field_selector, output, watch) -> None:
+def get(kind, name, namespace, all_namespaces, selector, field_selector, output, show_labels, watch) -> None:
     """List objects of a kind (or one by name) as a table, YAML or JSON; `pods,deployments` for several."""
     kinds = [_kind(k) for k in kind.split(",")]
     if len(kinds) > 1 and (name or watch):
@@ -106,13 +108,23 @@ def get(kind, name, namespace, all_namespaces, selector, field_selector, output,
                 _fail(exc)
             if i and items and output in (None, "wide"):
                 click.echo()
-            _print(info.kind, items, output, all_namespaces and info.namespaced, header=len(kinds) == 1 or bool(items))
+            view = View(output, all_namespaces and info.namespaced, show_labels)
+            _print(info.kind, items, view, header=len(kinds) == 1 or bool(items))
             if changes:
-                _watch(changes, info.kind, name, selectors.parse(selector), output,
-                       all_namespaces and info.namespaced, rev)
+                _watch(changes, info.kind, name, selectors.parse(selector), view, rev)
 
 
-def _print(kind: str, items: list[dict], output: str | None, all_ns: bool, header: bool = True) -> None:
+@dataclass(frozen=True)
+class View:
+    """How `get` prints: the -o format, a NAMESPACE column (-A), a LABELS column (--show-labels)."""
+
+    output: str | None
+    all_ns: bool = False
+    labels: bool = False
+
+
+def _print(kind: str, items: list[dict], view: View, header: bool = True) -> None:
+    output = view.output
     if output == "json":
         body = items[0] if len(items) == 1 else {"apiVersion": "v1", "kind": "List", "items": items}
         click.echo(json.dumps(body, indent=2))
@@ -127,12 +139,12 @@ def _print(kind: str, items: list[dict], output: str | None, all_ns: bool, heade
             click.echo("No resources found.", err=True)
     else:
         wide = output == "wide"
-        rows = ([printers.header(kind, wide, all_ns)] if header else []) + \
-            [printers.row(kind, obj, wide, all_ns) for obj in items]
+        rows = ([printers.header(kind, wide, view.all_ns, view.labels)] if header else []) + \
+            [printers.row(kind, obj, wide, view.all_ns, view.labels) for obj in items]
         click.echo(printers.table(rows))
 
 
-def _watch(changes: Watch, kind: str, name: str | None, selector: selectors.Selector, output, all_ns: bool,
+def _watch(changes: Watch, kind: str, name: str | None, selector: selectors.Selector, view: View,
            listed_rev: int) -> None:
     """Print each change made after the list (revision `listed_rev`) that matches the name and selector."""
     try:
@@ -140,7 +152,7 @@ def _watch(changes: Watch, kind: str, name: str | None, selector: selectors.Sele
             meta = delta.object["metadata"]
             if delta.rev <= listed_rev or (name and meta["name"] != name) or not selector.matches(meta.get("labels")):
                 continue
-            _print(kind, [delta.object], output, all_ns, header=False)
+            _print(kind, [delta.object], view, header=False)
     except KeyboardInterrupt:
         changes.close()
 
@@ -234,12 +246,18 @@ def rollout_undo(target: str, namespace: str, to_revision: int | None) -> None:
 
 @main.command()
 @click.argument("target")
+@click.argument("name", required=False)
 @click.option("--replicas", type=int, required=True)
 @click.option("-n", "--namespace", default="default")
-def scale(target: str, replicas: int, namespace: str) -> None:
-    """Set replicas of a Deployment or ReplicaSet: `kubus scale deployment/web --replicas 5`."""
-    kind, _, name = target.partition("/")
+def scale(target: str, name: str | None, replicas: int, namespace: str) -> None:
+    """Set replicas of a Deployment or ReplicaSet: `kubus scale deployment/web --replicas 5` (or `deployment web`)."""
+    kind, _, slashed = target.partition("/")
+    if slashed and name:
+        raise click.UsageError("give the target as KIND/NAME or KIND NAME, not both")
+    name = slashed or name
     info = _kind(kind if name else "deployment")
+    if info.kind not in ("Deployment", "ReplicaSet"):
+        raise click.BadParameter(f"{target}: only deployments and replicasets scale", param_hint="target")
     name = name or kind
     with _client() as client:
         try:

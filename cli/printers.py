@@ -109,14 +109,15 @@ COLUMNS: dict[str, tuple[list[str], list[str], Row]] = {
 }
 
 
-def header(kind: str, wide: bool, namespaced_all: bool) -> list[str]:
+def header(kind: str, wide: bool, namespaced_all: bool, labels: bool = False) -> list[str]:
     base, extra, _ = COLUMNS[kind]
-    return (["NAMESPACE"] if namespaced_all else []) + base + (extra if wide else [])
+    return (["NAMESPACE"] if namespaced_all else []) + base + (extra if wide else []) + (["LABELS"] if labels else [])
 
 
-def row(kind: str, obj: dict, wide: bool, namespaced_all: bool) -> list[str]:
+def row(kind: str, obj: dict, wide: bool, namespaced_all: bool, labels: bool = False) -> list[str]:
     cells = COLUMNS[kind][2](obj, wide)
-    return ([obj["metadata"].get("namespace", "")] if namespaced_all else []) + cells
+    shown = [",".join(f"{k}={v}" for k, v in sorted((obj["metadata"].get("labels") or {}).items())) or "<none>"]
+    return ([obj["metadata"].get("namespace", "")] if namespaced_all else []) + cells + (shown if labels else [])
 
 
 def table(rows: list[list[str]]) -> str:

@@ -253,11 +253,11 @@ class State:
             raise bad_request(f"unable to parse requirement: {exc}") from None
         fields = _field_selector(options.get("fieldSelector"))
         ns = namespace if info.namespaced else None
-        for (k, n, _), entry in self.objects.items():
-            if k != info.kind or (ns and n != ns):
-                continue
-            if labels.matches(entry.obj["metadata"].get("labels")) and _fields_match(fields, entry.obj):
-                yield entry
+        found = [(oid, entry) for oid, entry in self.objects.items()
+                 if oid[0] == info.kind and (not ns or oid[1] == ns)
+                 and labels.matches(entry.obj["metadata"].get("labels")) and _fields_match(fields, entry.obj)]
+        for _, entry in sorted(found, key=lambda pair: pair[0]):  # namespace, then name: as etcd's key order
+            yield entry
 
     def snapshot(self, keys: list[str]) -> Iterator[Entry]:
         patterns = tuple(keys)

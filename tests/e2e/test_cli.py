@@ -103,3 +103,21 @@ def test_reapply_merges_three_ways_and_pod_specs_stay_immutable(cluster, procs, 
     assert refused.returncode == 1
     assert "spec: Forbidden: pod updates may not change fields other than" in refused.stderr
     assert "changed: spec.containers" in refused.stderr and "(Invalid)" in refused.stderr
+
+
+def test_lists_sorted_labels_shown_and_scale_by_kind_and_name(cluster, procs):
+    from tests.integration.test_crud import pod
+
+    for name in ("web-b", "web-a", "web-c"):
+        cluster.create(pod(name))
+    table = kubus(procs, "get", "pods", "--show-labels").stdout.splitlines()
+    assert table[0].split()[-1] == "LABELS"
+    assert [line.split()[0] for line in table[1:]] == ["web-a", "web-b", "web-c"]
+    labels = cluster.get("Pod", "web-a")["metadata"].get("labels") or {}
+    assert table[1].split()[-1] == (",".join(f"{k}={v}" for k, v in sorted(labels.items())) or "<none>")
+    assert kubus(procs, "apply", "-f", "examples/").returncode == 0
+    scaled = kubus(procs, "scale", "deployment", "ticker", "--replicas", "5", "-n", "shop")
+    assert scaled.returncode == 0, scaled.stderr
+    assert cluster.get("Deployment", "ticker", "shop")["spec"]["replicas"] == 5
+    wrong = kubus(procs, "scale", "pod/web-a", "--replicas", "2")
+    assert wrong.returncode == 2 and "only deployments and replicasets scale" in wrong.stderr
