@@ -31,8 +31,9 @@ broker:
 	scripts/broker.sh
 
 down:  ## stop the demo cluster, and the demo pods' processes (containers outlive a kubelet by design)
-	-test -f .kubus/demo.pid && kill $$(cat .kubus/demo.pid) && rm -f .kubus/demo.pid
-	-pkill -f -- "-m actors.kubelet.shim .kubus/data/kubelet/"
+	@if [ -f .kubus/demo.pid ]; then kill $$(cat .kubus/demo.pid) 2>/dev/null; rm -f .kubus/demo.pid; echo "stopped the demo cluster"; fi
+	@# [a] keeps pkill from matching this very shell's command line
+	@pkill -f -- "-m [a]ctors.kubelet.shim $(CURDIR)/.kubus/data/kubelet/" && echo "stopped the demo pods' processes" || true
 
 clean: down
 	rm -rf $$(readlink -f $(VENV)) $(VENV) .kubus *.egg-info
