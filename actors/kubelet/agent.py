@@ -82,10 +82,10 @@ class NodeAgent:
             return
         if worker is None:
             worker = self.workers[uid] = PodWorker(pod, self.runtime, self.clock, self.cfg.ip, self.offload)
-            running = self.runtime.adopt(uid)
-            if running:
-                worker.adopt(running)
-                log.info("kubelet.adopted", pod=worker.key, containers=sorted(running))
+            latest = self.runtime.adopt(uid)
+            if latest:
+                worker.adopt(latest)
+                log.info("kubelet.adopted", pod=worker.key, containers=sorted(latest))
         else:
             worker.pod = pod
         self.sync_pod(worker)

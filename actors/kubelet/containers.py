@@ -43,8 +43,7 @@ class Container:
         return self.cid is not None
 
     def started(self, cid: str, now: float) -> None:
-        if self.instances:
-            self.restarts += 1
+        self.restarts = self.instances  # every instance after the first is a restart
         self.cid, self.started_at, self.signaled, self.killed_by = cid, now, "", ""
         self.probes = states_for(self.spec, now)
         self.instances += 1

@@ -45,16 +45,18 @@ class PodWorker:
     def terminating(self) -> bool:
         return bool(self.pod["metadata"].get("deletionTimestamp"))
 
-    def adopt(self, running: dict[str, str]) -> None:
-        """After a kubelet restart: instances still running are taken over, not started again."""
+    def adopt(self, latest: dict[str, tuple[str, int]]) -> None:
+        """After a kubelet restart: each container's latest instance is taken over as if just started.
+        The next sync polls it: one still running goes on, one that exited meanwhile is handled like
+        any exit (restartPolicy, back-off), and instance numbers and restartCount carry on."""
         now = self.clock()
-        inits_done = bool(running)
         for c in self.apps + self.inits:
-            if c.name in running:
-                c.started(running[c.name], now)
-        if inits_done:
-            for c in self.inits:
-                if not c.running:
+            if c.name in latest:
+                c.instances = latest[c.name][1]
+                c.started(latest[c.name][0], now)
+        if any(c.name in latest for c in self.apps):
+            for c in self.inits:  # the apps ran, so the inits had completed
+                if c.name not in latest:
                     c.terminated = {"exitCode": 0, "reason": "Completed"}
 
     # ---- driving ---------------------------------------------------------------------------------

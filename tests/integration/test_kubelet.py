@@ -120,6 +120,26 @@ def test_kubelet_kill_9_neither_duplicates_nor_orphans(node_cluster, procs):
     assert status_of(node_cluster, "kept")["restartCount"] == 0
 
 
+def test_exits_while_the_kubelet_is_down_count_as_restarts(node_cluster, procs):
+    """Like a node's kubelet after a reboot: restartCount goes on, a finished pod is not run again."""
+    crash = sleeper()
+    node_cluster.create(shell_pod("crashed", f"exec sleep {crash}"))
+    node_cluster.create(shell_pod("done", "echo finished", policy="Never"))
+    wait_until(lambda: processes(crash) and phase(node_cluster, "done") == "Succeeded", 30, what="both pods")
+    procs.kill9(procs.kubelet)
+    for pid in processes(crash):
+        os.kill(pid, 9)
+    procs.start("actors.kubelet", "--node", "node-1", label="kubelet-again")
+    wait_until(lambda: status_of(node_cluster, "crashed").get("restartCount") == 1 and processes(crash), 30,
+               what="the crashed container started again as its second instance")
+    last = status_of(node_cluster, "crashed")["lastState"]["terminated"]
+    assert last["exitCode"] == 137
+    assert phase(node_cluster, "done") == "Succeeded" and status_of(node_cluster, "done")["restartCount"] == 0
+    logs = subprocess.run([sys.executable, "-m", "cli.main", "logs", "done"], cwd=ROOT, env=procs.env,
+                          capture_output=True, text=True, timeout=30).stdout
+    assert logs.splitlines() == ["finished"]  # ran once
+
+
 def test_liveness_failure_restarts_and_readiness_flips_ready(node_cluster, settings):
     pod = shell_pod("probed", "touch healthy ready; sleep 1000")
     container = pod["spec"]["containers"][0]

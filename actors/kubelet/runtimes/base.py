@@ -35,8 +35,9 @@ class Runtime(Protocol):
     def stop(self, container_id: str, signal_name: str) -> None:
         """Send TERM or KILL to the container."""
 
-    def adopt(self, pod_uid: str) -> dict[str, str]:
-        """After a restart: container name -> id of instances still running for this pod."""
+    def adopt(self, pod_uid: str) -> dict[str, tuple[str, int]]:
+        """After a restart: container name -> (id, instance number) of its latest instance, whether it
+        still runs or has exited (poll tells which)."""
 
     def forget(self, pod_uid: str) -> None:
         """Remove what is left of a pod (logs stay until the pod is gone)."""

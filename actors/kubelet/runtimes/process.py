@@ -105,14 +105,13 @@ class ProcessRuntime:
         except ProcessLookupError:
             pass
 
-    def adopt(self, pod_uid: str) -> dict[str, str]:
-        found: dict[str, tuple[int, str]] = {}
+    def adopt(self, pod_uid: str) -> dict[str, tuple[str, int]]:
+        latest: dict[str, tuple[str, int]] = {}
         for pid_file in self._dir(pod_uid).glob("*.pid"):
             name, _, instance = pid_file.stem.rpartition(".")
-            cid = f"{pod_uid}/{pid_file.stem}"
-            if self._alive(cid) and int(instance) >= found.get(name, (-1, ""))[0]:
-                found[name] = (int(instance), cid)
-        return {name: cid for name, (_i, cid) in found.items()}
+            if int(instance) >= latest.get(name, ("", -1))[1]:
+                latest[name] = (f"{pod_uid}/{pid_file.stem}", int(instance))
+        return latest
 
     def forget(self, pod_uid: str) -> None:
         for pid_file in self._dir(pod_uid).glob("*.pid"):

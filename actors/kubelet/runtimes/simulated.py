@@ -59,7 +59,7 @@ class SimulatedRuntime:
         if sim is not None and sim.stopped is None:
             sim.stopped = SIGNAL_CODES[signal_name]
 
-    def adopt(self, pod_uid: str) -> dict[str, str]:
+    def adopt(self, pod_uid: str) -> dict[str, tuple[str, int]]:
         return {}
 
     def forget(self, pod_uid: str) -> None:
