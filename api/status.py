@@ -96,5 +96,10 @@ def invalid(kind: str, name: str, causes: list[Cause]) -> StatusError:
                        details={"name": name, "kind": kind})
 
 
+def forbidden(kind: str, name: str, why: str) -> StatusError:
+    return StatusError("Forbidden", f'{resource(kind)} "{name}" is forbidden: {why}',
+                       details={"name": name, "kind": kind})
+
+
 def bad_request(message: str) -> StatusError:
     return StatusError("BadRequest", message)

@@ -33,13 +33,23 @@ def mark(kind: str, obj: dict, options: dict, now: float) -> dict | None:
         if meta.get("deletionTimestamp"):
             return obj
     grace = grace_period(kind, obj, options)
-    if grace == 0 and not meta.get("finalizers"):
+    if grace == 0 and not held(kind, obj):
         return None
     current = meta.get("deletionGracePeriodSeconds")
     if meta.get("deletionTimestamp") and (current is None or grace >= current):
         return obj
-    return {**obj, "metadata": {**meta, "deletionTimestamp": now_rfc3339(now + grace),
-                                "deletionGracePeriodSeconds": grace}}
+    marked = {**obj, "metadata": {**meta, "deletionTimestamp": now_rfc3339(now + grace),
+                                  "deletionGracePeriodSeconds": grace}}
+    if kind == "Namespace":
+        marked["status"] = {**(obj.get("status") or {}), "phase": "Terminating"}
+    return marked
+
+
+def held(kind: str, obj: dict) -> bool:
+    """Finalizers keep a terminating object; a Namespace also waits for its spec.finalizers (the
+    namespace controller's `kubernetes`, removed once the namespace is empty)."""
+    spec_finalizers = kind == "Namespace" and (obj.get("spec") or {}).get("finalizers")
+    return bool(obj["metadata"].get("finalizers") or spec_finalizers)
 
 
 def finalizers_released(kind: str, old: dict) -> bool:

@@ -7,7 +7,7 @@ from typing import Any, Callable, Iterator
 
 from api import selectors
 from api.registry import KindInfo, lookup
-from api.status import already_exists, bad_request, conflict, invalid, not_found, Cause
+from api.status import already_exists, bad_request, conflict, forbidden, invalid, not_found, Cause
 from api.updates import pod_spec_update
 from bus import codec
 from bus.digest import KeyDigest
@@ -17,6 +17,7 @@ from store import deletion, objects
 ObjKey = tuple[str, str, str]  # kind, namespace ("" when cluster-scoped), name
 GENERATE_NAME_TRIES = 8
 SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+IMMORTAL_NAMESPACES = ("default", "kube-system", "kube-public")  # NamespaceLifecycle refuses their deletion
 
 
 @dataclass
@@ -129,8 +130,13 @@ class State:
         obj = {**obj, "metadata": meta}
         if info.namespaced:
             meta["namespace"] = meta.get("namespace") or namespace or "default"
-            if ("Namespace", "", meta["namespace"]) not in self.objects:
+            home = self.objects.get(("Namespace", "", meta["namespace"]))
+            if home is None:
                 raise not_found("Namespace", meta["namespace"])
+            if home.obj["metadata"].get("deletionTimestamp"):
+                raise forbidden(info.kind, meta.get("name") or meta.get("generateName") or "",
+                                f"unable to create new content in namespace {meta['namespace']} because it is "
+                                f"being terminated")
         if not meta.get("name"):
             if not meta.get("generateName"):
                 raise invalid(info.kind, "", [Cause("metadata.name", "Required value: name or generateName is "
@@ -163,7 +169,7 @@ class State:
         new = self._merge(info, old.obj, {**obj, "metadata": dict(meta)}, status_only)
         if objects.same_content(new, old.obj):
             return old
-        if new["metadata"].get("deletionTimestamp") and not new["metadata"].get("finalizers") \
+        if new["metadata"].get("deletionTimestamp") and not deletion.held(info.kind, new) \
                 and deletion.finalizers_released(info.kind, old.obj):
             return self._commit("DELETED", oid, None, old)
         return self._commit("MODIFIED", oid, new, old)
@@ -203,6 +209,8 @@ class State:
         old = self.objects.get(oid)
         if old is None:
             raise not_found(info.kind, name)
+        if info.kind == "Namespace" and name in IMMORTAL_NAMESPACES:
+            raise forbidden(info.kind, name, "this namespace may not be deleted")
         pre = options.get("preconditions") or {}
         meta = old.obj["metadata"]
         if pre.get("uid") and pre["uid"] != meta["uid"]:

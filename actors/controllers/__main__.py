@@ -3,13 +3,14 @@ import argparse
 
 from actors.controllers.deployment import DeploymentController
 from actors.controllers.gc import GarbageCollector
+from actors.controllers.namespace import NamespaceController
 from actors.controllers.nodehealth import Rates
 from actors.controllers.nodelifecycle import NodeLifecycleController
 from actors.controllers.replicaset import ReplicaSetController
 from config.settings import load_settings
 
 CONTROLLERS = {"replicaset": ReplicaSetController, "deployment": DeploymentController, "gc": GarbageCollector,
-               "nodelifecycle": NodeLifecycleController}
+               "nodelifecycle": NodeLifecycleController, "namespace": NamespaceController}
 
 
 def main() -> None:
