@@ -97,15 +97,15 @@ def test_bound_pod_deletes_gracefully_and_binding_is_a_cas(cluster):
 
 
 def test_finalizers_hold_deletion_until_removed(cluster):
-    ns = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "held", "finalizers": ["example.com/x"]}}
-    cluster.create(ns)
-    held = cluster.delete("Namespace", "held")
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "held", "finalizers": ["example.com/x"]}}
+    cluster.create(node)
+    held = cluster.delete("Node", "held")
     assert held["metadata"]["deletionTimestamp"]
     with pytest.raises(StatusError):
         cluster.update({**held, "metadata": {**held["metadata"], "finalizers": ["example.com/x", "new/one"]}})
     cluster.update({**held, "metadata": {**held["metadata"], "finalizers": []}})
     with pytest.raises(StatusError) as err:
-        cluster.get("Namespace", "held")
+        cluster.get("Node", "held")
     assert err.value.reason == "NotFound"
 
 
