@@ -6,6 +6,7 @@ import json
 import yaml
 
 from api.annotations import FILTER_RESULT, SCORE_RESULT, SELECTED_NODE
+from cli.apply import LAST_APPLIED
 from cli.printers import age, pod_status, table
 from runtime.client import Client
 
@@ -15,7 +16,8 @@ def describe(client: Client, kind: str, obj: dict) -> str:
     lines = [f"Name:         {meta['name']}"]
     if meta.get("namespace"):
         lines.append(f"Namespace:    {meta['namespace']}")
-    lines += [_map("Labels", meta.get("labels")), _map("Annotations", meta.get("annotations")),
+    shown = {k: v for k, v in (meta.get("annotations") or {}).items() if k != LAST_APPLIED}  # kubectl skips it too
+    lines += [_map("Labels", meta.get("labels")), _map("Annotations", shown),
               f"Created:      {meta.get('creationTimestamp')} ({age(meta.get('creationTimestamp'))} ago)",
               f"UID:          {meta.get('uid')}", f"Revision:     {meta.get('resourceVersion')}"]
     if meta.get("deletionTimestamp"):
