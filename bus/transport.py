@@ -13,12 +13,20 @@ from pika.adapters.utils.io_services_utils import _AsyncTransportBase
 _produce = _AsyncTransportBase._produce
 
 
+JOIN_LIMIT = 1 << 20  # bytes joined into one write at most: a partial send re-slices what is left
+
+
 def _coalescing_produce(self) -> None:
     buffers = self._tx_buffers
     if len(buffers) > 1:
-        joined = b"".join(buffers)
-        buffers.clear()
-        buffers.append(joined)
+        taken, size = 0, 0
+        for chunk in buffers:
+            if taken and size + len(chunk) > JOIN_LIMIT:
+                break
+            taken, size = taken + 1, size + len(chunk)
+        if taken > 1:
+            joined = b"".join(buffers.popleft() for _ in range(taken))
+            buffers.appendleft(joined)
     _produce(self)
 
 
