@@ -11,7 +11,7 @@ from actors.controllers.claims import claim, controller_of, controller_ref, matc
 from actors.controllers.expectations import Expectations
 from actors.controllers.ranking import is_ready, pods_to_delete
 from api.status import StatusError
-from api.times import seconds
+from api.times import rfc3339, seconds
 from runtime.cache import Delta
 
 BURST = 500
@@ -36,10 +36,12 @@ class ReplicaSetController(Controller):
     def __init__(self, settings, **kw: Any):
         super().__init__(settings, **kw)
         self.expectations = Expectations(time.monotonic)
+        self.failures: dict[str, tuple[str, str]] = {}  # key -> (FailedCreate|FailedDelete, message)
 
     def on_active(self) -> None:
         super().on_active()
         self.expectations = Expectations(time.monotonic)
+        self.failures = {}
 
     # ---- which keys a change concerns --------------------------------------------------------
     def keys_for(self, delta: Delta, old: dict | None) -> list[str]:
@@ -79,6 +81,8 @@ class ReplicaSetController(Controller):
     def _manage(self, rs: dict, key: str, active: list[dict]) -> list[dict]:
         """Create or delete toward spec.replicas; returns the pods it deletes."""
         diff = len(active) - rs["spec"].get("replicas", 1)
+        if diff == 0:
+            self.failures.pop(key, None)
         if diff < 0:
             count = min(-diff, BURST)
             self.expectations.expect(key, adds=count)
@@ -102,6 +106,7 @@ class ReplicaSetController(Controller):
             if isinstance(result, StatusError):
                 outcome["failed"] = True
                 self.expectations.created(key)
+                self.failures[key] = ("FailedCreate", result.message)
                 self.event(rs, "FailedCreate", f"Error creating: {result.message}", "Warning")
             else:
                 self.event(rs, "SuccessfulCreate", f"Created pod: {result['metadata']['name']}")
@@ -112,6 +117,8 @@ class ReplicaSetController(Controller):
                         self.expectations.created(key)
                     if outcome["failed"]:
                         self.retry(key)
+                    else:
+                        self.failures.pop(key, None)  # every pod asked for was created
                 else:
                     self._create_batch(rs, key, after, size * 2)
 
@@ -135,6 +142,7 @@ class ReplicaSetController(Controller):
             if isinstance(result, StatusError):
                 self.expectations.deleted(key, meta["uid"])
                 if result.reason != "NotFound":
+                    self.failures[key] = ("FailedDelete", result.message)
                     self.event(rs, "FailedDelete", f"Error deleting: {result.message}", "Warning")
                     self.retry(key)
             else:
@@ -142,6 +150,19 @@ class ReplicaSetController(Controller):
 
         self.write({"verb": "delete", "kind": "Pod", "namespace": meta["namespace"], "name": meta["name"],
                     "options": {"preconditions": {"uid": meta["uid"]}}}, deleted)
+
+    def _conditions(self, rs: dict, key: str) -> list[dict]:
+        """ReplicaFailure while creating or deleting pods fails (Kubernetes' calculateStatus)."""
+        others = [c for c in (rs.get("status") or {}).get("conditions") or [] if c.get("type") != "ReplicaFailure"]
+        failure = self.failures.get(key)
+        if failure is None:
+            return others
+        previous = next((c for c in (rs.get("status") or {}).get("conditions") or []
+                         if c.get("type") == "ReplicaFailure"), None)
+        if previous is not None:
+            return others + [previous]
+        return others + [{"type": "ReplicaFailure", "status": "True", "reason": failure[0], "message": failure[1],
+                          "lastTransitionTime": rfc3339(time.time())}]
 
     def _report(self, rs: dict, active: list[dict]) -> None:
         template_labels = ((rs["spec"].get("template") or {}).get("metadata") or {}).get("labels") or {}
@@ -155,6 +176,11 @@ class ReplicaSetController(Controller):
                                               if template_labels.items() <= (p["metadata"].get("labels") or {}).items()),
                   "readyReplicas": len(ready), "availableReplicas": len(available),
                   "observedGeneration": rs["metadata"].get("generation", 1)}
+        conditions = self._conditions(rs, f"{rs['metadata']['namespace']}/{rs['metadata']['name']}")
+        if conditions:
+            status["conditions"] = conditions
+        else:
+            status.pop("conditions", None)
         if status != rs.get("status"):
             self.write({"verb": "updateStatus", "kind": "ReplicaSet", "namespace": rs["metadata"]["namespace"],
                         "name": rs["metadata"]["name"], "resourceVersion": rs["metadata"]["resourceVersion"],

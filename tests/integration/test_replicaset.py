@@ -74,3 +74,22 @@ def test_controller_kill_9_mid_creation_makes_no_extra_pods(workload, procs):
     wait_until(lambda: status(workload, "big").get("replicas") == 40, 120, what="40 replicas")
     assert len(owned_pods(workload, "big")) == 40
     assert len([p for p in workload.list("Pod", "default").items if p["metadata"]["name"].startswith("big-")]) == 40
+
+
+def test_failed_creates_show_as_replica_failure(workload):
+    workload.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "doomed"}})
+    rs = {**replicaset("web", 1), "metadata": {"name": "web", "namespace": "doomed"}}
+    workload.create(rs)
+    wait_until(lambda: len(workload.list("Pod", "doomed").items) == 1, 30, what="the first pod")
+    workload.delete("Namespace", "doomed")  # no namespace controller here: it stays Terminating
+    workload.patch("ReplicaSet", "web", {"spec": {"replicas": 2}}, "doomed")
+
+    def failure() -> dict | None:
+        conditions = (workload.get("ReplicaSet", "web", "doomed").get("status") or {}).get("conditions") or []
+        return next((c for c in conditions if c["type"] == "ReplicaFailure"), None)
+
+    cond = wait_until(failure, 30, what="the ReplicaFailure condition")
+    assert (cond["status"], cond["reason"]) == ("True", "FailedCreate")
+    assert "unable to create new content in namespace doomed" in cond["message"]
+    workload.patch("ReplicaSet", "web", {"spec": {"replicas": 1}}, "doomed")
+    wait_until(lambda: failure() is None, 30, what="the condition cleared once nothing fails")
