@@ -22,7 +22,9 @@ def progressed(new: dict, old: dict) -> bool:
         new.get("readyReplicas", 0) > old.get("readyReplicas", 0)
 
 
-def deployment_conditions(d: dict, status: dict, new_rs: dict | None, now_s: float) -> list[dict]:
+def deployment_conditions(d: dict, status: dict, new_rs: dict | None, now_s: float,
+                          created_here: bool = True) -> list[dict]:
+    """`created_here`: this controller created `new_rs` (else it found it: adopted, or rolled back to)."""
     old = d.get("status") or {}
     previous = {c["type"]: c for c in old.get("conditions") or []}
     now = rfc3339(now_s)
@@ -39,8 +41,12 @@ def deployment_conditions(d: dict, status: dict, new_rs: dict | None, now_s: flo
         progressing, touched = ("Unknown", "DeploymentPaused", "Deployment is paused"), False
     elif rollout.complete(d, status):
         progressing, touched = ("True", "NewReplicaSetAvailable", f'ReplicaSet "{name}" has successfully progressed.'), False
-    elif name and (before is None or f'"{name}"' not in before.get("message", "")):
+    elif name and created_here and (before is None or f'"{name}"' not in before.get("message", "")):
         progressing, touched = ("True", "NewReplicaSetCreated", f'Created new replica set "{name}"'), True
+    elif name and before is None:
+        progressing, touched = ("True", "FoundNewReplicaSet", f'Found new replica set "{name}"'), True
+    elif name and f'"{name}"' not in before.get("message", ""):
+        progressing, touched = ("True", "ReplicaSetUpdated", f'ReplicaSet "{name}" is progressing.'), True
     elif before.get("reason") in ("DeploymentPaused", "NewReplicaSetAvailable") or progressed(status, old):
         progressing, touched = ("True", "ReplicaSetUpdated", f'ReplicaSet "{name}" is progressing.'), True
     elif before.get("reason") == "ProgressDeadlineExceeded" or \

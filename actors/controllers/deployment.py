@@ -20,6 +20,7 @@ class DeploymentController(Controller):
     def __init__(self, settings, **kw: Any):
         super().__init__(settings, **kw)
         self.inflight: dict[str, int] = {}  # key -> writes not answered yet
+        self.created: set[tuple[str, str]] = set()  # (namespace, name) of the sets this controller made
 
     def on_active(self) -> None:
         super().on_active()
@@ -147,7 +148,9 @@ class DeploymentController(Controller):
         def created(result) -> None:
             if isinstance(result, StatusError) and result.reason == "AlreadyExists":
                 self._collided(key, d)
-            elif not isinstance(result, StatusError) and replicas:
+            if not isinstance(result, StatusError):
+                self.created.add((d["metadata"]["namespace"], rs["metadata"]["name"]))
+            if not isinstance(result, StatusError) and replicas:
                 self.event(d, "ScalingReplicaSet", f"Scaled up replica set {rs['metadata']['name']} to {replicas} "
                                                    f"from 0")
             self._end(key, isinstance(result, StatusError))
@@ -209,7 +212,8 @@ class DeploymentController(Controller):
 
     def _status(self, key: str, d: dict, owned: list[dict], new_rs: dict | None) -> dict:
         status = rollout.calculate_status(d, owned, new_rs)
-        status["conditions"] = deployment_conditions(d, status, new_rs, time.time())
+        made = new_rs is not None and (d["metadata"]["namespace"], new_rs["metadata"]["name"]) in self.created
+        status["conditions"] = deployment_conditions(d, status, new_rs, time.time(), created_here=made)
         revision = str(rollout.revision_of(new_rs)) if new_rs else None
         notes = d["metadata"].get("annotations") or {}
         if revision and notes.get(rollout.REVISION) != revision:

@@ -73,3 +73,19 @@ def test_deployment_conditions():
     done = {**status, "updatedReplicas": 4, "availableReplicas": 4}
     final = {c["type"]: c for c in deployment_conditions(d, done, rs, 1100.0)}
     assert final["Progressing"]["reason"] == "NewReplicaSetAvailable"
+
+
+def test_a_found_replicaset_is_not_reported_as_created():
+    from actors.controllers.conditions import deployment_conditions
+
+    d = {"metadata": {"generation": 1}, "spec": {"replicas": 2}, "status": {}}
+    status = {"replicas": 2, "updatedReplicas": 2, "availableReplicas": 1, "readyReplicas": 1}
+    adopted = {c["type"]: c for c in deployment_conditions(d, status, {"metadata": {"name": "web-1"}}, 1000.0,
+                                                            created_here=False)}
+    assert (adopted["Progressing"]["reason"], adopted["Progressing"]["message"]) == \
+        ("FoundNewReplicaSet", 'Found new replica set "web-1"')
+    d["status"] = {**status, "conditions": list(adopted.values())}
+    rolled_back = {c["type"]: c for c in deployment_conditions(d, status, {"metadata": {"name": "web-0"}}, 1001.0,
+                                                                created_here=False)}
+    assert (rolled_back["Progressing"]["reason"], rolled_back["Progressing"]["message"]) == \
+        ("ReplicaSetUpdated", 'ReplicaSet "web-0" is progressing.')
