@@ -22,6 +22,7 @@ from runtime.client import Client, Watch
 
 
 FOLLOW_POLL_S = 0.5
+APISERVER_WAIT_S = 5.0  # long enough for a restarting apiserver; a cluster that is not there fails fast enough
 
 
 def _client() -> Client:
@@ -31,12 +32,22 @@ def _client() -> Client:
         client = Client(settings)
     except ConnectionError as exc:
         raise click.ClickException(str(exc)) from None
-    if client.apiservers() == 0:
+    if not _apiserver_within(client, APISERVER_WAIT_S):
         client.close()
         raise click.ClickException(f"no apiserver serves cluster {settings.cluster!r} (queue "
-                                   f"{settings.cluster}.apiserver has no consumer): start it with `kubus up`, "
-                                   f"or set KUBUS_CLUSTER to a running cluster")
+                                   f"{settings.cluster}.apiserver has no consumer for {APISERVER_WAIT_S:g}s): "
+                                   f"start it with `kubus up`, or set KUBUS_CLUSTER to a running cluster")
     return client
+
+
+def _apiserver_within(client: Client, seconds: float) -> bool:
+    """An apiserver consumes the request queue, or starts to within `seconds` (one restarting)."""
+    deadline = time.monotonic() + seconds
+    while client.apiservers() == 0:
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.25)
+    return True
 
 
 def _fail(exc: StatusError) -> None:

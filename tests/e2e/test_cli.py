@@ -122,3 +122,9 @@ def test_lists_sorted_labels_shown_and_scale_by_kind_and_name(cluster, procs):
     assert cluster.get("Deployment", "ticker", "shop")["spec"]["replicas"] == 5
     wrong = kubus(procs, "scale", "pod/web-a", "--replicas", "2")
     assert wrong.returncode == 2 and "only deployments and replicasets scale" in wrong.stderr
+
+
+def test_no_apiserver_is_said_plainly(procs):
+    result = kubus(procs, "get", "pods")
+    assert result.returncode == 1
+    assert f"no apiserver serves cluster '{procs.env['KUBUS_CLUSTER']}'" in result.stderr
