@@ -193,7 +193,7 @@ class State:
                               [Cause("spec.nodeName", "Forbidden: may not be changed directly", "FieldValueForbidden")])
             return merged
         objects.carry_server_fields(info.kind, old, new)
-        if info.kind == "Pod":
+        if info.kind == "Pod" and new.get("spec") != old.get("spec"):
             causes = pod_spec_update(old.get("spec") or {}, new.get("spec") or {})
             if causes:
                 raise invalid(info.kind, old["metadata"]["name"], causes)
