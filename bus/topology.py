@@ -81,8 +81,11 @@ class Matcher:
     """A set of AMQP topic bindings as a trie of words (`*` one word, `#` zero or more): one lookup
     per event, however many bindings (a hollow kubelet binds two keys per node)."""
 
+    MEMO_SIZE = 65536  # routing keys remembered (kind x namespace x node); forgotten all at once when full
+
     def __init__(self, bindings: tuple[str, ...]):
         self.root: dict = {}
+        self._memo: dict[str, bool] = {}
         for binding in bindings:
             node = self.root
             for word in binding.split("."):
@@ -90,7 +93,12 @@ class Matcher:
             node[None] = True  # a binding ends here
 
     def matches(self, key: str) -> bool:
-        return self._walk(self.root, key.split("."), 0)
+        known = self._memo.get(key)
+        if known is None:
+            if len(self._memo) >= self.MEMO_SIZE:
+                self._memo.clear()
+            known = self._memo[key] = self._walk(self.root, key.split("."), 0)
+        return known
 
     def _walk(self, node: dict, words: list[str], i: int) -> bool:
         if i == len(words):
@@ -114,7 +122,3 @@ def matcher(bindings: tuple[str, ...]) -> Matcher:
 def key_matches(binding: str, key: str) -> bool:
     """AMQP topic matching of one binding."""
     return matcher((binding,)).matches(key)
-
-
-def matches_any(bindings: tuple[str, ...] | list[str], key: str) -> bool:
-    return matcher(tuple(bindings)).matches(key)

@@ -7,7 +7,7 @@ from typing import Iterable
 
 from bus.digest import KeyDigest
 from bus.messages import Bookmark, Event
-from bus.topology import matches_any, object_key
+from bus.topology import matcher, object_key
 
 ObjKey = tuple[str, str, str]
 
@@ -49,6 +49,7 @@ def _rv(obj: dict) -> int:
 class Cache:
     def __init__(self, bindings: Iterable[str]):
         self.bindings = tuple(bindings)
+        self.matcher = matcher(self.bindings)
         self.objects: dict[ObjKey, tuple[dict, str]] = {}
         self.digests: dict[str, KeyDigest] = {}
         self.rev = 0  # every change up to here is reflected
@@ -71,7 +72,7 @@ class Cache:
         cached = self.objects.get(ident)
         self._check_continuity(ev, cached)
         self.rev = ev.rev
-        if ev.type == "DELETED" or not matches_any(self.bindings, key):
+        if ev.type == "DELETED" or not self.matcher.matches(key):
             if cached is None:
                 return []
             self._remove(ident)
@@ -84,13 +85,13 @@ class Cache:
             if ev.prev != _rv(cached[0]):
                 raise Gap(f"{ev.kind} {ident_text(ev)}: event prev {ev.prev}, cache has {_rv(cached[0])}")
             return
-        entered = ev.from_ is not None and not matches_any(self.bindings, ev.from_)
+        entered = ev.from_ is not None and not self.matcher.matches(ev.from_)
         if ev.prev != 0 and not entered:
             raise Gap(f"{ev.kind} {ident_text(ev)}: event prev {ev.prev} for an object the cache does not know")
 
     def check(self, bm: Bookmark) -> None:
         """Compare a bookmark's count and digest with the cache's objects under that key."""
-        if bm.rev < self.floor or bm.rev < self.rev or not matches_any(self.bindings, bm.shard):
+        if bm.rev < self.floor or bm.rev < self.rev or not self.matcher.matches(bm.shard):
             return
         mine = self.digests.get(bm.shard) or KeyDigest()
         if (mine.count, mine.digest) != (bm.count, bm.digest):
@@ -108,7 +109,7 @@ class Cache:
         for obj in items:
             kind = obj["kind"]
             key = object_key(kind, obj)
-            if not matches_any(self.bindings, key):
+            if not self.matcher.matches(key):
                 continue
             ident = oid(kind, obj)
             self._store(ident, obj, key)

@@ -11,7 +11,7 @@ from api.status import already_exists, bad_request, conflict, forbidden, invalid
 from api.updates import pod_spec_update
 from bus import codec
 from bus.digest import KeyDigest
-from bus.topology import matches_any, object_key
+from bus.topology import matcher, object_key
 from store import deletion, objects
 
 ObjKey = tuple[str, str, str]  # kind, namespace ("" when cluster-scoped), name
@@ -268,9 +268,9 @@ class State:
             yield entry
 
     def snapshot(self, keys: list[str]) -> Iterator[Entry]:
-        patterns = tuple(keys)
+        wanted = matcher(tuple(keys))
         for entry in self.objects.values():
-            if matches_any(patterns, entry.key):
+            if wanted.matches(entry.key):
                 yield entry
 
 
