@@ -22,6 +22,7 @@ from runtime.client import Client, Watch
 
 
 FOLLOW_POLL_S = 0.5
+ALL = "pods,deployments,replicasets"  # `kubus get all`: the workload kinds kubus serves
 APISERVER_WAIT_S = 5.0  # long enough for a restarting apiserver; a cluster that is not there fails fast enough
 
 
@@ -100,11 +101,12 @@ def _apply_doc(client: Client, doc: manifests.Document, namespace: str | None) -
 @click.option("-w", "--watch", is_flag=True, help="After listing, print every change.")
 def get(kind, name, namespace, all_namespaces, selector, field_selector, output, show_labels, watch) -> None:
     """List objects of a kind (or one by name) as a table, YAML or JSON; `pods,deployments` for several."""
-    kinds = [_kind(k) for k in kind.split(",")]
+    kinds = [_kind(k) for k in (ALL if kind == "all" else kind).split(",")]
     if len(kinds) > 1 and (name or watch):
         raise click.UsageError("a name or --watch takes exactly one kind")
+    tables = 0  # tables printed so far: a blank line goes between two
     with _client() as client:
-        for i, info in enumerate(kinds):
+        for info in kinds:
             ns = None if all_namespaces or not info.namespaced else (namespace or "default")
             # The watch starts before the list, so no change between the two is lost.
             changes = client.watch(info.kind, ns).wait_synced() if watch else None
@@ -117,8 +119,9 @@ def get(kind, name, namespace, all_namespaces, selector, field_selector, output,
                     items, rev = listed.items, listed.rev
             except StatusError as exc:
                 _fail(exc)
-            if i and items and output in (None, "wide"):
+            if tables and items and output in (None, "wide"):
                 click.echo()
+            tables += bool(items)
             view = View(output, all_namespaces and info.namespaced, show_labels)
             _print(info.kind, items, view, header=len(kinds) == 1 or bool(items))
             if changes:

@@ -72,14 +72,35 @@ def _node(node: dict, wide: bool) -> list[str]:
 def _rs(rs: dict, wide: bool) -> list[str]:
     status = rs.get("status") or {}
     return [rs["metadata"]["name"], str(rs["spec"].get("replicas", 0)), str(status.get("replicas", 0)),
-            str(status.get("readyReplicas", 0)), age(rs["metadata"].get("creationTimestamp"))]
+            str(status.get("readyReplicas", 0)), age(rs["metadata"].get("creationTimestamp"))] + _template(rs, wide)
 
 
 def _deploy(d: dict, wide: bool) -> list[str]:
     status = d.get("status") or {}
     return [d["metadata"]["name"], f"{status.get('readyReplicas', 0)}/{d['spec'].get('replicas', 0)}",
             str(status.get("updatedReplicas", 0)), str(status.get("availableReplicas", 0)),
-            age(d["metadata"].get("creationTimestamp"))]
+            age(d["metadata"].get("creationTimestamp"))] + _template(d, wide)
+
+
+def _template(obj: dict, wide: bool) -> list[str]:
+    """CONTAINERS, IMAGES, SELECTOR of a workload, for -o wide."""
+    if not wide:
+        return []
+    containers = ((obj["spec"].get("template") or {}).get("spec") or {}).get("containers") or []
+    return [",".join(c.get("name", "") for c in containers), ",".join(c.get("image", "") for c in containers),
+            selector_text(obj["spec"].get("selector"))]
+
+
+def selector_text(selector: dict | None) -> str:
+    """A label selector as kubectl prints it: `app=web,tier in (a,b),!canary`."""
+    parts = [f"{k}={v}" for k, v in sorted(((selector or {}).get("matchLabels") or {}).items())]
+    for expr in (selector or {}).get("matchExpressions") or []:
+        op, key = expr.get("operator"), expr.get("key", "")
+        if op in ("In", "NotIn"):
+            parts.append(f"{key} {op.lower()} ({','.join(expr.get('values') or [])})")
+        else:
+            parts.append(key if op == "Exists" else f"!{key}")
+    return ",".join(parts) or "<none>"
 
 
 def _ns(ns: dict, wide: bool) -> list[str]:
@@ -101,8 +122,8 @@ def _lease(lease: dict, wide: bool) -> list[str]:
 COLUMNS: dict[str, tuple[list[str], list[str], Row]] = {
     "Pod": (["NAME", "READY", "STATUS", "RESTARTS", "AGE"], ["IP", "NODE", "NOMINATED NODE"], _pod),
     "Node": (["NAME", "STATUS", "ROLES", "AGE", "VERSION"], ["CONTAINER-RUNTIME"], _node),
-    "ReplicaSet": (["NAME", "DESIRED", "CURRENT", "READY", "AGE"], [], _rs),
-    "Deployment": (["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"], [], _deploy),
+    "ReplicaSet": (["NAME", "DESIRED", "CURRENT", "READY", "AGE"], ["CONTAINERS", "IMAGES", "SELECTOR"], _rs),
+    "Deployment": (["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"], ["CONTAINERS", "IMAGES", "SELECTOR"], _deploy),
     "Namespace": (["NAME", "STATUS", "AGE"], [], _ns),
     "Event": (["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"], [], _event),
     "Lease": (["NAME", "HOLDER", "AGE"], [], _lease),

@@ -80,6 +80,10 @@ def test_get_several_kinds(cluster, procs):
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines()[0].split() == ["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"]
     assert "ticker" in out.stdout
+    everything = kubus(procs, "get", "all", "-n", "shop")  # `all`: the workload kinds
+    assert everything.returncode == 0 and not everything.stdout.startswith("\n")
+    names = lambda text: sorted(line.split()[0] for line in text.splitlines() if line)  # noqa: E731
+    assert names(everything.stdout) == names(out.stdout)
 
 
 def test_reapply_merges_three_ways_and_pod_specs_stay_immutable(cluster, procs, tmp_path):
