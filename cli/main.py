@@ -12,47 +12,15 @@ import yaml
 from api import selectors
 from api.registry import lookup
 from api.status import StatusError
-from cli import manifests, printers
+from cli import manifests, nodes, printers
 from cli import rollout as rollout_view
 from cli.apply import apply_one
 from cli.describe import describe as describe_text
-from config.settings import Settings
-from runtime import logs as logging_setup
+from cli.session import client as _client, fail as _fail, kind_info as _kind
 from runtime.client import Client, Watch
-
 
 FOLLOW_POLL_S = 0.5
 ALL = "pods,deployments,replicasets"  # `kubus get all`: the workload kinds kubus serves
-APISERVER_WAIT_S = 5.0  # long enough for a restarting apiserver; a cluster that is not there fails fast enough
-
-
-def _client() -> Client:
-    logging_setup.configure("warning")
-    settings = Settings()
-    try:
-        client = Client(settings)
-    except ConnectionError as exc:
-        raise click.ClickException(str(exc)) from None
-    if not _apiserver_within(client, APISERVER_WAIT_S):
-        client.close()
-        raise click.ClickException(f"no apiserver serves cluster {settings.cluster!r} (queue "
-                                   f"{settings.cluster}.apiserver has no consumer for {APISERVER_WAIT_S:g}s): "
-                                   f"start it with `kubus up`, or set KUBUS_CLUSTER to a running cluster")
-    return client
-
-
-def _apiserver_within(client: Client, seconds: float) -> bool:
-    """An apiserver consumes the request queue, or starts to within `seconds` (one restarting)."""
-    deadline = time.monotonic() + seconds
-    while client.apiservers() == 0:
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(0.25)
-    return True
-
-
-def _fail(exc: StatusError) -> None:
-    raise click.ClickException(f"{exc.message} ({exc.reason})")
 
 
 @click.group()
@@ -320,11 +288,8 @@ def up(path: str | None) -> None:
     sys.exit(run_cluster(path))
 
 
-def _kind(name: str):
-    try:
-        return lookup(name)
-    except StatusError as exc:
-        raise click.BadParameter(exc.message) from None
+for command in (nodes.cordon, nodes.uncordon, nodes.drain):
+    main.add_command(command)
 
 
 if __name__ == "__main__":
