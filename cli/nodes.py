@@ -1,0 +1,99 @@
+"""`kubus cordon`, `uncordon` and `drain`: take a node out of scheduling and move its pods off it."""
+from __future__ import annotations
+
+import time
+
+import click
+
+from api.status import StatusError
+from cli.session import client, fail
+from runtime.client import Client
+
+DRAIN_POLL_S = 0.5  # how often drain looks whether the evicted pods are gone (kubectl: 1 s)
+
+
+def set_unschedulable(c: Client, node: str, value: bool) -> str:
+    """'cordoned', 'uncordoned', or 'already ...' when the node was so."""
+    word = "cordoned" if value else "uncordoned"
+    if bool((c.get("Node", node).get("spec") or {}).get("unschedulable")) == value:
+        return f"node/{node} already {word}"
+    c.patch("Node", node, {"spec": {"unschedulable": value or None}})
+    return f"node/{node} {word}"
+
+
+@click.command()
+@click.argument("node")
+def cordon(node: str) -> None:
+    """Mark NODE unschedulable: running pods stay, new ones go elsewhere."""
+    with client() as c:
+        try:
+            click.echo(set_unschedulable(c, node, True))
+        except StatusError as exc:
+            fail(exc)
+
+
+@click.command()
+@click.argument("node")
+def uncordon(node: str) -> None:
+    """Mark NODE schedulable again."""
+    with client() as c:
+        try:
+            click.echo(set_unschedulable(c, node, False))
+        except StatusError as exc:
+            fail(exc)
+
+
+@click.command()
+@click.argument("node")
+@click.option("--force", is_flag=True, help="Also delete pods no controller will recreate.")
+@click.option("--grace-period", type=int, default=None, help="Seconds each pod gets to stop (default: its own).")
+@click.option("--timeout", type=float, default=300.0, help="Seconds to wait for the pods to be gone.")
+def drain(node: str, force: bool, grace_period: int | None, timeout: float) -> None:
+    """Cordon NODE, then delete its pods and wait until they are gone (their controllers recreate
+    them elsewhere)."""
+    with client() as c:
+        try:
+            click.echo(set_unschedulable(c, node, True))
+            pods = [p for p in c.list("Pod", None, field_selector=f"spec.nodeName={node}").items
+                    if not p["metadata"].get("deletionTimestamp")]
+            bare = [_name(p) for p in pods if not _controlled(p)]
+            if bare and not force:
+                raise click.ClickException("cannot delete Pods that declare no controller (use --force to "
+                                           f"override): {', '.join(bare)}")
+            for pod in pods:
+                click.echo(f"evicting pod {_name(pod)}")
+                c.delete("Pod", pod["metadata"]["name"], pod["metadata"]["namespace"], grace_period=grace_period)
+            _wait_gone(c, pods, timeout)
+        except StatusError as exc:
+            fail(exc)
+    click.echo(f"node/{node} drained")
+
+
+def _controlled(pod: dict) -> bool:
+    return any(ref.get("controller") for ref in pod["metadata"].get("ownerReferences") or [])
+
+
+def _name(pod: dict) -> str:
+    return f"{pod['metadata']['namespace']}/{pod['metadata']['name']}"
+
+
+def _wait_gone(c: Client, pods: list[dict], timeout: float) -> None:
+    """Until each pod is gone (or replaced by another with its name), printing each as it goes."""
+    waiting = {p["metadata"]["uid"]: p for p in pods}
+    deadline = time.monotonic() + timeout
+    while waiting:
+        for uid, pod in list(waiting.items()):
+            try:
+                still = c.get("Pod", pod["metadata"]["name"], pod["metadata"]["namespace"])["metadata"]["uid"] == uid
+            except StatusError as exc:
+                if exc.reason != "NotFound":
+                    raise
+                still = False
+            if not still:
+                click.echo(f"pod/{pod['metadata']['name']} evicted")
+                del waiting[uid]
+        if waiting and time.monotonic() > deadline:
+            raise click.ClickException(f"drain did not complete within {timeout:g}s: "
+                                       f"{', '.join(_name(p) for p in waiting.values())} still there")
+        if waiting:
+            time.sleep(DRAIN_POLL_S)
