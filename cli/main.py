@@ -226,6 +226,26 @@ def rollout_undo(target: str, namespace: str, to_revision: int | None) -> None:
             _fail(exc)
 
 
+def _rollout_action(action, *args) -> None:
+    """Run one rollout action on `deployment/NAME` and print its line."""
+    def command(target: str, namespace: str) -> None:
+        with _client() as client:
+            try:
+                click.echo(action(client, _deployment_name(target), namespace, *args))
+            except StatusError as exc:
+                _fail(exc)
+    return command
+
+
+for _name, _help, _action, _args in (
+        ("history", "List the Deployment's revisions.", rollout_view.history, ()),
+        ("restart", "Roll every pod of the Deployment, one template change.", rollout_view.restart, ()),
+        ("pause", "Stop the Deployment from rolling out template changes.", rollout_view.pause, (True,)),
+        ("resume", "Let a paused Deployment roll out again.", rollout_view.pause, (False,))):
+    rollout.command(_name, help=_help)(click.argument("target")(click.option("-n", "--namespace", default="default")(
+        _rollout_action(_action, *_args))))
+
+
 @main.command()
 @click.argument("target")
 @click.argument("name", required=False)

@@ -1,9 +1,16 @@
-"""`kubus rollout status|undo` and `kubus scale`, as kubectl words them."""
+"""`kubus rollout status|undo|history|restart|pause|resume`, as kubectl words them."""
 from __future__ import annotations
+
+import time
 
 from actors.controllers import rollout as util
 from api.status import StatusError
+from api.times import rfc3339
+from cli.printers import table
 from runtime.client import Client
+
+RESTARTED_AT = "kubectl.kubernetes.io/restartedAt"
+CHANGE_CAUSE = "kubernetes.io/change-cause"
 
 
 def status_line(d: dict) -> tuple[str, bool]:
@@ -27,11 +34,40 @@ def status_line(d: dict) -> tuple[str, bool]:
     return f'deployment "{name}" successfully rolled out', True
 
 
+def _history(client: Client, d: dict) -> list[dict]:
+    """The Deployment's ReplicaSets, oldest revision first."""
+    owned = [rs for rs in client.list("ReplicaSet", d["metadata"]["namespace"]).items
+             if any(r.get("uid") == d["metadata"]["uid"] for r in rs["metadata"].get("ownerReferences") or [])]
+    return sorted(owned, key=util.revision_of)
+
+
+def history(client: Client, name: str, namespace: str) -> str:
+    d = client.get("Deployment", name, namespace)
+    rows = [["REVISION", "CHANGE-CAUSE"]] + [
+        [str(util.revision_of(rs)), (rs["metadata"].get("annotations") or {}).get(CHANGE_CAUSE) or "<none>"]
+        for rs in _history(client, d)]
+    return f"deployment.apps/{name}\n{table(rows)}"
+
+
+def restart(client: Client, name: str, namespace: str) -> str:
+    """A new template annotation: the Deployment rolls every pod, as `kubectl rollout restart` does."""
+    client.patch("Deployment", name, {"spec": {"template": {"metadata": {"annotations": {
+        RESTARTED_AT: rfc3339(time.time())}}}}}, namespace)
+    return f"deployment.apps/{name} restarted"
+
+
+def pause(client: Client, name: str, namespace: str, paused: bool) -> str:
+    word = "paused" if paused else "resumed"
+    d = client.get("Deployment", name, namespace)
+    if bool(d["spec"].get("paused")) == paused:
+        return f"deployment.apps/{name} already {word}"
+    client.patch("Deployment", name, {"spec": {"paused": paused or None}}, namespace)
+    return f"deployment.apps/{name} {word}"
+
+
 def undo(client: Client, name: str, namespace: str, to_revision: int | None) -> str:
     d = client.get("Deployment", name, namespace)
-    owned = [rs for rs in client.list("ReplicaSet", namespace).items
-             if any(r.get("uid") == d["metadata"]["uid"] for r in rs["metadata"].get("ownerReferences") or [])]
-    by_revision = sorted(owned, key=util.revision_of)
+    by_revision = _history(client, d)
     if to_revision:
         target = next((rs for rs in by_revision if util.revision_of(rs) == to_revision), None)
         if target is None:

@@ -137,3 +137,21 @@ def test_adopts_an_orphan_replicaset_with_its_template(apps):
     assert (owner["kind"], owner["uid"], owner["controller"]) == ("Deployment", created["metadata"]["uid"], True)
     assert [rs["metadata"]["name"] for rs in apps.list("ReplicaSet", "default").items] == ["web-orphan"]
     assert {p["metadata"]["uid"] for p in apps.list("Pod", "default").items} == pods
+
+
+def test_rollout_restart_history_pause_resume(apps, procs):
+    apps.create(deployment("web", 2))
+    wait_until(lambda: status(apps, "web").get("availableReplicas") == 2, 60, what="2 available")
+    before = {p["metadata"]["uid"] for p in apps.list("Pod", "default").items}
+    assert kubus(procs, "rollout", "restart", "deployment/web").stdout.strip() == "deployment.apps/web restarted"
+    done = kubus(procs, "rollout", "status", "deployment/web")
+    assert done.returncode == 0, done.stderr
+    live = [p for p in apps.list("Pod", "default").items if not p["metadata"].get("deletionTimestamp")]
+    assert len(live) == 2 and not before & {p["metadata"]["uid"] for p in live}  # every pod replaced
+    table = kubus(procs, "rollout", "history", "deployment/web").stdout.splitlines()
+    assert table[0] == "deployment.apps/web" and table[1].split() == ["REVISION", "CHANGE-CAUSE"]
+    assert [line.split()[0] for line in table[2:]] == ["1", "2"]
+    assert kubus(procs, "rollout", "pause", "deployment/web").stdout.strip() == "deployment.apps/web paused"
+    assert apps.get("Deployment", "web")["spec"]["paused"] is True
+    assert kubus(procs, "rollout", "resume", "deployment/web").stdout.strip() == "deployment.apps/web resumed"
+    assert not apps.get("Deployment", "web")["spec"].get("paused")
