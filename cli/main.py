@@ -12,7 +12,7 @@ import yaml
 from api import selectors
 from api.registry import lookup
 from api.status import StatusError
-from cli import manifests, nodes, printers
+from cli import manifests, metadata, nodes, printers
 from cli import rollout as rollout_view
 from cli.apply import apply_one
 from cli.describe import describe as describe_text
@@ -308,7 +308,7 @@ def up(path: str | None) -> None:
     sys.exit(run_cluster(path))
 
 
-for command in (nodes.cordon, nodes.uncordon, nodes.drain):
+for command in (nodes.cordon, nodes.uncordon, nodes.drain, metadata.label, metadata.annotate):
     main.add_command(command)
 
 

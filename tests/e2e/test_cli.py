@@ -132,3 +132,19 @@ def test_no_apiserver_is_said_plainly(procs):
     result = kubus(procs, "get", "pods")
     assert result.returncode == 1
     assert f"no apiserver serves cluster '{procs.env['KUBUS_CLUSTER']}'" in result.stderr
+
+
+def test_label_and_annotate(cluster, procs):
+    from tests.integration.test_crud import pod
+
+    cluster.create(pod("web"))
+    assert kubus(procs, "label", "pod", "web", "env=prod", "tier=front").stdout.strip() == "pod/web labeled"
+    taken = kubus(procs, "label", "pod", "web", "env=dev")
+    assert taken.returncode == 1 and "'env' already has a value (prod), and --overwrite is false" in taken.stderr
+    assert kubus(procs, "label", "pod", "web", "env=dev", "tier-", "--overwrite").returncode == 0
+    labels = cluster.get("Pod", "web")["metadata"]["labels"]
+    assert labels["env"] == "dev" and "tier" not in labels
+    bad = kubus(procs, "label", "pod", "web", "env=not ok!", "--overwrite")
+    assert bad.returncode == 1 and "metadata.labels[env]: Invalid value" in bad.stderr
+    assert kubus(procs, "annotate", "pod", "web", "note=hi").stdout.strip() == "pod/web annotated"
+    assert cluster.get("Pod", "web")["metadata"]["annotations"]["note"] == "hi"
