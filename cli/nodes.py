@@ -21,26 +21,20 @@ def set_unschedulable(c: Client, node: str, value: bool) -> str:
     return f"node/{node} {word}"
 
 
-@click.command()
-@click.argument("node")
-def cordon(node: str) -> None:
-    """Mark NODE unschedulable: running pods stay, new ones go elsewhere."""
-    with client() as c:
-        try:
-            click.echo(set_unschedulable(c, node, True))
-        except StatusError as exc:
-            fail(exc)
+def _marking(value: bool):
+    @click.argument("node")
+    def command(node: str) -> None:
+        with client() as c:
+            try:
+                click.echo(set_unschedulable(c, node, value))
+            except StatusError as exc:
+                fail(exc)
+    return command
 
 
-@click.command()
-@click.argument("node")
-def uncordon(node: str) -> None:
-    """Mark NODE schedulable again."""
-    with client() as c:
-        try:
-            click.echo(set_unschedulable(c, node, False))
-        except StatusError as exc:
-            fail(exc)
+cordon = click.command("cordon", help="Mark NODE unschedulable: running pods stay, new ones go elsewhere.")(
+    _marking(True))
+uncordon = click.command("uncordon", help="Mark NODE schedulable again.")(_marking(False))
 
 
 @click.command()
