@@ -7,7 +7,8 @@ from typing import Iterable
 
 import numpy as np
 
-from actors.scheduler.podinfo import PodInfo, quantity_of
+from actors.scheduler.podinfo import PodInfo
+from api.resources import quantity_of
 
 BASE = ("cpu", "memory", "ephemeral-storage", "pods")
 

@@ -1,58 +1,15 @@
-"""What the scheduler needs of a pod, computed once per revision: effective requests (init
-containers, sidecars and overhead counted), non-zero requests for scoring, host ports, constraints."""
+"""What the scheduler needs of a pod, computed once per revision: effective requests
+(`api.resources`), non-zero requests for scoring, host ports, constraints."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
-from api.quantity import milli, value
+from api.resources import pod_requests
 
 DEFAULT_MILLI_CPU = 100  # what scoring counts for a container that requests no cpu
 DEFAULT_MEMORY = 200 * 1024 * 1024  # and no memory
 TERMINAL = ("Succeeded", "Failed")
-
-
-def quantity_of(name: str, qty: Any) -> int:
-    return milli(qty) if name == "cpu" else value(qty)
-
-
-def _requests(container: dict, defaults: dict[str, int] | None = None) -> dict[str, int]:
-    reqs = {k: quantity_of(k, v) for k, v in ((container.get("resources") or {}).get("requests") or {}).items()}
-    for name, default in (defaults or {}).items():
-        reqs.setdefault(name, default)
-    return reqs
-
-
-def _add(total: dict[str, int], more: dict[str, int]) -> None:
-    for k, v in more.items():
-        total[k] = total.get(k, 0) + v
-
-
-def _max(total: dict[str, int], more: dict[str, int]) -> None:
-    for k, v in more.items():
-        total[k] = max(total.get(k, 0), v)
-
-
-def pod_requests(spec: dict, defaults: dict[str, int] | None = None) -> dict[str, int]:
-    """max(Σ app containers + Σ sidecars, max over init containers of (it + sidecars before it)) + overhead."""
-    total: dict[str, int] = {}
-    for c in spec.get("containers") or []:
-        _add(total, _requests(c, defaults))
-    sidecars: dict[str, int] = {}
-    init_max: dict[str, int] = {}
-    for c in spec.get("initContainers") or []:
-        reqs = _requests(c, defaults)
-        if c.get("restartPolicy") == "Always":
-            _add(sidecars, reqs)
-            step = dict(sidecars)
-        else:
-            step = dict(sidecars)
-            _add(step, reqs)
-        _max(init_max, step)
-    _add(total, sidecars)
-    _max(total, init_max)
-    _add(total, {k: quantity_of(k, v) for k, v in (spec.get("overhead") or {}).items()})
-    return {k: v for k, v in total.items() if v}
 
 
 def host_ports(spec: dict) -> list[tuple[str, str, int]]:

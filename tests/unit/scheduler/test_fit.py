@@ -4,7 +4,8 @@ import pytest
 
 from actors.scheduler.framework import UNRESOLVABLE, UNSCHEDULABLE
 from actors.scheduler.plugins.fit import NodeResourcesBalancedAllocation, NodeResourcesFit
-from actors.scheduler.podinfo import pod_info, pod_requests
+from actors.scheduler.podinfo import pod_info
+from api.resources import pod_requests
 from tests.unit.scheduler.kit import ctx, node, pod, scores, table
 
 SIZED = (node("n1", cpu="4000m", memory="10000"), node("n2", cpu="6000m", memory="10000"))
