@@ -6,6 +6,7 @@ import json
 import yaml
 
 from api.annotations import FILTER_RESULT, SCORE_RESULT, SELECTED_NODE
+from api.resources import pod_requests, quantity_of
 from cli.apply import LAST_APPLIED
 from cli.printers import age, pod_status, table
 from runtime.client import Client
@@ -26,6 +27,9 @@ def describe(client: Client, kind: str, obj: dict) -> str:
         lines.append(f"Controlled By:  {ref['kind']}/{ref['name']}")
     if kind == "Pod":
         lines += _pod(obj) + _decision(meta.get("annotations") or {})
+    elif kind == "Node":
+        on_node = client.list("Pod", None, field_selector=f"spec.nodeName={meta['name']}").items
+        lines += node_lines(obj, on_node)
     else:
         lines += ["Spec:", _indent(yaml.safe_dump(obj.get("spec") or {}, sort_keys=False))]
         if obj.get("status"):
@@ -63,6 +67,43 @@ def _pod(pod: dict) -> list[str]:
             lines += [f"    State:    {next(iter(state.get('state') or {'unknown': 0}))}",
                       f"    Ready:    {state.get('ready')}", f"    Restarts: {state.get('restartCount', 0)}"]
     return lines
+
+
+def node_lines(node: dict, pods: list[dict]) -> list[str]:
+    """kubectl's node view: taints, schedulability, addresses, capacity, the pods it runs and what
+    they request against what it can allocate."""
+    spec, status = node.get("spec") or {}, node.get("status") or {}
+    taints = [f"{t['key']}{'=' + t['value'] if t.get('value') else ''}:{t['effect']}" for t in spec.get("taints") or []]
+    lines = [f"Taints:       {(chr(10) + ' ' * 14).join(taints) or '<none>'}",
+             f"Unschedulable: {str(bool(spec.get('unschedulable'))).lower()}",
+             _map("Addresses", {a["type"]: a["address"] for a in status.get("addresses") or []}),
+             _map("Capacity", status.get("capacity")), _map("Allocatable", status.get("allocatable"))]
+    running = [p for p in pods if (p.get("status") or {}).get("phase") not in ("Succeeded", "Failed")]
+    rows = [["Namespace", "Name", "CPU Requests", "Memory Requests", "Age"]]
+    total: dict[str, int] = {}
+    for pod in running:
+        asked = pod_requests(pod["spec"])
+        for name, amount in asked.items():
+            total[name] = total.get(name, 0) + amount
+        rows.append([pod["metadata"].get("namespace", ""), pod["metadata"]["name"], _amount("cpu", asked.get("cpu", 0)),
+                     _amount("memory", asked.get("memory", 0)), age(pod["metadata"].get("creationTimestamp"))])
+    lines += [f"Non-terminated Pods:  ({len(running)} in total)", _indent(table(rows)) if running else "  <none>"]
+    allocatable = status.get("allocatable") or {}
+    usage = [["Resource", "Requests"]] + [
+        [name, f"{_amount(name, total.get(name, 0))} ({_percent(total.get(name, 0), name, allocatable)})"]
+        for name in ("cpu", "memory")]
+    return lines + ["Allocated resources:", _indent(table(usage))]
+
+
+def _amount(name: str, amount: int) -> str:
+    if name == "cpu":
+        return f"{amount}m" if amount % 1000 else str(amount // 1000)
+    return f"{amount // 2**20}Mi" if amount and amount % 2**20 == 0 else str(amount)
+
+
+def _percent(amount: int, name: str, allocatable: dict) -> str:
+    whole = quantity_of(name, allocatable[name]) if name in allocatable else 0
+    return f"{amount * 100 // whole}%" if whole else "0%"
 
 
 def _decision(annotations: dict) -> list[str]:

@@ -35,3 +35,5 @@ def test_drain_moves_pods_off_a_cordoned_node(apps, procs):
     assert kubus(procs, "uncordon", node).stdout.strip() == f"node/{node} uncordoned"
     assert not apps.get("Node", node)["spec"].get("unschedulable")
     assert kubus(procs, "cordon", node).stdout.strip() == f"node/{node} cordoned"
+    described = kubus(procs, "describe", "node", node).stdout
+    assert "Unschedulable: true" in described and "Non-terminated Pods:  (0 in total)" in described
