@@ -16,7 +16,7 @@ from cli import manifests, metadata, nodes, printers
 from cli import rollout as rollout_view
 from cli.apply import apply_one
 from cli.describe import describe as describe_text
-from cli.session import client as _client, fail as _fail, kind_info as _kind
+from cli.session import client as _client, connected, fail as _fail, kind_info as _kind
 from runtime.client import Client, Watch
 
 FOLLOW_POLL_S = 0.5
@@ -177,11 +177,8 @@ def delete(kind, names, paths, namespace, grace_period, cascade) -> None:
 def describe(kind, name, namespace) -> None:
     """Show an object's details and the Events about it."""
     info = _kind(kind)
-    with _client() as client:
-        try:
-            click.echo(describe_text(client, info.kind, client.get(info.kind, name, namespace)))
-        except StatusError as exc:
-            _fail(exc)
+    with connected() as client:
+        click.echo(describe_text(client, info.kind, client.get(info.kind, name, namespace)))
 
 
 @main.group()
@@ -196,21 +193,18 @@ def rollout() -> None:
 def rollout_status(target: str, namespace: str, watch: bool) -> None:
     """Print the rollout's progress until it completes (exit 0) or misses its deadline (exit 1)."""
     name = _deployment_name(target)
-    with _client() as client:
-        try:
-            events = client.watch("Deployment", namespace) if watch else None
-            last = None
-            d = client.get("Deployment", name, namespace)
-            while True:
-                message, done = rollout_view.status_line(d)
-                if message != last:
-                    click.echo(message)
-                    last = message
-                if done or not watch:
-                    return
-                d = next(delta.object for delta in events if delta.object["metadata"]["name"] == name)
-        except StatusError as exc:
-            _fail(exc)
+    with connected() as client:
+        events = client.watch("Deployment", namespace) if watch else None
+        last = None
+        d = client.get("Deployment", name, namespace)
+        while True:
+            message, done = rollout_view.status_line(d)
+            if message != last:
+                click.echo(message)
+                last = message
+            if done or not watch:
+                return
+            d = next(delta.object for delta in events if delta.object["metadata"]["name"] == name)
 
 
 @rollout.command("undo")
@@ -219,21 +213,15 @@ def rollout_status(target: str, namespace: str, watch: bool) -> None:
 @click.option("--to-revision", type=int, default=None)
 def rollout_undo(target: str, namespace: str, to_revision: int | None) -> None:
     """Roll back to the previous revision (or --to-revision)."""
-    with _client() as client:
-        try:
-            click.echo(rollout_view.undo(client, _deployment_name(target), namespace, to_revision))
-        except StatusError as exc:
-            _fail(exc)
+    with connected() as client:
+        click.echo(rollout_view.undo(client, _deployment_name(target), namespace, to_revision))
 
 
 def _rollout_action(action, *args) -> None:
     """Run one rollout action on `deployment/NAME` and print its line."""
     def command(target: str, namespace: str) -> None:
-        with _client() as client:
-            try:
-                click.echo(action(client, _deployment_name(target), namespace, *args))
-            except StatusError as exc:
-                _fail(exc)
+        with connected() as client:
+            click.echo(action(client, _deployment_name(target), namespace, *args))
     return command
 
 
@@ -261,11 +249,8 @@ def scale(target: str, name: str | None, replicas: int, namespace: str) -> None:
     if info.kind not in ("Deployment", "ReplicaSet"):
         raise click.BadParameter(f"{target}: only deployments and replicasets scale", param_hint="target")
     name = name or kind
-    with _client() as client:
-        try:
-            client.patch(info.kind, name, {"spec": {"replicas": replicas}}, namespace)
-        except StatusError as exc:
-            _fail(exc)
+    with connected() as client:
+        client.patch(info.kind, name, {"spec": {"replicas": replicas}}, namespace)
     click.echo(f"{info.resource}/{name} scaled")
 
 
@@ -285,7 +270,7 @@ def _deployment_name(target: str) -> str:
 @click.option("-p", "--previous", is_flag=True, help="The previous, terminated instance of the container.")
 def logs(name, namespace, container, follow, tail, previous) -> None:
     """Print a container's output, served by the kubelet of the pod's node."""
-    with _client() as client:
+    with connected() as client:
         try:
             chunk = client.logs(name, namespace, container, tail=tail, previous=previous)
             click.echo(chunk["text"], nl=False)
@@ -293,8 +278,6 @@ def logs(name, namespace, container, follow, tail, previous) -> None:
                 time.sleep(FOLLOW_POLL_S)
                 chunk = client.logs(name, namespace, container, offset=chunk["offset"])
                 click.echo(chunk["text"], nl=False)
-        except StatusError as exc:
-            _fail(exc)
         except KeyboardInterrupt:
             pass
 

@@ -3,8 +3,7 @@ from __future__ import annotations
 
 import click
 
-from api.status import StatusError
-from cli.session import client, fail, kind_info
+from cli.session import connected, kind_info
 
 
 def parse_changes(pairs: tuple[str, ...]) -> dict[str, str | None]:
@@ -36,16 +35,13 @@ def _command(field: str, verb: str):
         info = kind_info(kind)
         changes = parse_changes(pairs)
         ns = (namespace or "default") if info.namespaced else None
-        with client() as c:
-            try:
-                current = c.get(info.kind, name, ns)["metadata"].get(field) or {}
-                taken = conflicts(current, changes)
-                if taken and not overwrite:
-                    raise click.ClickException(f"'{taken[0]}' already has a value ({current[taken[0]]}), "
-                                               f"and --overwrite is false")
-                c.patch(info.kind, name, {"metadata": {field: changes}}, ns)
-            except StatusError as exc:
-                fail(exc)
+        with connected() as c:
+            current = c.get(info.kind, name, ns)["metadata"].get(field) or {}
+            taken = conflicts(current, changes)
+            if taken and not overwrite:
+                raise click.ClickException(f"'{taken[0]}' already has a value ({current[taken[0]]}), "
+                                           f"and --overwrite is false")
+            c.patch(info.kind, name, {"metadata": {field: changes}}, ns)
         click.echo(f"{info.kind.lower()}/{name} {verb}")
 
     return command

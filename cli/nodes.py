@@ -6,7 +6,7 @@ import time
 import click
 
 from api.status import StatusError
-from cli.session import client, fail
+from cli.session import connected
 from runtime.client import Client
 
 DRAIN_POLL_S = 0.5  # how often drain looks whether the evicted pods are gone (kubectl: 1 s)
@@ -24,11 +24,8 @@ def set_unschedulable(c: Client, node: str, value: bool) -> str:
 def _marking(value: bool):
     @click.argument("node")
     def command(node: str) -> None:
-        with client() as c:
-            try:
-                click.echo(set_unschedulable(c, node, value))
-            except StatusError as exc:
-                fail(exc)
+        with connected() as c:
+            click.echo(set_unschedulable(c, node, value))
     return command
 
 
@@ -45,21 +42,18 @@ uncordon = click.command("uncordon", help="Mark NODE schedulable again.")(_marki
 def drain(node: str, force: bool, grace_period: int | None, timeout: float) -> None:
     """Cordon NODE, then delete its pods and wait until they are gone (their controllers recreate
     them elsewhere)."""
-    with client() as c:
-        try:
-            click.echo(set_unschedulable(c, node, True))
-            pods = [p for p in c.list("Pod", None, field_selector=f"spec.nodeName={node}").items
-                    if not p["metadata"].get("deletionTimestamp")]
-            bare = [_name(p) for p in pods if not _controlled(p)]
-            if bare and not force:
-                raise click.ClickException("cannot delete Pods that declare no controller (use --force to "
-                                           f"override): {', '.join(bare)}")
-            for pod in pods:
-                click.echo(f"evicting pod {_name(pod)}")
-                c.delete("Pod", pod["metadata"]["name"], pod["metadata"]["namespace"], grace_period=grace_period)
-            _wait_gone(c, pods, timeout)
-        except StatusError as exc:
-            fail(exc)
+    with connected() as c:
+        click.echo(set_unschedulable(c, node, True))
+        pods = [p for p in c.list("Pod", None, field_selector=f"spec.nodeName={node}").items
+                if not p["metadata"].get("deletionTimestamp")]
+        bare = [_name(p) for p in pods if not _controlled(p)]
+        if bare and not force:
+            raise click.ClickException("cannot delete Pods that declare no controller (use --force to "
+                                       f"override): {', '.join(bare)}")
+        for pod in pods:
+            click.echo(f"evicting pod {_name(pod)}")
+            c.delete("Pod", pod["metadata"]["name"], pod["metadata"]["namespace"], grace_period=grace_period)
+        _wait_gone(c, pods, timeout)
     click.echo(f"node/{node} drained")
 
 

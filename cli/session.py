@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
+from typing import Iterator
 
 import click
 
@@ -37,6 +39,16 @@ def _apiserver_within(connected: Client, seconds: float) -> bool:
             return False
         time.sleep(0.25)
     return True
+
+
+@contextmanager
+def connected() -> Iterator[Client]:
+    """A client for one command; a StatusError inside ends the command with kubectl's wording."""
+    with client() as c:
+        try:
+            yield c
+        except StatusError as exc:
+            fail(exc)
 
 
 def fail(exc: StatusError) -> None:
