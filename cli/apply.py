@@ -25,20 +25,18 @@ def apply_one(client: Client, obj: dict, namespace: str | None) -> str:
     if namespace and info.namespaced:
         obj.setdefault("metadata", {})["namespace"] = namespace
     modified = with_last_applied(obj)
-    if not (obj.get("metadata") or {}).get("name"):
-        client.create(modified, namespace=ns)
-        return "created"
+    name = (obj.get("metadata") or {}).get("name")
     try:
         client.create(modified, namespace=ns)
         return "created"
     except StatusError as exc:
-        if exc.reason != "AlreadyExists":
+        if exc.reason != "AlreadyExists" or not name:  # a generateName manifest always creates
             raise
-    current = client.get(info.kind, obj["metadata"]["name"], ns)
+    current = client.get(info.kind, name, ns)
     patch = three_way(last_applied(current), modified, current)
     if not patch:
         return "unchanged"
-    updated = client.patch(info.kind, obj["metadata"]["name"], patch, ns)
+    updated = client.patch(info.kind, name, patch, ns)
     same = updated["metadata"]["resourceVersion"] == current["metadata"]["resourceVersion"]
     return "unchanged" if same else "configured"
 

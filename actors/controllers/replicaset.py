@@ -153,16 +153,14 @@ class ReplicaSetController(Controller):
 
     def _conditions(self, rs: dict, key: str) -> list[dict]:
         """ReplicaFailure while creating or deleting pods fails (Kubernetes' calculateStatus)."""
-        others = [c for c in (rs.get("status") or {}).get("conditions") or [] if c.get("type") != "ReplicaFailure"]
+        conditions = (rs.get("status") or {}).get("conditions") or []
+        others = [c for c in conditions if c.get("type") != "ReplicaFailure"]
         failure = self.failures.get(key)
         if failure is None:
             return others
-        previous = next((c for c in (rs.get("status") or {}).get("conditions") or []
-                         if c.get("type") == "ReplicaFailure"), None)
-        if previous is not None:
-            return others + [previous]
-        return others + [{"type": "ReplicaFailure", "status": "True", "reason": failure[0], "message": failure[1],
-                          "lastTransitionTime": rfc3339(time.time())}]
+        previous = [c for c in conditions if c.get("type") == "ReplicaFailure"]
+        return others + (previous or [{"type": "ReplicaFailure", "status": "True", "reason": failure[0],
+                                       "message": failure[1], "lastTransitionTime": rfc3339(time.time())}])
 
     def _report(self, rs: dict, active: list[dict]) -> None:
         template_labels = ((rs["spec"].get("template") or {}).get("metadata") or {}).get("labels") or {}
