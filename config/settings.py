@@ -18,6 +18,9 @@ class Settings(BaseSettings):
     cluster: str = Field("kubus", pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", max_length=63)
     data_dir: Path = Path(".kubus/data")
     max_message_bytes: int = Field(1 << 20, ge=4096)
+    max_object_bytes: int = Field(512 << 10, ge=1024)  # an object's encoding; larger is 413 RequestEntityTooLarge
+    max_depth: int = Field(100, ge=8)  # nesting of maps and lists a decoded body may have
+    heartbeat_s: int = Field(30, ge=1)  # AMQP heartbeat; the broker drops a silent connection after two
     request_timeout_s: float = Field(10.0, gt=0)
     prefetch: int = Field(256, ge=1)
     durable_commands: bool = True
@@ -26,6 +29,10 @@ class Settings(BaseSettings):
     bookmark_sweep_s: float = Field(60.0, gt=0)
     log_retention: int = Field(100_000, ge=1000)
     dedupe_window_s: float = Field(600.0, gt=0)
+    dedupe_max_bytes: int = Field(64 << 20, ge=1 << 20)  # first replies kept to answer retries, at most
+    dead_letter_max_length: int = Field(10_000, ge=1)  # `{c}.dead` keeps the newest this many
+    queue_max_bytes: int = Field(64 << 20, ge=1 << 20)  # an event queue's bound; overflow is dead-lettered
+    request_queue_max_length: int = Field(50_000, ge=1)  # `{c}.apiserver` and `{c}.store`; more is refused
     log_level: str = "info"
 
     @property
