@@ -1,6 +1,7 @@
 """Names on the broker (contract 1) and routing keys of events."""
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -8,6 +9,9 @@ NONE = "-"
 SCHEMA_HEADER = "x-kubus-schema"
 SCHEMA_VERSION = 1
 DEAD_REASON = "x-kubus-dead-reason"
+MAX_SEGMENT = 100  # bytes of UTF-8; three segments and a kind fit AMQP's 255-byte routing key
+SEGMENT_HEAD = 83  # bytes kept of a longer segment, then `~` and 16 hex digits of its hash
+WILDCARDS = ("*", "#")
 
 
 @dataclass(frozen=True)
@@ -50,15 +54,29 @@ class Names:
     @staticmethod
     def logs_key(node: str) -> str:
         """The `{c}.api` routing key of a node's log service (its kubelet answers)."""
-        return f"logs.{node}"
+        return f"logs.{segment(node)}"
+
+
+def segment(value: str) -> str:
+    """A routing-key segment or per-node name part that fits (contract 1): up to 100 bytes of
+    UTF-8 it is unchanged; a longer one becomes its first 83 bytes (fewer when the 83rd byte
+    would split a character), `~`, and the first 16 hex digits of
+    `hashlib.blake2b(value.encode())` — the default 64-byte digest — of the whole segment.
+    At most 100 bytes either way; the `*` and `#` wildcards pass through."""
+    raw = value.encode()
+    if len(raw) <= MAX_SEGMENT or value in WILDCARDS:
+        return value
+    head = raw[:SEGMENT_HEAD].decode(errors="ignore")
+    return f"{head}~{hashlib.blake2b(raw).hexdigest()[:16]}"
 
 
 def _word(value: str | None) -> str:
-    return value.replace(".", "_") if value else NONE
+    return segment(value.replace(".", "_")) if value else NONE
 
 
 def routing_key(kind: str, namespace: str | None, node: str | None) -> str:
-    """`{kind}.{namespace}.{node}`, `-` for an absent part, dots in names as `_`."""
+    """`{kind}.{namespace}.{node}`, `-` for an absent part, dots in names as `_`, a long part
+    shortened by `segment`."""
     return f"{kind.lower()}.{_word(namespace)}.{_word(node)}"
 
 

@@ -16,7 +16,7 @@ from bus.codec import DecodeError
 from bus.declare import QueueSpec
 from bus.message import Message
 from bus.messages import parse_request
-from bus.topology import Names, routing_key
+from bus.topology import Names, routing_key, segment
 from config.settings import Settings
 from runtime.actor import Actor, Consumer
 from runtime.cache import Delta
@@ -29,7 +29,7 @@ class Kubelet(Actor):
 
     def __init__(self, settings: Settings, nodes: list[NodeConfig], name: str | None = None,
                  renew_interval: float = RENEW_INTERVAL_S, **kw: Any):
-        self.name = name or f"kubelet.{nodes[0].name}"
+        self.name = _actor_name(name or f"kubelet.{nodes[0].name}")
         self.renew_interval = renew_interval
         super().__init__(settings, **kw)
         self.agents = {cfg.name: NodeAgent(cfg, self._runtime(cfg), self.ask, self.clock, self.offload)
@@ -97,3 +97,10 @@ class Kubelet(Actor):
     def sync(self) -> None:
         for agent in self.agents.values():
             agent.sync_all()
+
+
+def _actor_name(name: str) -> str:
+    """`kubelet.<node>` with the node part shortened as routing keys are: its queues
+    (`{c}.kubelet.<node>`, `.logs`, `.lock`) then fit AMQP's 255-byte names."""
+    actor, _, node = name.partition(".")
+    return f"{actor}.{segment(node)}" if node else actor
