@@ -7,6 +7,13 @@ import msgpack
 
 from bus.topology import SCHEMA_HEADER, SCHEMA_VERSION
 
+MAX_DEPTH = 100  # maps and lists nested in a body, the body itself included
+_NESTED = (dict, list)
+# Every map or list starts with one of these bytes (fixmap, fixarray, array 16/32, map 16/32), so
+# their count in a body bounds how many containers, hence how many levels, it can hold.
+_HEADERS = bytes([*range(0x80, 0xA0), 0xDC, 0xDD, 0xDE, 0xDF])
+_NOT_HEADERS = bytes(b for b in range(256) if b not in _HEADERS)
+
 
 class DecodeError(Exception):
     """A message that cannot be decoded or validated; it goes to the dead-letter queue."""
@@ -31,13 +38,23 @@ def check_schema(headers: dict | None) -> None:
         raise DecodeError("schema", f"header {SCHEMA_HEADER}={version!r}, expected {SCHEMA_VERSION}")
 
 
-def decode(raw: bytes, headers: dict | None, limit: int) -> dict[str, Any]:
-    """Decode a body: size limit, schema header, msgpack limits, a map with string keys."""
+def decode(raw: bytes, headers: dict | None, limit: int, max_depth: int = MAX_DEPTH) -> dict[str, Any]:
+    """Decode a body: size limit, schema header, msgpack limits, nesting depth, a map with
+    string keys."""
     if len(raw) > limit:
         raise DecodeError("oversize", f"{len(raw)} bytes exceeds the limit of {limit}")
     check_schema(headers)
+    body = _unpack(raw, limit)
+    if not isinstance(body, dict):
+        raise DecodeError("invalid", f"body is a {type(body).__name__}, expected a map")
+    if len(raw.translate(None, _NOT_HEADERS)) > max_depth:  # ~1 us for a pod; the walk costs ~10
+        check_depth(body, max_depth)
+    return body
+
+
+def _unpack(raw: bytes, limit: int) -> Any:
     try:
-        body = msgpack.unpackb(
+        return msgpack.unpackb(
             raw,
             raw=False,
             strict_map_key=True,
@@ -50,11 +67,22 @@ def decode(raw: bytes, headers: dict | None, limit: int) -> dict[str, Any]:
         )
     except DecodeError:
         raise
+    except msgpack.StackError:  # msgpack's own C stack ends at 1024 levels
+        raise DecodeError("too deep", "nested deeper than msgpack's stack allows") from None
     except Exception as exc:  # msgpack raises several unrelated types
         raise DecodeError("undecodable", f"{type(exc).__name__}: {exc}") from None
-    if not isinstance(body, dict):
-        raise DecodeError("invalid", f"body is a {type(body).__name__}, expected a map")
-    return body
+
+
+def check_depth(body: dict | list, max_depth: int) -> None:
+    """Refuse maps and lists nested deeper than `max_depth`: one level at a time, no recursion,
+    so a hostile body costs a loop, not the stack."""
+    level, depth = [body], 1
+    while level:
+        if depth > max_depth:
+            raise DecodeError("too deep", f"maps and lists nested deeper than {max_depth}")
+        level = [v for node in level for v in (node.values() if type(node) is dict else node)
+                 if type(v) in _NESTED]
+        depth += 1
 
 
 def pack_map(fields: dict[str, Any], raw: dict[str, bytes]) -> bytes:
