@@ -7,39 +7,8 @@ from pydantic import TypeAdapter, ValidationError
 
 from api import defaults, validation
 from api.registry import KindInfo, lookup
+from api.causes import cause_of as _cause
 from api.status import Cause, bad_request, invalid
-
-NOT_SUPPORTED = "FieldValueNotSupported"
-
-
-def _path(loc: tuple) -> str:
-    out = ""
-    for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif part.startswith(("function-", "constrained-")) or part in ("str", "int", "dict", "list"):
-            continue
-        else:
-            out += f".{part}" if out else str(part)
-    return out
-
-
-def _cause(error: dict[str, Any]) -> Cause:
-    path, kind, value = _path(error["loc"]), error["type"], error.get("input")
-    ctx = error.get("ctx") or {}
-    if kind == "missing":
-        return Cause(path, "Required value", "FieldValueRequired")
-    if kind == "literal_error":
-        supported = ", ".join(f'"{v.strip(chr(39))}"' for v in str(ctx.get("expected", "")).replace(" or ", ", ")
-                              .split(", "))
-        return Cause(path, f'Unsupported value: "{value}": supported values: {supported}', NOT_SUPPORTED)
-    if kind in ("greater_than_equal", "less_than_equal", "greater_than", "less_than"):
-        words = {"greater_than_equal": ("greater than or equal to", "ge"), "less_than_equal": ("less than or equal to", "le"),
-                 "greater_than": ("greater than", "gt"), "less_than": ("less than", "lt")}[kind]
-        return Cause(path, f"Invalid value: {value}: must be {words[0]} {ctx.get(words[1])}")
-    message = error["msg"].removeprefix("Value error, ")
-    return Cause(path, f"Invalid value: {value!r}: {message}")
-
 
 def _parse(info: KindInfo, obj: dict) -> dict:
     try:

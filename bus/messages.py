@@ -1,14 +1,24 @@
-"""Bodies of requests, commands, events and bookmarks (contract 2), validated strictly."""
+"""Bodies of requests, commands, events and bookmarks (contract 2), validated strictly.
+
+A request is checked field by field, `options` against the model of its verb: a body that is a
+map but wrong gets 400 BadRequest naming the field (the sender's problem, answered), while what
+cannot be decoded at all is dead-lettered by the caller.
+"""
 from __future__ import annotations
 
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from api.causes import cause_of
+from api.status import StatusError
 from bus.codec import DecodeError
 
-VERBS = ("create", "get", "list", "update", "updateStatus", "patch", "delete", "bind", "snapshot", "logs")
+Verb = Literal["create", "get", "list", "update", "updateStatus", "patch", "delete", "bind", "snapshot", "logs"]
 WRITES = frozenset(("create", "update", "updateStatus", "patch", "delete", "bind"))
+REPLY_PREFIX = "amq.rabbitmq.reply-to"
+USER_HEADER = "x-kubus-user"  # on a command: the requester the apiserver admitted (broker-validated user_id)
+MAX_KEY_BYTES = 255
 
 
 class _Strict(BaseModel):
@@ -16,15 +26,63 @@ class _Strict(BaseModel):
 
 
 class Request(_Strict):
-    verb: Literal["create", "get", "list", "update", "updateStatus", "patch", "delete", "bind", "snapshot", "logs"]
+    verb: Verb
     kind: str = Field(min_length=1, max_length=64)
-    namespace: str | None = None
-    name: str | None = None
+    namespace: str | None = Field(None, max_length=253)
+    name: str | None = Field(None, max_length=253)
     object: dict[str, Any] | None = None
-    resourceVersion: str | None = None
+    resourceVersion: str | None = Field(None, max_length=32)
     options: dict[str, Any] = Field(default_factory=dict)
 
 
+# ---- options, one model per verb --------------------------------------------------------------
+class NoOptions(_Strict):
+    pass
+
+
+class ListOptions(_Strict):
+    labelSelector: str | None = Field(None, max_length=4096)
+    fieldSelector: str | None = Field(None, max_length=4096)
+
+
+class Preconditions(_Strict):
+    uid: str | None = Field(None, max_length=64)
+    resourceVersion: str | None = Field(None, max_length=32)
+
+
+class DeleteOptions(_Strict):
+    gracePeriodSeconds: int | None = Field(None, ge=0)
+    propagationPolicy: Literal["Orphan", "Background", "Foreground"] | None = None
+    preconditions: Preconditions | None = None
+
+
+class PatchOptions(_Strict):
+    subresource: Literal["status"] | None = None
+
+
+class BindOptions(_Strict):
+    uid: str | None = Field(None, max_length=64)
+
+
+class SnapshotOptions(_Strict):
+    keys: list[str] = Field(min_length=1, max_length=100_000)
+
+
+class LogsOptions(_Strict):
+    container: str | None = Field(None, max_length=253)
+    tail: int | None = None
+    previous: bool | None = None
+    offset: int | None = Field(None, ge=0)
+
+
+OPTIONS: dict[str, type[_Strict]] = {
+    "create": NoOptions, "get": NoOptions, "update": NoOptions, "updateStatus": NoOptions,
+    "list": ListOptions, "delete": DeleteOptions, "patch": PatchOptions, "bind": BindOptions,
+    "snapshot": SnapshotOptions, "logs": LogsOptions,
+}
+
+
+# ---- events -----------------------------------------------------------------------------------
 class Event(_Strict):
     type: Literal["ADDED", "MODIFIED", "DELETED"]
     kind: str
@@ -44,10 +102,29 @@ class Bookmark(_Strict):
 
 
 def parse_request(body: dict[str, Any]) -> Request:
+    """The request with its options checked, or StatusError BadRequest naming every wrong field."""
     try:
-        return Request.model_validate(body)
+        req = Request.model_validate(body)
     except ValidationError as exc:
-        raise DecodeError("invalid", _first(exc)) from None
+        raise _bad_request(exc, ()) from None
+    try:
+        OPTIONS[req.verb].model_validate(req.options)
+    except ValidationError as exc:
+        raise _bad_request(exc, ("options",)) from None
+    if req.verb == "snapshot" and any(len(k.encode()) > MAX_KEY_BYTES for k in req.options["keys"]):
+        raise StatusError("BadRequest", f"options.keys: Invalid value: must be at most {MAX_KEY_BYTES} bytes each")
+    return req
+
+
+def valid_reply_to(reply_to: str | None) -> bool:
+    """Only RabbitMQ's direct reply-to may be answered: a reply never lands in someone's queue."""
+    return reply_to is None or reply_to.startswith(REPLY_PREFIX)
+
+
+def _bad_request(exc: ValidationError, prefix: tuple) -> StatusError:
+    causes = [cause_of(e, prefix) for e in exc.errors()]
+    listed = "; ".join(f"{c.field}: {c.message}" for c in causes)
+    return StatusError("BadRequest", f"the request is invalid: {listed}", causes)
 
 
 def parse_event(body: dict[str, Any]) -> Event | Bookmark:
