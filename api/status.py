@@ -103,3 +103,7 @@ def forbidden(kind: str, name: str, why: str) -> StatusError:
 
 def bad_request(message: str) -> StatusError:
     return StatusError("BadRequest", message)
+
+
+def too_large(limit: int) -> StatusError:
+    return StatusError("RequestEntityTooLarge", f"Request entity too large: limit is {limit}")

@@ -5,7 +5,7 @@ from functools import lru_cache
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from pydantic import Field
+from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -34,6 +34,13 @@ class Settings(BaseSettings):
     queue_max_bytes: int = Field(64 << 20, ge=1 << 20)  # an event queue's bound; overflow is dead-lettered
     request_queue_max_length: int = Field(50_000, ge=1)  # `{c}.apiserver` and `{c}.store`; more is refused
     log_level: str = "info"
+
+    @model_validator(mode="after")
+    def _objects_fit_messages(self) -> "Settings":
+        if self.max_object_bytes > self.max_message_bytes // 2:
+            raise ValueError(f"max_object_bytes ({self.max_object_bytes}) must be at most half of max_message_bytes "
+                             f"({self.max_message_bytes}): an event, a reply and a snapshot chunk carry one whole")
+        return self
 
     @property
     def amqp_user(self) -> str:

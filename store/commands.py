@@ -14,7 +14,11 @@ def execute(state: State, req: Request, chunk_bytes: int) -> list[bytes]:
     try:
         return _dispatch(state, req, chunk_bytes)
     except StatusError as exc:
-        return [codec.encode({"ok": False, "status": exc.to_dict()})]
+        return [failure(exc)]
+
+
+def failure(exc: StatusError) -> bytes:
+    return codec.encode({"ok": False, "status": exc.to_dict()})
 
 
 def _dispatch(state: State, req: Request, chunk_bytes: int) -> list[bytes]:
@@ -33,10 +37,7 @@ def _dispatch(state: State, req: Request, chunk_bytes: int) -> list[bytes]:
     if verb == "list":
         return _chunks(state.list(req.kind, req.namespace, opts), state.rev, chunk_bytes)
     if verb == "snapshot":
-        keys = opts.get("keys")
-        if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
-            raise bad_request("snapshot needs options.keys, a list of binding keys")
-        return _chunks(state.snapshot(keys), state.rev, chunk_bytes)
+        return _chunks(state.snapshot(opts["keys"]), state.rev, chunk_bytes)
     raise bad_request(f"the store does not take the verb {verb!r}")
 
 

@@ -7,7 +7,7 @@ from typing import Any, Callable, Iterator
 
 from api import selectors
 from api.registry import KindInfo, lookup
-from api.status import already_exists, bad_request, conflict, forbidden, invalid, not_found, Cause
+from api.status import already_exists, bad_request, conflict, forbidden, invalid, not_found, too_large, Cause
 from api.updates import pod_spec_update
 from bus import codec
 from bus.digest import KeyDigest
@@ -64,8 +64,9 @@ def oid_of(info: KindInfo, namespace: str | None, name: str) -> ObjKey:
 class State:
     """All objects in memory, loaded from and written through to a backend by the store actor."""
 
-    def __init__(self, clock: Callable[[], float]):
+    def __init__(self, clock: Callable[[], float], max_object_bytes: int = 512 << 10):
         self.clock = clock
+        self.max_object_bytes = max_object_bytes
         self.rev = 0
         self.objects: dict[ObjKey, Entry] = {}
         self.digests: dict[str, KeyDigest] = {}
@@ -78,10 +79,12 @@ class State:
             self._put(oid, obj)
 
     def _put(self, oid: ObjKey, obj: dict) -> Entry:
-        key = object_key(oid[0], obj)
-        entry = Entry(obj, key, codec.encode(obj))
+        return self._add(oid, Entry(obj, object_key(oid[0], obj), codec.encode(obj)))
+
+    def _add(self, oid: ObjKey, entry: Entry) -> Entry:
+        meta = entry.obj["metadata"]
         self.objects[oid] = entry
-        self.digests.setdefault(key, KeyDigest()).add(obj["metadata"]["uid"], obj["metadata"]["resourceVersion"])
+        self.digests.setdefault(entry.key, KeyDigest()).add(meta["uid"], meta["resourceVersion"])
         return entry
 
     def _drop(self, oid: ObjKey) -> Entry:
@@ -92,17 +95,24 @@ class State:
 
     # ---- writing -------------------------------------------------------------------------------
     def _commit(self, type_: str, oid: ObjKey, obj: dict | None, old: Entry | None) -> Entry:
-        """Give the change the next revision, apply it, and remember it for the backend."""
-        self.rev += 1
+        """Give the change the next revision, apply it, and remember it for the backend. Whatever can
+        fail (encoding, the size limit) happens before anything changes."""
+        rev = self.rev + 1
         prev = int(old.obj["metadata"]["resourceVersion"]) if old else 0
-        if old is not None:
-            self._drop(oid)
         deleted = obj is None  # the event carries the last state at the deletion's revision
         base = old.obj if deleted else obj
-        obj = {**base, "metadata": {**base["metadata"], "resourceVersion": str(self.rev)}}
-        entry = Entry(obj, old.key, codec.encode(obj)) if deleted else self._put(oid, obj)
+        obj = {**base, "metadata": {**base["metadata"], "resourceVersion": str(rev)}}
+        raw = codec.encode(obj)
+        if len(raw) > self.max_object_bytes and not deleted:
+            raise too_large(self.max_object_bytes)
+        entry = Entry(obj, old.key if deleted else object_key(oid[0], obj), raw)
+        self.rev = rev
+        if old is not None:
+            self._drop(oid)
+        if not deleted:
+            self._add(oid, entry)
         from_key = old.key if old is not None and old.key != entry.key else None
-        self.pending.append(Change(self.rev, type_, oid[0], oid, prev, from_key, entry))
+        self.pending.append(Change(rev, type_, oid[0], oid, prev, from_key, entry))
         return entry
 
     def take_changes(self) -> list[Change]:
