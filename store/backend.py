@@ -24,7 +24,14 @@ class LogRow:
     event: bytes
 
 
+class Fenced(Exception):
+    """Another store process claimed the database after this one: this one must not write again."""
+
+
 class Backend(Protocol):
+    def claim(self) -> int:
+        """Take the database over: from now on, writes of every earlier claimant fail with Fenced."""
+
     def load(self) -> tuple[int, int, Iterator[tuple[ObjKey, dict]]]:
         """(revision, last published revision, objects)."""
 

@@ -15,6 +15,9 @@ class MemoryBackend:
         self.rev = 0
         self.published = 0
 
+    def claim(self) -> int:
+        return 1  # one process only: nothing to fence
+
     def load(self) -> tuple[int, int, Iterator[tuple[ObjKey, dict]]]:
         return self.rev, self.published, iter(list(self.objects.items()))
 

@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 import sqlite3
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
 import msgpack
 
-from store.backend import Applied, LogRow
+from store.backend import Applied, Fenced, LogRow
 from store.state import Change, ObjKey
 
 SCHEMA = """
@@ -28,6 +29,31 @@ class SqliteBackend:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute(f"PRAGMA synchronous={'FULL' if fsync else 'NORMAL'}")
         self.db.executescript(SCHEMA)
+        self.claimed = 0  # this process's claim; 0 until it serves
+
+    def claim(self) -> int:
+        """Fencing: the claim number is bumped under SQLite's write lock, and every later write of this
+        process checks it in its own transaction, so a store that was frozen while a standby took over
+        cannot write once it resumes."""
+        with self._write():
+            self.claimed = self._meta("claim") + 1
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('claim', ?)", (self.claimed,))
+        return self.claimed
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction; Fenced (and nothing written) if another process claimed the database."""
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            if self.claimed and self._meta("claim") != self.claimed:
+                raise Fenced(f"the database was claimed by another store (claim {self._meta('claim')}, "
+                             f"this store's {self.claimed})")
+            yield db
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
 
     def _meta(self, key: str) -> int:
         row = self.db.execute("SELECT v FROM meta WHERE k = ?", (key,)).fetchone()
@@ -43,9 +69,7 @@ class SqliteBackend:
             yield Applied(mid, at, reply)
 
     def commit(self, changes: list[Change], events: list[bytes], applied: list[Applied], published: int) -> None:
-        db = self.db
-        db.execute("BEGIN IMMEDIATE")
-        try:
+        with self._write() as db:
             for change, event in zip(changes, events):
                 kind, ns, name = change.oid
                 if change.type == "DELETED":
@@ -59,18 +83,15 @@ class SqliteBackend:
                 db.execute("INSERT OR REPLACE INTO meta VALUES ('rev', ?)", (changes[-1].rev,))
             db.execute("INSERT OR REPLACE INTO meta VALUES ('published', MAX(?, COALESCE((SELECT v FROM meta "
                        "WHERE k = 'published'), 0)))", (published,))
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
 
     def log_after(self, rev: int) -> Iterator[LogRow]:
         for row in self.db.execute("SELECT rev, key, from_key, event FROM log WHERE rev > ? ORDER BY rev", (rev,)):
             yield LogRow(*row)
 
     def compact(self, log_before: int, applied_before: float) -> int:
-        dropped = self.db.execute("DELETE FROM log WHERE rev < ?", (log_before,)).rowcount
-        self.db.execute("DELETE FROM applied WHERE at < ?", (applied_before,))
+        with self._write() as db:
+            dropped = db.execute("DELETE FROM log WHERE rev < ?", (log_before,)).rowcount
+            db.execute("DELETE FROM applied WHERE at < ?", (applied_before,))
         return dropped
 
     def close(self) -> None:
