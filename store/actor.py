@@ -12,24 +12,31 @@ lock frees, reloads the state from the data directory and takes over.
 from __future__ import annotations
 
 import os
-from collections import OrderedDict
+import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Callable
 
+from api.status import StatusError
+from bus import codec
 from bus.declare import store_queue
 from bus.message import Message
-from bus.messages import WRITES, parse_request
-from bus.codec import DecodeError
+from bus.messages import WRITES, parse_request, valid_reply_to
+from bus.topology import DEAD_REASON
 from config.settings import Settings
 from runtime.actor import Actor, Consumer
-from store.backend import Applied, Backend
-from store.commands import execute
+from store.backend import Applied, Backend, Fenced
+from store.bookmarks import BookmarkKeys
+from store.commands import execute, failure
+from store.dedupe import Dedupe, dedupe_key
 from store.memory import MemoryBackend
 from store.outbox import Outbox
 from store.sqlite import SqliteBackend
 from store.state import State
 
 COMPACT_EVERY_S = 30.0
+ALIVE_EVERY_S = 1.0
+EXIT_DISK, EXIT_FENCED = 70, 75
+CHUNK_ENVELOPE = 4096  # a list or snapshot reply's own fields: its items fill the message limit less this
 
 
 def make_backend(settings: Settings, kind: str = "sqlite") -> Backend:
@@ -45,14 +52,16 @@ class StoreActor(Actor):
     def __init__(self, settings: Settings, backend: Backend | None = None, **kw):
         super().__init__(settings, **kw)
         self.backend = backend or make_backend(settings)
-        self.state = State(self.clock)
-        self.applied: OrderedDict[str, Applied] = OrderedDict()
-        self.outbox = Outbox(self.bus, self.names.events, 0)
+        self.state = self._new_state()
+        self.dedupe = Dedupe(settings.dedupe_max_bytes)
+        self.outbox = Outbox(self.bus, self.names.events, 0, settings.max_message_bytes, self._skip_event)
         self.batch: list[Message] = []
-        self.dirty: set[str] = set()
+        self.bookmarks = BookmarkKeys()
         self.writer = ThreadPoolExecutor(1, thread_name_prefix="store-writer")  # every backend call, in order
         self.committing = False
         self.epoch = 0  # bumps when the channel is lost: a commit finishing after that answers nobody
+        self.alive_at = time.monotonic()  # the mailbox last ran; a long gap means the process was frozen
+        self.fence_gap_s = max(3.0, float(settings.heartbeat_s))
         self.bookmarks_due = False
         self._drained: Callable[[], None] | None = None
         self._timers_started = False
@@ -62,18 +71,25 @@ class StoreActor(Actor):
         return [Consumer(store_queue(self.names), self.on_command, self.settings.prefetch)]
 
     def on_active(self) -> None:
-        """Load the state as the data directory has it and publish what is unpublished, then serve."""
+        """Claim the database (fencing out any earlier store), load the state as it has it and publish
+        what is unpublished, then serve."""
+        claim = self._backend(lambda b: b.claim())
         rev, published, rows, applied = self._backend(lambda b: (*b.load(), list(b.load_applied())))
-        self.state = State(self.clock)
+        self.state = self._new_state()
         self.state.load(rev, rows)
-        self.applied = OrderedDict((a.message_id, a) for a in applied)
-        self.outbox = Outbox(self.bus, self.names.events, published)
+        self.dedupe.load(applied)
+        self.outbox.reset(published)
         replayed = self.outbox.restart(self._backend(lambda b: list(b.log_after(published))))
         self.state.seed_namespaces()
         self._write_now()
-        self.dirty.update(self.state.digests)
-        self.log.info("store.active", rev=self.state.rev, objects=len(self.state.objects), replayed=replayed)
+        self.bookmarks.sweep(self.state.digests, self.clock())
+        self.log.info("store.active", rev=self.state.rev, objects=len(self.state.objects), replayed=replayed,
+                      claim=claim)
+        self.alive_at = time.monotonic()
         self._start_timers()
+
+    def _new_state(self) -> State:
+        return State(self.clock, self.settings.max_object_bytes)
 
     def _backend(self, call: Callable[[Backend], object]):
         """Run `call` on the writer thread after every commit queued before it, and wait for it."""
@@ -84,8 +100,19 @@ class StoreActor(Actor):
             return
         self._timers_started = True
         self.every(self.settings.bookmark_interval_s, self.send_bookmarks)
-        self.every(self.settings.bookmark_sweep_s, lambda: self.dirty.update(self.state.digests))
+        self.every(self.settings.bookmark_sweep_s, lambda: self.bookmarks.sweep(self.state.digests, self.clock()))
         self.every(COMPACT_EVERY_S, self.compact)
+        self.every(ALIVE_EVERY_S, self._alive)
+
+    def _alive(self) -> None:
+        """Fencing, the early half: a mailbox that did not run for longer than the broker keeps a silent
+        connection was frozen (SIGSTOP, a stalled VM); its lock may be another store's by now, so it
+        exits before writing anything. The database claim catches what this misses."""
+        gap = time.monotonic() - self.alive_at
+        if self.active and gap > self.fence_gap_s:
+            self.log.error("store.frozen", seconds=round(gap, 1), rev=self.state.rev)
+            os._exit(EXIT_FENCED)
+        self.alive_at = time.monotonic()
 
     def on_lost(self) -> None:
         self.batch.clear()  # unacked: the broker redelivers them to whoever serves next
@@ -102,6 +129,7 @@ class StoreActor(Actor):
         """Group commit: apply the batch in memory and hand its transaction to the writer thread."""
         if self.committing or not self.batch or not self.active:
             return
+        self._alive()
         batch, self.batch = self.batch, []
         now = self.clock()
         answers: list[tuple[Message, list[bytes]]] = []
@@ -125,7 +153,7 @@ class StoreActor(Actor):
                    answers: list[tuple[Message, list[bytes]]], started: float) -> None:
         """On the ioloop once the batch is on disk: publish, reply, ack; then the next batch."""
         if commit.exception() is not None:
-            self._disk_failed(commit.exception())
+            self._write_failed(commit.exception())
         if epoch != self.epoch:
             return  # the channel went: the outbox republishes from the log, redeliveries hit the dedupe
         self.committing = False
@@ -150,18 +178,26 @@ class StoreActor(Actor):
             msg.ack()
 
     def _answer(self, msg: Message, now: float, applied: list[Applied]) -> list[bytes] | None:
-        try:
-            req = parse_request(msg.body)
-        except DecodeError as exc:
-            self.dead_letter(msg, exc.reason, exc.detail)
+        """The reply parts of one command; None when it was dead-lettered. Never raises."""
+        if not valid_reply_to(msg.reply_to):
+            self.dead_letter(msg, "reply-to", f"{msg.reply_to!r} is not a direct reply-to address")
             return None
-        seen = self.applied.get(msg.message_id or "")
+        key = dedupe_key(msg)
+        seen = self.dedupe.get(key)
         if seen is not None:
             return [seen.reply]
-        parts = execute(self.state, req, self.settings.max_message_bytes // 2)
-        if req.verb in WRITES and msg.message_id:
-            record = Applied(msg.message_id, now, parts[0])
-            self.applied[msg.message_id] = record
+        try:
+            req = parse_request(msg.body)
+            parts = execute(self.state, req, self.settings.max_message_bytes - CHUNK_ENVELOPE)
+        except StatusError as exc:
+            return [failure(exc)]
+        except Exception as exc:  # a bug met by one command: answer it, keep serving the rest
+            self.log.exception("store.command_failed", message_id=msg.message_id, rev=self.state.rev)
+            return [failure(StatusError("InternalError", f"an error on the server ({type(exc).__name__}) has "
+                                                          f"prevented the request from succeeding"))]
+        if req.verb in WRITES and key:
+            record = Applied(key, now, parts[0])
+            self.dedupe.add(record)
             applied.append(record)
         return parts
 
@@ -172,21 +208,30 @@ class StoreActor(Actor):
         try:
             self._backend(lambda b: b.commit(changes, events, [], self.outbox.confirmed))
         except Exception as exc:
-            self._disk_failed(exc)
+            self._write_failed(exc)
         self._publish(changes, events)
 
     def _publish(self, changes: list, events: list[bytes]) -> None:
         for change, raw in zip(changes, events):
             self.outbox.publish(change.rev, change.key, change.from_key, raw)
-            self.dirty.add(change.key)
+            self.bookmarks.mark(change.key)
             if change.from_key:
-                self.dirty.add(change.from_key)
+                self.bookmarks.mark(change.from_key)
 
-    def _disk_failed(self, exc: BaseException) -> None:
-        """A failing disk ends the process: the broker redelivers the unacked batch to the next store,
-        and nothing was promised."""
+    def _write_failed(self, exc: BaseException) -> None:
+        """A failing disk, or another store that claimed the database, ends the process: the broker
+        redelivers the unacked batch to the store that serves next, and nothing was promised."""
+        if isinstance(exc, Fenced):
+            self.log.error("store.fenced", rev=self.state.rev, error=str(exc))
+            os._exit(EXIT_FENCED)
         self.log.error("store.commit_failed", rev=self.state.rev, error=repr(exc))
-        os._exit(70)
+        os._exit(EXIT_DISK)
+
+    def _skip_event(self, rev: int, key: str, raw: bytes, why: str) -> None:
+        """An event the broker will not take goes to `{c}.dead` (its head, if it is too big) with the reason."""
+        body = raw if len(raw) <= self.settings.max_message_bytes // 2 else codec.encode({"rev": rev, "key": key})
+        self.bus.publish(self.names.dead, key, body, type="event", persistent=True,
+                         headers={DEAD_REASON: f"unpublishable: {why}", "x-kubus-dead-actor": self.name})
 
     # ---- background ------------------------------------------------------------------------
     def send_bookmarks(self) -> None:
@@ -199,24 +244,16 @@ class StoreActor(Actor):
             if self.active and self.outbox.failed and self.bus.channel is not None:
                 self.outbox.restart(self._backend(lambda b: list(b.log_after(self.outbox.confirmed))))
             return
-        dirty, self.dirty = self.dirty, set()
-        for key in dirty:
-            digest = self.state.digests.get(key)
-            if digest is None:
-                continue
+        for key, digest in self.bookmarks.take(self.state.digests, self.clock()):
             self.bus.publish(self.names.events, key, {
                 "type": "BOOKMARK", "kind": key.split(".", 1)[0], "shard": key, "rev": self.state.rev,
                 "count": digest.count, "digest": digest.digest}, type="event")
-            if digest.count == 0:
-                del self.state.digests[key]
 
     def compact(self) -> None:
         if not self.active:
             return
         keep_from = min(self.outbox.confirmed, self.state.rev - self.settings.log_retention) + 1
-        horizon = self.clock() - self.settings.dedupe_window_s
-        while self.applied and next(iter(self.applied.values())).at < horizon:
-            self.applied.popitem(last=False)
+        horizon = self.dedupe.expire(self.clock() - self.settings.dedupe_window_s)
         self.writer.submit(self._compact_on_writer, keep_from, horizon, self.outbox.confirmed)
 
     def _compact_on_writer(self, keep_from: int, horizon: float, confirmed: int) -> None:
@@ -225,7 +262,7 @@ class StoreActor(Actor):
             dropped = self.backend.compact(keep_from, horizon)
             self.backend.commit([], [], [], confirmed)
         except Exception as exc:
-            self._disk_failed(exc)
+            self._write_failed(exc)
         if dropped:
             self.log.info("store.compacted", dropped=dropped, rev=self.state.rev)
 

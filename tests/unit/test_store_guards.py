@@ -1,0 +1,112 @@
+"""The store's guards as pure logic: fencing, the dedupe budget, the outbox that cannot wedge,
+bookmarks for keys that became empty."""
+from __future__ import annotations
+
+import pytest
+
+from bus.digest import KeyDigest
+from store.backend import Applied, Fenced
+from store.bookmarks import EMPTY_KEY_RETENTION_S, BookmarkKeys
+from store.dedupe import Dedupe
+from store.outbox import MAX_STRIKES, Outbox
+from store.sqlite import SqliteBackend
+from store.state import State
+
+
+def test_a_store_whose_database_was_claimed_by_another_cannot_write(tmp_path):
+    old, new = SqliteBackend(tmp_path / "db"), SqliteBackend(tmp_path / "db")
+    state = State(lambda: 0.0)
+    state.seed_namespaces()
+    old.claim()
+    old.commit(state.take_changes()[:1], [b"e"], [], 0)
+    new.claim()  # the standby took over
+    state.create("Namespace", None, {"metadata": {"name": "late"}})
+    with pytest.raises(Fenced):
+        old.commit(state.take_changes(), [b"e"], [], 0)
+    with pytest.raises(Fenced):
+        old.compact(0, 0.0)
+    assert new.load()[0] == 1  # only the write made before the takeover
+    new.commit([], [], [Applied("u\nid", 1.0, b"r")], 0)  # the new claimant writes
+
+
+def test_dedupe_keeps_the_newest_replies_within_its_byte_budget():
+    dedupe = Dedupe(max_bytes=10_000)
+    for i in range(100):
+        dedupe.add(Applied(f"u\n{i}", float(i), b"x" * 500))
+    assert dedupe.bytes <= 10_000
+    assert dedupe.get("u\n99") is not None and dedupe.get("u\n0") is None
+    assert dedupe.get(None) is None
+    assert dedupe.expire(horizon=98.5) == 99.0
+    assert list(dedupe.entries) == ["u\n99"]
+
+
+class FakeBus:
+    """Confirms are handed back by the test; `publish` may raise."""
+
+    def __init__(self):
+        self.channel = object()
+        self.confirms = []
+
+    def publish(self, exchange, key, raw, **kw):
+        if raw == b"boom":
+            raise ValueError("frame too large")
+        self.confirms.append(kw["on_confirm"])
+        return True
+
+
+def _outbox(bus):
+    skipped = []
+    box = Outbox(bus, "events", 0, max_bytes=100, skip=lambda rev, key, raw, why: skipped.append((rev, why)))
+    return box, skipped
+
+
+def test_an_event_the_broker_keeps_refusing_is_skipped_not_retried_forever():
+    bus = FakeBus()
+    box, skipped = _outbox(bus)
+    for strike in range(MAX_STRIKES):
+        box.restart([_Row(1)])
+        bus.confirms.pop()(False)  # nacked with the channel still open
+    assert skipped and skipped[0][0] == 1 and box.confirmed == 1 and box.caught_up(1)
+
+
+def test_a_lost_channel_is_no_strike():
+    bus = FakeBus()
+    box, skipped = _outbox(bus)
+    for _ in range(MAX_STRIKES + 2):
+        box.restart([_Row(1)])
+        bus.channel = None
+        bus.confirms.pop()(False)
+        bus.channel = object()
+    assert not skipped and box.confirmed == 0 and box.failed
+
+
+@pytest.mark.parametrize("raw", [
+    pytest.param(b"boom", id="publish-raises"),
+    pytest.param(b"x" * 101, id="over-the-message-limit"),
+])
+def test_an_unpublishable_event_is_skipped_at_once(raw):
+    bus = FakeBus()
+    box, skipped = _outbox(bus)
+    box.publish(1, "pod.a.-", None, raw)
+    box.publish(2, "pod.a.-", None, b"ok")
+    assert [rev for rev, _ in skipped] == [1]
+    bus.confirms[-1](True)
+    assert box.confirmed == 2
+
+
+class _Row:
+    def __init__(self, rev):
+        self.rev, self.key, self.from_key, self.event = rev, "pod.a.-", None, b"e"
+
+
+def test_a_key_that_became_empty_keeps_its_bookmark_on_the_sweep():
+    keys, digests = BookmarkKeys(), {"pod.a.-": KeyDigest()}
+    digests["pod.a.-"].add("uid", 1)
+    digests["pod.a.-"].remove("uid", 1)  # its last object went
+    keys.mark("pod.a.-")
+    assert [(k, d.count) for k, d in keys.take(digests, now=0.0)] == [("pod.a.-", 0)]
+    for now in (60.0, 120.0):
+        keys.sweep(digests, now)
+        assert [(k, d.count) for k, d in keys.take(digests, now)] == [("pod.a.-", 0)]
+    keys.sweep(digests, EMPTY_KEY_RETENTION_S + 1)
+    assert keys.take(digests, EMPTY_KEY_RETENTION_S + 1) == []
