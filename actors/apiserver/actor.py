@@ -9,16 +9,16 @@ from actors.apiserver.authz import authorize
 from actors.apiserver.patch import merge_patch
 from api.admission import admit, admit_status
 from api.registry import lookup
-from api.status import StatusError, bad_request
-from bus.codec import DecodeError
+from api.status import StatusError, bad_request, too_large
 from bus.declare import QueueSpec, apiserver_queue, store_queue
 from bus.message import Message
-from bus.messages import Request, parse_request
+from bus.messages import USER_HEADER, Request, parse_request, valid_reply_to
 from bus.rpc import unwrap
 from runtime.actor import Actor, Consumer
 
 PATCH_RETRIES = 5
-PROPAGATION = (None, "Orphan", "Background", "Foreground")
+OBJECT_VERBS = frozenset(("create", "update", "updateStatus", "patch"))
+REQUEST_ENVELOPE = 4096  # a request's fields besides its object
 
 
 class ApiServer(Actor):
@@ -31,53 +31,71 @@ class ApiServer(Actor):
         return [store_queue(self.names)]  # commands wait there while no store runs
 
     def on_request(self, msg: Message) -> None:
-        try:
-            req = parse_request(msg.body)
-        except DecodeError as exc:
-            self.dead_letter(msg, exc.reason, exc.detail)
+        if not valid_reply_to(msg.reply_to):
+            self.dead_letter(msg, "reply-to", f"{msg.reply_to!r} is not a direct reply-to address")
             return
         try:
+            req = parse_request(msg.body)
             self._admit_and_forward(msg, req)
         except StatusError as exc:
-            self.log.info("apiserver.refused", verb=req.verb, kind=req.kind, name=req.name,
-                          user=msg.user_id, reason=exc.reason, message=exc.message[:200])
-            self.reply(msg, {"ok": False, "status": exc.to_dict()})
-            msg.ack()
+            self._refuse(msg, exc, msg.body)
+        except Exception as exc:  # a bug met by one request: answer it, keep serving the rest
+            self.log.exception("apiserver.request_failed", message_id=msg.message_id, user=msg.user_id)
+            self._refuse(msg, StatusError("InternalError", f"an error on the server ({type(exc).__name__}) has "
+                                                           f"prevented the request from succeeding"), msg.body)
+
+    def _refuse(self, msg: Message, exc: StatusError, body: dict) -> None:
+        self.log.info("apiserver.refused", verb=str(body.get("verb"))[:32], kind=str(body.get("kind"))[:64],
+                      name=str(body.get("name"))[:253], user=msg.user_id, reason=exc.reason, message=exc.message[:200])
+        self.reply(msg, {"ok": False, "status": exc.to_dict()})
+        msg.ack()
 
     def _admit_and_forward(self, msg: Message, req: Request) -> None:
         if not msg.user_id:
             raise StatusError("Unauthorized", "the request carries no user_id: the broker could not vouch "
                                               "for who sent it")
         authorize(msg.user_id, req)
+        if req.verb in OBJECT_VERBS and len(msg.raw) > self.settings.max_object_bytes + REQUEST_ENVELOPE:
+            raise too_large(self.settings.max_object_bytes)
         body = dict(msg.body)
         if req.verb == "snapshot":  # spans kinds: the binding keys choose
             self._forward(msg, body)
             return
         info = lookup(req.kind)
         body["kind"] = info.kind
+        if req.verb in ("update", "updateStatus"):
+            _check_name(req)
         if req.verb in ("create", "update"):
             body["object"] = admit(info.kind, req.object, req.namespace)
         elif req.verb == "updateStatus":
             body["object"] = admit_status(info.kind, req.object)
-        elif req.verb == "delete":
-            _check_delete_options(req.options)
         elif req.verb == "patch":
             self._patch(msg, req, info.kind, attempt=1)
             return
         self._forward(msg, body)
 
     def _forward(self, msg: Message, body: dict[str, Any]) -> None:
-        """Hand the command to the store with the client's reply address; ack once the broker has it."""
+        """Hand the command to the store with the client's reply address; ack once the broker has it.
+        A nack means the store's queue is full: the client hears so. A lost channel: the request is
+        redelivered, and the store's dedupe keeps it to one effect."""
+
+        def confirmed(ok: bool) -> None:
+            if ok:
+                msg.ack()
+            elif self.bus.channel is not None:
+                self._refuse(msg, StatusError("TooManyRequests", "the store's command queue is full; "
+                                                                 "try again later"), body)
+
         self.bus.publish(
             self.names.store, "store", body, type="command", message_id=msg.message_id,
             correlation_id=msg.correlation_id, reply_to=msg.reply_to,
-            persistent=self.settings.durable_commands, headers={"x-kubus-user": msg.user_id},
-            expiration_s=msg.expiration_s, on_confirm=lambda ok: msg.ack() if ok else msg.requeue())
+            persistent=self.settings.durable_commands, headers={USER_HEADER: msg.user_id},
+            expiration_s=msg.expiration_s, on_confirm=confirmed)
 
     # ---- patch: get, merge, admit, update with the read resourceVersion; retry on Conflict ----
     def _patch(self, msg: Message, req: Request, kind: str, attempt: int) -> None:
         get = {"verb": "get", "kind": kind, "namespace": req.namespace, "name": req.name, "options": {}}
-        self._call(get, f"{msg.message_id}.get.{attempt}", lambda r: self._patch_got(msg, req, kind, attempt, r))
+        self._call(msg, get, "get", attempt, lambda r: self._patch_got(msg, req, kind, attempt, r))
 
     def _patch_got(self, msg: Message, req: Request, kind: str, attempt: int, reply) -> None:
         try:
@@ -92,8 +110,7 @@ class ApiServer(Actor):
         update = {"verb": "updateStatus" if status_only else "update", "kind": kind, "namespace": req.namespace,
                   "name": req.name, "object": patched, "resourceVersion": current["metadata"]["resourceVersion"],
                   "options": {}}
-        self._call(update, f"{msg.message_id}.update.{attempt}",
-                   lambda r: self._patch_done(msg, req, kind, attempt, r))
+        self._call(msg, update, "update", attempt, lambda r: self._patch_done(msg, req, kind, attempt, r))
 
     def _patch_done(self, msg: Message, req: Request, kind: str, attempt: int, reply) -> None:
         if isinstance(reply, dict) and not reply.get("ok") and reply["status"]["reason"] == "Conflict" \
@@ -102,9 +119,13 @@ class ApiServer(Actor):
             return
         self._finish(msg, reply if isinstance(reply, dict) else {"ok": False, "status": reply.to_dict()})
 
-    def _call(self, body: dict, message_id: str, done) -> None:
+    def _call(self, msg: Message, body: dict, step: str, attempt: int, done) -> None:
+        """A command of the patch's own, in the requester's name; its id derives from the request's
+        (none without one: no dedupe, and never an id shared with another request)."""
+        sub_id = f"{msg.message_id}.{step}.{attempt}" if msg.message_id else None
         self.rpc.call(self.names.store, "store", body, done, self.settings.request_timeout_s,
-                      message_id=message_id, persistent=self.settings.durable_commands)
+                      message_id=sub_id, persistent=self.settings.durable_commands,
+                      headers={USER_HEADER: msg.user_id})
 
     def _finish(self, msg: Message, reply: dict) -> None:
         reply.pop("more", None)
@@ -112,10 +133,8 @@ class ApiServer(Actor):
         msg.ack()
 
 
-def _check_delete_options(options: dict) -> None:
-    grace = options.get("gracePeriodSeconds")
-    if grace is not None and (not isinstance(grace, int) or isinstance(grace, bool)):
-        raise bad_request("gracePeriodSeconds must be an integer")
-    if options.get("propagationPolicy") not in PROPAGATION:
-        raise bad_request(f"propagationPolicy {options.get('propagationPolicy')!r} is not one of Orphan, "
-                          f"Background, Foreground")
+def _check_name(req: Request) -> None:
+    meta = (req.object or {}).get("metadata")
+    name = meta.get("name") if isinstance(meta, dict) else None
+    if req.name and name and name != req.name:
+        raise bad_request(f"the name of the object ({name}) does not match the name on the URL ({req.name})")
