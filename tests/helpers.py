@@ -153,3 +153,29 @@ def management_answers(amqp_url: str) -> bool:
                             timeout=3).ok
     except Exception:
         return False
+
+
+def raw_call(url: str, exchange: str, routing_key: str, bodies: list[bytes], timeout: float = 15.0,
+             **props: Any) -> list[dict]:
+    """Publish raw bodies (with `props` as AMQP properties) over direct reply-to and collect one reply
+    each, decoded, in arrival order: a client that bypasses `Client`, as anyone on the bus can."""
+    import msgpack
+
+    from bus.topology import SCHEMA_HEADER, SCHEMA_VERSION
+
+    conn = blocking(url)
+    replies: list[dict] = []
+    try:
+        ch = conn.channel()
+        ch.basic_consume("amq.rabbitmq.reply-to", lambda _c, _m, _p, body: replies.append(msgpack.unpackb(body)),
+                         auto_ack=True)
+        props = {"reply_to": "amq.rabbitmq.reply-to", "content_type": "application/msgpack", **props,
+                 "headers": {SCHEMA_HEADER: SCHEMA_VERSION, **props.get("headers", {})}}
+        for i, body in enumerate(bodies):
+            ch.basic_publish(exchange, routing_key, body, pika.BasicProperties(correlation_id=str(i), **props))
+        deadline = time.monotonic() + timeout
+        while len(replies) < len(bodies) and time.monotonic() < deadline:
+            conn.process_data_events(time_limit=0.2)
+        return replies
+    finally:
+        conn.close()
