@@ -1,11 +1,15 @@
 """Feeds a local cache from the broker (contract 4): declare the queue and its bindings, load a
 snapshot, then consume; on a gap, resync from a fresh snapshot and hand the handler exactly the
-difference. Runs on the bus's ioloop thread."""
+difference. Runs on the bus's ioloop thread.
+
+One informer lives as long as its cache: after a reconnect it is started again, and the snapshot
+is diffed against the kept cache, so the handler hears of what vanished meanwhile. Every start and
+stop opens a new generation; a timer or a snapshot reply of an older one does nothing."""
 from __future__ import annotations
 
 import random
 import time
-from typing import Callable
+from typing import Any, Callable
 
 import structlog
 
@@ -15,10 +19,10 @@ from bus.connection import Bus
 from bus.dead import dead_letter
 from bus.declare import QueueSpec, declare_queue
 from bus.message import Message
-from bus.messages import Bookmark, parse_event
+from bus.messages import Bookmark, Event, parse_event
 from bus.rpc import RpcClient, unwrap
 from bus.topology import Names
-from runtime.cache import Cache, Delta, Gap, StaleSnapshot
+from runtime.cache import BadEvent, Cache, Delta, Gap, StaleSnapshot
 
 log = structlog.get_logger("informer")
 
@@ -29,93 +33,143 @@ SNAPSHOT_RETRY_S = 1.0
 
 class Informer:
     def __init__(self, bus: Bus, rpc: RpcClient, names: Names, spec: QueueSpec, handler: Callable[[Delta], None],
-                 *, owner: str, max_bytes: int, timeout: float, prefetch: int = 256,
+                 *, owner: str, max_bytes: int, timeout: float, prefetch: int = 256, max_depth: int = codec.MAX_DEPTH,
                  on_synced: Callable[[], None] = lambda: None, clock: Callable[[], float] = time.monotonic):
         self.bus, self.rpc, self.names, self.spec = bus, rpc, names, spec
         self.handler, self.owner, self.max_bytes, self.timeout = handler, owner, max_bytes, timeout
-        self.prefetch, self.on_synced, self.clock = prefetch, on_synced, clock
+        self.prefetch, self.max_depth, self.on_synced, self.clock = prefetch, max_depth, on_synced, clock
         self.cache = Cache(spec.binding_keys(names.events))
         self.held: list[Message] = []  # deliveries waiting for a resync to finish
         self.resyncing = False
+        self.replay = False  # the handler forgot its state: the next snapshot hands it everything
         self.last_resync = -MIN_RESYNC_S
         self.tag: str | None = None
         self.resyncs = 0
+        self.generation = 0
 
     # ---- start: queue first, then the snapshot, then consume --------------------------------
-    def start(self) -> None:
-        """Call on every (re)connect: declare, load a snapshot, consume."""
-        self.held.clear()
+    def start(self, replay: bool = False) -> None:
+        """Call on every (re)connect: declare, load a snapshot into the kept cache, consume.
+        `replay`: the handler reset its state, so it gets every object again."""
+        self.held.clear()  # their channel or their queue is gone: the broker has them back
+        self.generation += 1
+        gen = self.generation
         self.tag = None
         self.resyncing = True
-        declare_queue(self.bus, self.names, self.spec, self._request_snapshot)
+        self.replay = self.replay or replay
+        declare_queue(self.bus, self.names, self.spec, lambda: self._request_snapshot(gen))
 
     def stop(self, then: Callable[[], None] = lambda: None) -> None:
+        """Stop consuming; whatever is still in flight for this generation is ignored."""
+        self.generation += 1
+        held, self.held = self.held, []
+        for msg in held:
+            msg.requeue()  # a no-op when its channel is already gone: the broker has it back
         tag, self.tag = self.tag, None
         if tag:
             self.bus.cancel_consumer(tag, then)
         else:
             then()
 
-    def _request_snapshot(self) -> None:
+    def _request_snapshot(self, gen: int) -> None:
+        if gen != self.generation or self.bus.channel is None:
+            return  # stopped or restarted meanwhile; a reconnect starts it again
         body = {"verb": "snapshot", "kind": "*", "options": {"keys": list(self.cache.bindings)}}
-        self.rpc.call(self.names.api, "apiserver", body, self._on_snapshot, self.timeout, user_id=self.bus.user)
+        self.rpc.call(self.names.api, "apiserver", body, lambda reply: self._on_snapshot(gen, reply), self.timeout,
+                      user_id=self.bus.user)
 
-    def _on_snapshot(self, reply) -> None:
-        try:
-            snap = unwrap(reply)
-            deltas = self.cache.replace(snap["items"], snap["rev"])
-        except (StatusError, StaleSnapshot) as exc:
-            log.warning("informer.snapshot_failed", owner=self.owner, queue=self.spec.name, error=str(exc))
-            self.bus.call_later(SNAPSHOT_RETRY_S, self._request_snapshot)
+    def _on_snapshot(self, gen: int, reply: dict[str, Any] | StatusError) -> None:
+        if gen != self.generation:
+            log.debug("informer.stale_snapshot_reply", owner=self.owner, queue=self.spec.name)
             return
-        log.info("informer.synced", owner=self.owner, queue=self.spec.name, rev=snap["rev"],
-                 objects=len(self.cache.objects), changes=len(deltas))
-        self.resyncing = False
+        deltas = self._load(gen, reply)
+        if deltas is None:
+            return
+        self.resyncing = self.replay = False
         self._deliver(deltas)
         if self.tag is None:
-            self.tag = self.bus.consume(self.spec.name, self._on_message, self.prefetch, exclusive=self.spec.exclusive)
-            self.bus.on_cancel(self.tag, self._on_cancelled)
+            self.tag = self.bus.consume(self.spec.name, lambda msg: self._on_delivery(gen, msg), self.prefetch,
+                                        exclusive=self.spec.exclusive)
+            self.bus.on_cancel(self.tag, lambda: self._on_cancelled(gen))
             self.on_synced()
         held, self.held = self.held, []
         for msg in held:
             self._on_message(msg)
 
-    def _on_cancelled(self) -> None:
+    def _load(self, gen: int, reply: dict[str, Any] | StatusError) -> list[Delta] | None:
+        """The deltas of loading the reply's snapshot; None (and a retry later) when it cannot be."""
+        try:
+            snap = unwrap(reply)
+            deltas = self.cache.replace(snap.get("items"), _revision(snap.get("rev")), replay=self.replay)
+        except (StatusError, StaleSnapshot, BadEvent) as exc:
+            log.warning("informer.snapshot_failed", owner=self.owner, queue=self.spec.name, error=str(exc))
+        except Exception:
+            log.exception("informer.snapshot_failed", owner=self.owner, queue=self.spec.name)
+        else:
+            log.info("informer.synced", owner=self.owner, queue=self.spec.name, rev=self.cache.rev,
+                     objects=len(self.cache.objects), changes=len(deltas))
+            return deltas
+        self.bus.call_later(SNAPSHOT_RETRY_S, lambda: self._request_snapshot(gen))
+        return None
+
+    def _on_cancelled(self, gen: int) -> None:
         """The broker cancelled the consumer (its queue was deleted): start over."""
+        if gen != self.generation:
+            return
         log.warning("informer.queue_lost", owner=self.owner, queue=self.spec.name)
         self.resyncs += 1
         self.start()
 
     # ---- steady state -------------------------------------------------------------------------
+    def _on_delivery(self, gen: int, msg: Message) -> None:
+        if gen != self.generation:
+            msg.requeue()  # for a consumer of this queue that still wants it
+            return
+        self._on_message(msg)
+
     def _on_message(self, msg: Message) -> None:
         if self.resyncing:
             self.held.append(msg)
             return
         try:
-            ev = parse_event(codec.decode(msg.raw, msg.headers, self.max_bytes))
+            ev = parse_event(codec.decode(msg.raw, msg.headers, self.max_bytes, self.max_depth))
         except codec.DecodeError as exc:
-            dead_letter(self.bus, self.names, msg, exc.reason, exc.detail, self.owner)
+            self._dead_letter(msg, exc.reason, exc.detail)
             return
+        deltas = self._step(msg, ev)
+        if deltas is not None:
+            self._deliver(deltas)
+            msg.ack()
+
+    def _step(self, msg: Message, ev: Event | Bookmark) -> list[Delta] | None:
+        """Run one event through the cache; None when the message went elsewhere (held for a
+        resync, or dead-lettered)."""
         try:
             if isinstance(ev, Bookmark):
                 self.cache.check(ev)
-                deltas = []
-            else:
-                deltas = self.cache.apply(ev)
+                return []
+            return self.cache.apply(ev)
         except Gap as gap:
             self.held.append(msg)
             self._resync(str(gap))
-            return
-        self._deliver(deltas)
-        msg.ack()
+        except BadEvent as exc:
+            self._dead_letter(msg, "invalid", str(exc))
+        except Exception as exc:  # a bug in the cache: it may be half-changed, so resync it too
+            log.exception("informer.cache_failed", owner=self.owner, queue=self.spec.name)
+            self._dead_letter(msg, "cache", f"{type(exc).__name__}: {exc}")
+            self._resync(f"the cache failed on an event: {type(exc).__name__}")
+        return None
+
+    def _dead_letter(self, msg: Message, reason: str, detail: str) -> None:
+        dead_letter(self.bus, self.names, msg, reason, detail, self.owner)
 
     def _deliver(self, deltas: list[Delta]) -> None:
         for delta in deltas:
             try:
                 self.handler(delta)
             except Exception:
-                log.exception("informer.handler_failed", owner=self.owner, kind=delta.kind, object=delta.key,
-                              rev=delta.rev)
+                log.exception("informer.handler_failed", owner=self.owner, kind=delta.kind,
+                              object=_name(delta), rev=delta.rev)
 
     def _resync(self, why: str) -> None:
         """Rate-limited and jittered, so a broker hiccup does not make every consumer ask at once."""
@@ -125,4 +179,18 @@ class Informer:
         self.last_resync = self.clock() + wait
         log.warning("informer.gap", owner=self.owner, queue=self.spec.name, why=why, rev=self.cache.rev,
                     resync_in=round(wait, 3))
-        self.bus.call_later(wait, self._request_snapshot)
+        gen = self.generation
+        self.bus.call_later(wait, lambda: self._request_snapshot(gen))
+
+
+def _revision(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise BadEvent(f"snapshot rev: {str(value)[:40]!r} is not a revision")
+    return value
+
+
+def _name(delta: Delta) -> str:
+    try:
+        return delta.key
+    except Exception:
+        return "?"
