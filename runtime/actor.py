@@ -53,7 +53,8 @@ class Actor:
         self.bus = Bus(settings.amqp_url, self.connection_name, self.name, self._on_ready, self._on_lost)
         self.rpc = RpcClient(self.bus, settings.max_message_bytes)
         self._tags: list[str] = []
-        self._informers: list[Informer] = []
+        self._informers: list[Informer] | None = None  # made once: their caches outlive reconnects
+        self._unsynced = 0
         self.draining = False
         self.active = not self.singleton
         self._standby_logged = False
@@ -76,7 +77,9 @@ class Actor:
         return []
 
     def on_active(self) -> None:
-        """A singleton became the active instance (before it consumes anything)."""
+        """A singleton became the active instance (before it consumes anything). State kept from
+        informer deltas may be reset here: the informers then hand every cached object again (ADDED)
+        and DELETED for what vanished meanwhile."""
 
     def on_ready(self) -> None:
         """After every (re)connect, once the queues are declared and consumed."""
@@ -107,7 +110,7 @@ class Actor:
         for tag in self._tags:
             self.bus.cancel_consumer(tag)
         self._tags = []
-        for informer in self._informers:
+        for informer in self._informers or ():
             informer.stop()
         self.on_drain(lambda: self.bus.confirmed(self.bus.stop))
 
@@ -116,12 +119,12 @@ class Actor:
         for spec in self.declarations():
             declare_queue(bus, self.names, spec, lambda: None)
         self.rpc.setup()
-        self._tags, self._informers = [], []
+        self._tags = []
         if self.singleton:
             self.active = False
             self._try_lock()
         else:
-            self._start()
+            self._start(replay=False)
 
     # ---- singletons: one active instance, the others hot standbys ----------------------------
     def _try_lock(self) -> None:
@@ -138,11 +141,10 @@ class Actor:
             return
         self.active = True
         self.on_active()
-        self._start()
+        self._start(replay=True)
 
-    def _start(self) -> None:
+    def _start(self, replay: bool) -> None:
         consumers = self.consumers()
-        informers = self.informers()
         remaining = [len(consumers)]
 
         def started() -> None:
@@ -152,21 +154,28 @@ class Actor:
 
         for consumer in consumers:
             self.start_consumer(consumer, started)
-        synced = [len(informers)]
-
-        def informer_synced() -> None:
-            synced[0] -= 1
-            if synced[0] == 0:
-                self.on_synced()
-
-        for spec, handler in informers:
-            informer = Informer(self.bus, self.rpc, self.names, spec, handler, owner=self.name,
-                                max_bytes=self.settings.max_message_bytes, timeout=self.settings.request_timeout_s,
-                                prefetch=self.settings.prefetch, on_synced=informer_synced, clock=time.monotonic)
-            self._informers.append(informer)
-            informer.start()
+        self._start_informers(replay)
         if not consumers:
             self.on_ready()
+
+    def _start_informers(self, replay: bool) -> None:
+        """Made on the first start; started again (the cache kept, resynced) on every later one."""
+        if self._informers is None:
+            self._informers = [self._informer(spec, handler) for spec, handler in self.informers()]
+        self._unsynced = len(self._informers)
+        for informer in self._informers:
+            informer.start(replay=replay)
+
+    def _informer(self, spec: QueueSpec, handler: Callable[[Delta], None]) -> Informer:
+        return Informer(self.bus, self.rpc, self.names, spec, handler, owner=self.name,
+                        max_bytes=self.settings.max_message_bytes, max_depth=self.settings.max_depth,
+                        timeout=self.settings.request_timeout_s, prefetch=self.settings.prefetch,
+                        on_synced=self._informer_synced, clock=time.monotonic)
+
+    def _informer_synced(self) -> None:
+        self._unsynced -= 1
+        if self._unsynced == 0:
+            self.on_synced()
 
     def start_consumer(self, consumer: Consumer, then: Callable[[], None] = lambda: None) -> None:
         """Declare the consumer's queue and bindings, then consume it."""
@@ -179,29 +188,43 @@ class Actor:
         declare_queue(self.bus, self.names, consumer.spec, declared)
 
     def _on_lost(self) -> None:
+        for informer in self._informers or ():
+            informer.stop()  # nothing of theirs runs until the next start
         self.rpc.fail_all()
         self.on_lost()
 
     # ---- messages --------------------------------------------------------------------------
     def _guard(self, handler: Handler) -> Handler:
-        """Decode, then handle; what cannot be decoded or keeps failing goes to the dead-letter queue."""
+        """Decode, then handle. Whatever happens, nothing raises into pika: one message never costs
+        the connection."""
 
         def guarded(msg: Message) -> None:
             try:
-                msg.body = codec.decode(msg.raw, msg.headers, self.settings.max_message_bytes)
-            except codec.DecodeError as exc:
-                self.dead_letter(msg, exc.reason, exc.detail)
-                return
-            try:
-                handler(msg)
-            except Exception as exc:  # a bug or a poison message: retry once, then dead-letter
-                self.log.exception("actor.handler_failed", routing_key=msg.routing_key, redelivered=msg.redelivered)
-                if msg.redelivered:
-                    self.dead_letter(msg, "poison", f"{type(exc).__name__}: {exc}")
-                else:
-                    msg.requeue()
+                self._handle(handler, msg)
+            except Exception:  # even dead-lettering failed: drop it (the queue's DLX takes it)
+                self.log.exception("actor.guard_failed", routing_key=msg.routing_key)
+                msg.drop()
 
         return guarded
+
+    def _handle(self, handler: Handler, msg: Message) -> None:
+        try:
+            msg.body = codec.decode(msg.raw, msg.headers, self.settings.max_message_bytes, self.settings.max_depth)
+        except codec.DecodeError as exc:
+            self.dead_letter(msg, exc.reason, exc.detail)
+            return
+        try:
+            handler(msg)
+        except Exception as exc:
+            self._handler_failed(msg, exc)
+
+    def _handler_failed(self, msg: Message, exc: Exception) -> None:
+        """A bug or a poison message: retry once, then dead-letter with the reason; never a loop."""
+        self.log.exception("actor.handler_failed", routing_key=msg.routing_key, redelivered=msg.redelivered)
+        if msg.redelivered or msg.settled:
+            self.dead_letter(msg, "poison", f"{type(exc).__name__}: {exc}")
+        else:
+            msg.requeue()
 
     def dead_letter(self, msg: Message, reason: str, detail: str) -> None:
         dead_letter(self.bus, self.names, msg, reason, detail, self.name)
@@ -209,8 +232,8 @@ class Actor:
     # ---- talking to the apiserver -------------------------------------------------------------
     def ask(self, body: dict[str, Any], done: Callable[[Any], None]) -> None:
         """A request to the apiserver; `done` gets the reply dict, or the StatusError of a timeout."""
-        self.rpc.call(self.names.api, "apiserver", _request(body), done, self.settings.request_timeout_s,
-                      user_id=self.bus.user)
+        self.rpc.call(self.names.api, "apiserver", _request(body), self._safe(done, "actor.reply_handler_failed"),
+                      self.settings.request_timeout_s, user_id=self.bus.user)
 
     def tell(self, body: dict[str, Any]) -> None:
         """A request nobody waits for: no reply comes back."""
@@ -237,9 +260,20 @@ class Actor:
             if fut.exception() is not None:
                 self.log.error("actor.offload_failed", error=repr(fut.exception()))
                 return
-            self.bus.call_soon(lambda: done(fut.result()))
+            self.bus.call_soon(lambda: self._safe(done, "actor.offload_done_failed")(fut.result()))
 
         self._pool.submit(work).add_done_callback(finished)
+
+    def _safe(self, fn: Callable[[Any], None], what: str) -> Callable[[Any], None]:
+        """`fn` as a callback of the ioloop: an exception is logged, never raised into pika."""
+
+        def call(arg: Any) -> None:
+            try:
+                fn(arg)
+            except Exception:
+                self.log.exception(what)
+
+        return call
 
     # ---- timers ----------------------------------------------------------------------------
     def every(self, interval: float, fn: Callable[[], None]) -> None:

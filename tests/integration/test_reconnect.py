@@ -5,8 +5,10 @@ import os
 
 import pytest
 
+from tests.conftest import control_plane
 from tests.helpers import close_connections_of, management_answers, wait_until
 from tests.integration.test_crud import pod
+from tests.integration.test_scheduler import bound_to, node
 from tests.integration.test_watch import drain
 
 
@@ -25,3 +27,21 @@ def test_actors_and_watchers_come_back_after_the_broker_drops_them(cluster, proc
     assert not any(d.type == "DELETED" for d in seen)
     store_log = next(procs.logdir.glob("store-*.log")).read_text()
     assert store_log.count("store.active") == 2  # took the lock again after the reconnect
+
+
+def test_a_singleton_that_resets_on_becoming_active_is_handed_its_whole_cache_again(procs, settings, amqp_url):
+    """The scheduler forgets its state in on_active; its informer keeps the cache over the reconnect,
+    so it must hand every object again, not only the difference."""
+    if not management_answers(amqp_url):
+        pytest.skip("needs the RabbitMQ management API (make broker enables it)")
+    client = control_plane(procs, settings)
+    client.create(node("static"))  # no kubelet: nothing changes the node while the scheduler is away
+    scheduler = procs.start("actors.scheduler")
+    client.create(pod("before"))
+    wait_until(lambda: bound_to(client, "before"), 30, what="the first pod to be bound")
+    close_connections_of(scheduler.pid, amqp_url)
+    log = next(procs.logdir.glob("scheduler-*.log"))
+    wait_until(lambda: log.read_text().count("informer.synced") >= 2, 30, what="the scheduler to resync")
+    client.create(pod("after"))
+    assert wait_until(lambda: bound_to(client, "after"), 30, what="a pod to be bound after the reconnect") == "static"
+    client.close()
