@@ -1,12 +1,25 @@
 """Declaring contract 1's topology. pika runs a channel's declarations in order, so a callback
-on the last one means all are done."""
+on the last one means all are done.
+
+Every queue is bounded: `{c}.dead` keeps the newest dead letters; a queue bound to `{c}.events`
+drops its oldest events into `{c}.dead` when full (the consumer's cache sees the gap and
+resyncs); the request queues refuse new publishes when full, so the publisher is nacked.
+"""
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Callable
 
+import structlog
+
+from bus import admin
 from bus.connection import Bus
 from bus.topology import Names
+from config.settings import Settings
+
+log = structlog.get_logger("bus.declare")
+_DEFAULTS = Settings.model_fields
 
 
 @dataclass(frozen=True)
@@ -25,34 +38,124 @@ class QueueSpec:
         return tuple(key for ex, key in self.bindings if ex == exchange)
 
 
-def declare_exchanges(bus: Bus, names: Names) -> None:
+@dataclass(frozen=True)
+class Bounds:
+    """Queue limits, from the settings of the same names. Every declarer of a queue must use the
+    same numbers: the broker refuses a re-declaration with other arguments."""
+
+    dead_letter_max_length: int = _DEFAULTS["dead_letter_max_length"].default
+    queue_max_bytes: int = _DEFAULTS["queue_max_bytes"].default
+    request_queue_max_length: int = _DEFAULTS["request_queue_max_length"].default
+
+    @classmethod
+    def of(cls, settings: Settings) -> "Bounds":
+        return cls(settings.dead_letter_max_length, settings.queue_max_bytes, settings.request_queue_max_length)
+
+
+DEFAULT_BOUNDS = Bounds()
+
+
+def declare_exchanges(bus: Bus, names: Names, bounds: Bounds = DEFAULT_BOUNDS) -> None:
     channel = bus.channel
     channel.exchange_declare(names.api, "direct", durable=True)
     channel.exchange_declare(names.store, "direct", durable=True)
     channel.exchange_declare(names.events, "topic", durable=True)
     channel.exchange_declare(names.dead, "fanout", durable=True)
-    channel.queue_declare(names.dead_queue, durable=True)
+    channel.queue_declare(names.dead_queue, durable=True, arguments=dead_queue_arguments(bounds))
     channel.queue_bind(names.dead_queue, names.dead, routing_key="")
 
 
-def declare_queue(bus: Bus, names: Names, spec: QueueSpec, on_done: Callable[[], None]) -> None:
-    channel = bus.channel
-    args = {"x-dead-letter-exchange": names.dead, **spec.arguments}
+def dead_queue_arguments(bounds: Bounds = DEFAULT_BOUNDS) -> dict:
+    """`{c}.dead` keeps the newest dead letters; it has no dead-letter exchange of its own."""
+    return {"x-max-length": bounds.dead_letter_max_length, "x-overflow": "drop-head"}
+
+
+def event_queue_arguments(names: Names, bounds: Bounds = DEFAULT_BOUNDS) -> dict:
+    """A queue bound to `{c}.events`: the oldest events overflow into `{c}.dead` (reason `maxlen`)."""
+    return {"x-max-length-bytes": bounds.queue_max_bytes, "x-overflow": "drop-head",
+            "x-dead-letter-exchange": names.dead}
+
+
+def request_queue_arguments(names: Names, bounds: Bounds = DEFAULT_BOUNDS) -> dict:
+    """`{c}.apiserver`, `{c}.store`: a full queue nacks the publisher instead of filling the broker."""
+    return {"x-max-length": bounds.request_queue_max_length, "x-overflow": "reject-publish",
+            "x-dead-letter-exchange": names.dead}
+
+
+def queue_arguments(names: Names, spec: QueueSpec, bounds: Bounds = DEFAULT_BOUNDS) -> dict:
+    """What `declare_queue` declares `spec` with: the dead-letter exchange, the event-queue bound
+    when it binds `{c}.events`, single-active-consumer, then the spec's own arguments."""
+    args = {"x-dead-letter-exchange": names.dead}
+    if spec.binding_keys(names.events):
+        args.update(event_queue_arguments(names, bounds))
     if spec.single_active:
         args["x-single-active-consumer"] = True
-    done = lambda _frame: on_done()  # noqa: E731
+    return {**args, **spec.arguments}
+
+
+def declare_queue(bus: Bus, names: Names, spec: QueueSpec, on_done: Callable[[], None],
+                  bounds: Bounds = DEFAULT_BOUNDS) -> None:
+    """Declare `spec` and bind it; then, for a durable queue bound to `{c}.events`, drop the bindings
+    it no longer lists."""
+    channel = bus.channel
+
+    def done(_frame) -> None:
+        on_done()
+        if spec.durable and not spec.exclusive and spec.binding_keys(names.events):
+            prune_bindings(bus, names, spec)  # a consumer's cache queue, whose bindings change with its wants
+
     last = len(spec.bindings) - 1
     channel.queue_declare(spec.name, durable=spec.durable, exclusive=spec.exclusive,
-                          auto_delete=spec.auto_delete, arguments=args,
+                          auto_delete=spec.auto_delete, arguments=queue_arguments(names, spec, bounds),
                           callback=done if last < 0 else None)
     for i, (exchange, key) in enumerate(spec.bindings):
         channel.queue_bind(spec.name, exchange, routing_key=key, callback=done if i == last else None)
 
 
-def store_queue(names: Names) -> QueueSpec:
+def prune_bindings(bus: Bus, names: Names, spec: QueueSpec) -> None:
+    """Unbind from `{c}.events` and `{c}.api` what `spec` does not list (contract 4). The management
+    API is asked on a short-lived thread; the unbinding comes back to the ioloop."""
+
+    def ask() -> None:
+        try:
+            listed = admin.queue_bindings(bus.url, spec.name)
+        except admin.AdminError as exc:
+            _warn_once(spec.name, str(exc))
+            return
+        wanted = set(spec.bindings)
+        stale = [b for b in listed if b.exchange in (names.events, names.api) and (b.exchange, b.routing_key)
+                 not in wanted]
+        if stale:
+            bus.call_soon(lambda: _unbind(bus, spec.name, stale))
+
+    threading.Thread(target=ask, name=f"bindings-{spec.name}"[:60], daemon=True).start()
+
+
+def _unbind(bus: Bus, queue: str, stale: list[admin.Binding]) -> None:
+    channel = bus.channel
+    if channel is None or not channel.is_open:
+        return  # the next connection declares, and prunes, again
+    for binding in stale:
+        log.info("bus.unbind", queue=queue, exchange=binding.exchange, routing_key=binding.routing_key)
+        channel.queue_unbind(queue, binding.exchange, binding.routing_key, arguments=binding.arguments or None)
+
+
+_warned = threading.Event()
+
+
+def _warn_once(queue: str, error: str) -> None:
+    if not _warned.is_set():
+        _warned.set()
+        log.warning("bus.bindings_unknown", queue=queue, error=error,
+                    why="the management API did not answer; bindings no longer wanted stay")
+
+
+def store_queue(names: Names, bounds: Bounds = DEFAULT_BOUNDS) -> QueueSpec:
     """The store's command queue; apiservers declare it too, so commands wait while no store runs."""
-    return QueueSpec(names.store_queue, ((names.store, "store"),), single_active=True)
+    return QueueSpec(names.store_queue, ((names.store, "store"),), single_active=True,
+                     arguments=request_queue_arguments(names, bounds))
 
 
-def apiserver_queue(names: Names) -> QueueSpec:
-    return QueueSpec(names.apiserver_queue, ((names.api, "apiserver"),))
+def apiserver_queue(names: Names, bounds: Bounds = DEFAULT_BOUNDS) -> QueueSpec:
+    return QueueSpec(names.apiserver_queue, ((names.api, "apiserver"),),
+                     arguments=request_queue_arguments(names, bounds))
