@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import pika
@@ -23,6 +24,17 @@ transport.install()
 
 Confirm = Callable[[bool], None]
 Ready = Callable[["Bus"], None]
+Returned = Callable[[str], None]
+
+
+@dataclass
+class _Unconfirmed:
+    """A publish the broker has not confirmed yet, with what to forget or tell once it does."""
+
+    on_confirm: Confirm
+    message_id: str
+    on_return: Returned | None = None
+    on_nack: Callable[[], None] | None = None
 
 
 class _RetryState:
@@ -36,8 +48,9 @@ class Bus:
     """An AMQP connection with one confirm-mode channel; calls `on_ready` after every (re)connect."""
 
     def __init__(self, url: str, connection_name: str, app_id: str, on_ready: Ready,
-                 on_lost: Callable[[], None] | None = None):
+                 on_lost: Callable[[], None] | None = None, heartbeat: int = 30):
         self.url = url
+        self.heartbeat = heartbeat
         self.connection_name = connection_name
         self.app_id = app_id
         self.user = pika.URLParameters(url).credentials.username
@@ -47,8 +60,8 @@ class Bus:
         self._conn: pika.SelectConnection | None = None
         self.channel = None
         self._seq = 0
-        self._confirms: dict[int, Confirm] = {}
-        self._returns: dict[str, Callable[[str], None]] = {}
+        self._confirms: dict[int, _Unconfirmed] = {}
+        self._returns: dict[str, Returned] = {}  # by message id, until returned or confirmed
         self._cancelled: dict[str, Callable[[], None]] = {}
         self._stopping = False
         self._attempt = 0
@@ -101,7 +114,7 @@ class Bus:
     def _connect(self) -> None:
         params = pika.URLParameters(self.url)
         params.client_properties = {"connection_name": self.connection_name, "product": "kubus"}
-        params.heartbeat = 30
+        params.heartbeat = self.heartbeat
         params.connection_attempts = 1
         params.blocked_connection_timeout = 60
         self._conn = pika.SelectConnection(
@@ -164,8 +177,8 @@ class Bus:
     def _fail_pending(self) -> None:
         pending, self._confirms = self._confirms, {}
         self._returns.clear()
-        for confirm in pending.values():
-            confirm(False)
+        for entry in pending.values():
+            entry.on_confirm(False)
 
     def consumer_count(self, queue: str, done: Callable[[int | None], None]) -> None:
         """How many consumers `queue` has (None if it does not exist), asked on a side channel."""
@@ -256,9 +269,11 @@ class Bus:
                 reply_to: str | None = None, headers: dict | None = None,
                 persistent: bool = False, cc: list[str] | None = None,
                 mandatory: bool = False, on_confirm: Confirm | None = None,
-                on_return: Callable[[str], None] | None = None, user_id: str | None = None,
-                expiration_s: float | None = None) -> bool:
-        """Publish one message. `on_confirm(True|False)` once the broker confirms or the channel dies."""
+                on_return: Returned | None = None, on_nack: Callable[[], None] | None = None,
+                user_id: str | None = None, expiration_s: float | None = None) -> bool:
+        """Publish one message. `on_confirm(True|False)` once the broker confirms or the channel dies;
+        `on_return(why)` if a mandatory message was unroutable; `on_nack()` if the broker refused it
+        (a full queue with `x-overflow: reject-publish`), not when the connection drops."""
         channel = self.channel
         if channel is None or not channel.is_open:
             if on_confirm:
@@ -288,7 +303,7 @@ class Bus:
             self._returns[message_id] = on_return
         channel.basic_publish(exchange, routing_key, raw, props, mandatory=mandatory)
         self._seq += 1
-        self._confirms[self._seq] = on_confirm or _ignore
+        self._confirms[self._seq] = _Unconfirmed(on_confirm or _ignore, message_id, on_return, on_nack)
         return True
 
     def _on_confirm(self, frame) -> None:
@@ -300,7 +315,16 @@ class Bus:
         else:
             done = [tag] if tag in self._confirms else []
         for seq in sorted(done):
-            self._confirms.pop(seq)(ok)
+            self._settled(self._confirms.pop(seq), ok)
+
+    def _settled(self, entry: _Unconfirmed, ok: bool) -> None:
+        """The broker sends basic.return before the ack of an unroutable message: once confirmed,
+        the return handler can no longer fire, so it goes (unless a later publish reused the id)."""
+        if entry.on_return is not None and self._returns.get(entry.message_id) is entry.on_return:
+            del self._returns[entry.message_id]
+        if not ok and entry.on_nack is not None:
+            entry.on_nack()
+        entry.on_confirm(ok)
 
     def _on_return(self, _channel, method, props, _body) -> None:
         callback = self._returns.pop(props.message_id, None)
@@ -312,16 +336,17 @@ class Bus:
 
     def confirmed(self, on_done: Callable[[], None]) -> None:
         """Call `on_done` once every publish made so far is confirmed (or failed)."""
-        inner = self._confirms.get(self._seq)
-        if inner is None:
+        entry = self._confirms.get(self._seq)
+        if entry is None:
             on_done()
             return
+        inner = entry.on_confirm
 
         def chained(ok: bool) -> None:
             inner(ok)
             on_done()
 
-        self._confirms[self._seq] = chained
+        entry.on_confirm = chained
 
 
 def _ignore(_ok: bool) -> None:
