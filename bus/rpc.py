@@ -13,6 +13,10 @@ from bus.connection import Bus
 from bus.message import Message
 
 REPLY_TO = "amq.rabbitmq.reply-to"
+LOST_AFTER_SEND = ("the connection to the broker was lost after the request was sent; "
+                   "the request may have been applied")
+LOST_BEFORE_SEND = "the connection to the broker was lost before the request was sent"
+QUEUE_FULL = "the request queue is full; try again later"
 log = structlog.get_logger("bus.rpc")
 
 Done = Callable[[dict[str, Any] | StatusError], None]
@@ -25,6 +29,7 @@ class _Call:
     ttl: float  # the request expires in the queue when its caller stops waiting
     items: list = field(default_factory=list)
     first: dict | None = None
+    sent: bool = False  # published: a lost connection now leaves the outcome unknown
 
 
 def unwrap(reply: dict[str, Any] | StatusError) -> dict[str, Any]:
@@ -32,16 +37,37 @@ def unwrap(reply: dict[str, Any] | StatusError) -> dict[str, Any]:
     if isinstance(reply, StatusError):
         raise reply
     if not reply.get("ok"):
-        raise StatusError.from_dict(reply.get("status") or {})
+        raise _status(reply.get("status") or {})
     return reply
+
+
+def _status(status: dict[str, Any]) -> StatusError:
+    try:
+        return StatusError.from_dict(status)
+    except Exception as exc:  # a status of the wrong shape is the server's fault, not the caller's
+        return StatusError("InternalError", f"malformed reply: status {type(exc).__name__}: {exc}")
+
+
+def malformed(body: dict[str, Any]) -> str | None:
+    """What is wrong with the shape of a reply body, or None."""
+    if not isinstance(body.get("ok"), bool):
+        return "`ok` is not a bool"
+    if not body["ok"] and not isinstance(body.get("status"), dict):
+        return "an error without a `status` map"
+    if "items" in body and not isinstance(body["items"], list):
+        return "`items` is not a list"
+    if not isinstance(body.get("more", False), bool):
+        return "`more` is not a bool"
+    return None
 
 
 class RpcClient:
     """Pending calls by correlation id; a reply, a timeout or a lost connection completes each once."""
 
-    def __init__(self, bus: Bus, max_bytes: int):
+    def __init__(self, bus: Bus, max_bytes: int, max_depth: int = codec.MAX_DEPTH):
         self.bus = bus
         self.max_bytes = max_bytes
+        self.max_depth = max_depth
         self.pending: dict[str, _Call] = {}
         self.ready = False
         self._waiting: list[Callable[[], None]] = []  # calls made before the reply consumer is up
@@ -59,27 +85,30 @@ class RpcClient:
             send()
 
     def call(self, exchange: str, routing_key: str, body: dict, done: Done, timeout: float, *,
-             message_id: str | None = None, persistent: bool = False, user_id: str | None = None) -> str:
+             message_id: str | None = None, persistent: bool = False, user_id: str | None = None,
+             headers: dict | None = None) -> str:
         corr = uuid.uuid4().hex
-        message_id = message_id or uuid.uuid4().hex
         call = _Call(done, self.bus.call_later(timeout, lambda: self._expire(corr, timeout)), timeout)
         self.pending[corr] = call
-        send = lambda: self._send(corr, exchange, routing_key, body, message_id, persistent, user_id)  # noqa: E731
+        publish = dict(message_id=message_id or uuid.uuid4().hex, persistent=persistent, user_id=user_id,
+                       headers=headers)
+        send = lambda: self._send(corr, exchange, routing_key, body, publish)  # noqa: E731
         if self.ready:
             send()
         else:
             self._waiting.append(send)
         return corr
 
-    def _send(self, corr: str, exchange: str, routing_key: str, body: dict, message_id: str, persistent: bool,
-              user_id: str | None) -> None:
-        if corr not in self.pending:
+    def _send(self, corr: str, exchange: str, routing_key: str, body: dict, publish: dict[str, Any]) -> None:
+        call = self.pending.get(corr)
+        if call is None:
             return  # timed out while waiting for the connection
-        sent = self.bus.publish(exchange, routing_key, body, type="request", message_id=message_id,
-                                correlation_id=corr, reply_to=REPLY_TO, persistent=persistent,
-                                mandatory=True, user_id=user_id, expiration_s=self.pending[corr].ttl,
-                                on_return=lambda why: self._fail(corr, "ServiceUnavailable", f"no consumer: {why}"))
-        if not sent:
+        call.sent = self.bus.publish(
+            exchange, routing_key, body, type="request", correlation_id=corr, reply_to=REPLY_TO, mandatory=True,
+            expiration_s=call.ttl, **publish,
+            on_return=lambda why: self._fail(corr, "ServiceUnavailable", f"no consumer: {why}"),
+            on_nack=lambda: self._fail(corr, "TooManyRequests", QUEUE_FULL))
+        if not call.sent:
             self._fail(corr, "ServiceUnavailable", "not connected to the broker")
 
     def tell(self, exchange: str, routing_key: str, body: dict, *, ttl: float, user_id: str | None = None) -> None:
@@ -94,34 +123,49 @@ class RpcClient:
     def _fail(self, corr: str, reason: str, message: str) -> None:
         call = self.pending.pop(corr, None)
         if call is not None:
-            self.bus.cancel(call.timer)
-            call.done(StatusError(reason, message))
+            self._complete(corr, call, StatusError(reason, message))
 
-    def fail_all(self, reason: str = "ServiceUnavailable", message: str = "lost the connection to the broker") -> None:
+    def _complete(self, corr: str, call: _Call, result: dict[str, Any] | StatusError) -> None:
+        """Hand the caller its answer; a callback that raises is logged and never reaches the ioloop."""
+        self.bus.cancel(call.timer)
+        try:
+            call.done(result)
+        except Exception:
+            log.exception("rpc.callback_failed", correlation_id=corr)
+
+    def fail_all(self, reason: str = "ServiceUnavailable", message: str | None = None) -> None:
+        """The connection dropped: every pending call fails; one already sent says its outcome is unknown
+        (the Client retries it with the same message id)."""
         self.ready = False
         self._waiting.clear()
-        for corr in list(self.pending):
-            self._fail(corr, reason, message)
+        for corr, call in list(self.pending.items()):
+            self._fail(corr, reason, message or (LOST_AFTER_SEND if call.sent else LOST_BEFORE_SEND))
 
     def _on_reply(self, msg: Message) -> None:
-        call = self.pending.get(msg.correlation_id or "")
+        corr = msg.correlation_id or ""
+        call = self.pending.get(corr)
         if call is None:
             return  # a late reply to a call that timed out
         try:
-            body = codec.decode(msg.raw, msg.headers, self.max_bytes)
+            self._take_reply(corr, call, codec.decode(msg.raw, msg.headers, self.max_bytes, self.max_depth))
         except codec.DecodeError as exc:
-            self._fail(msg.correlation_id, "InternalError", f"undecodable reply: {exc}")
+            self._fail(corr, "InternalError", f"malformed reply: {exc}")
+        except Exception as exc:  # never let one reply take the connection down
+            log.exception("rpc.reply_failed", correlation_id=corr)
+            self._fail(corr, "InternalError", f"malformed reply: {type(exc).__name__}: {exc}")
+
+    def _take_reply(self, corr: str, call: _Call, body: dict[str, Any]) -> None:
+        wrong = malformed(body)
+        if wrong:
+            self._fail(corr, "InternalError", f"malformed reply: {wrong}")
             return
-        if "items" in body:
-            call.items.extend(body["items"])
+        call.items.extend(body.get("items", ()))
         if call.first is None:
             call.first = body
         if body.get("more"):
             return
-        del self.pending[msg.correlation_id]
-        self.bus.cancel(call.timer)
-        result = dict(call.first)
+        del self.pending[corr]
+        result = {**call.first, "more": False}
         if "items" in body:
             result["items"] = call.items
-        result["more"] = False
-        call.done(result)
+        self._complete(corr, call, result)
