@@ -23,4 +23,29 @@ def configure(level: str = "info", stream=None) -> None:
         logger_factory=structlog.PrintLoggerFactory(stream),
         cache_logger_on_first_use=True,
     )
-    logging.getLogger("pika").setLevel(logging.CRITICAL)
+    _route_pika(stream)
+
+
+EXPECTED_CLOSES = (404, 405)  # a passive declare of a missing queue; a lock another process holds
+
+
+class _ExpectedCloses(logging.Filter):
+    """The bus's side channels close on purpose (the lock is taken, the queue is absent): pika's
+    warning about those says nothing the bus does not handle."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (str(record.msg).startswith("Received remote Channel.Close")
+                    and record.args and record.args[0] in EXPECTED_CLOSES)
+
+
+def _route_pika(stream) -> None:
+    """pika's own warnings and errors reach stderr (once, however often `configure` is called)."""
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(_ExpectedCloses())
+    pika_log = logging.getLogger("pika")
+    for old in [h for h in pika_log.handlers if getattr(h, "kubus", False)]:
+        pika_log.removeHandler(old)
+    handler.kubus = True
+    pika_log.addHandler(handler)
+    pika_log.setLevel(logging.WARNING)
