@@ -16,7 +16,7 @@ import structlog
 from api.events import event
 from bus import codec
 from bus.connection import Bus
-from bus.declare import QueueSpec, declare_exchanges, declare_queue
+from bus.declare import Bounds, QueueSpec, declare_exchanges, declare_queue
 from bus.message import Message
 from bus.rpc import RpcClient
 from bus.dead import dead_letter
@@ -47,10 +47,12 @@ class Actor:
     def __init__(self, settings: Settings, clock: Callable[[], float] = time.time):
         self.settings = settings
         self.names = Names(settings.cluster)
+        self.bounds = Bounds.of(settings)  # every declarer of a queue declares it with the same limits
         self.clock = clock
         logs.configure(settings.log_level)
         self.log = structlog.get_logger(self.name).bind(actor=self.name)
-        self.bus = Bus(settings.amqp_url, self.connection_name, self.name, self._on_ready, self._on_lost)
+        self.bus = Bus(settings.amqp_url, self.connection_name, self.name, self._on_ready, self._on_lost,
+                       heartbeat=settings.heartbeat_s)
         self.rpc = RpcClient(self.bus, settings.max_message_bytes)
         self._tags: list[str] = []
         self._informers: list[Informer] | None = None  # made once: their caches outlive reconnects
@@ -115,9 +117,9 @@ class Actor:
         self.on_drain(lambda: self.bus.confirmed(self.bus.stop))
 
     def _on_ready(self, bus: Bus) -> None:
-        declare_exchanges(bus, self.names)
+        declare_exchanges(bus, self.names, self.bounds)
         for spec in self.declarations():
-            declare_queue(bus, self.names, spec, lambda: None)
+            declare_queue(bus, self.names, spec, lambda: None, bounds=self.bounds)
         self.rpc.setup()
         self._tags = []
         if self.singleton:
@@ -169,7 +171,7 @@ class Actor:
     def _informer(self, spec: QueueSpec, handler: Callable[[Delta], None]) -> Informer:
         return Informer(self.bus, self.rpc, self.names, spec, handler, owner=self.name,
                         max_bytes=self.settings.max_message_bytes, max_depth=self.settings.max_depth,
-                        timeout=self.settings.request_timeout_s, prefetch=self.settings.prefetch,
+                        timeout=self.settings.request_timeout_s, prefetch=self.settings.prefetch, bounds=self.bounds,
                         on_synced=self._informer_synced, clock=time.monotonic)
 
     def _informer_synced(self) -> None:
@@ -185,7 +187,7 @@ class Actor:
                                                exclusive=consumer.spec.exclusive))
             then()
 
-        declare_queue(self.bus, self.names, consumer.spec, declared)
+        declare_queue(self.bus, self.names, consumer.spec, declared, bounds=self.bounds)
 
     def _on_lost(self) -> None:
         for informer in self._informers or ():

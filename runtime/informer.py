@@ -17,7 +17,7 @@ from api.status import StatusError
 from bus import codec
 from bus.connection import Bus
 from bus.dead import dead_letter
-from bus.declare import QueueSpec, declare_queue
+from bus.declare import DEFAULT_BOUNDS, Bounds, QueueSpec, declare_queue
 from bus.message import Message
 from bus.messages import Bookmark, Event, parse_event
 from bus.rpc import RpcClient, unwrap
@@ -34,10 +34,12 @@ SNAPSHOT_RETRY_S = 1.0
 class Informer:
     def __init__(self, bus: Bus, rpc: RpcClient, names: Names, spec: QueueSpec, handler: Callable[[Delta], None],
                  *, owner: str, max_bytes: int, timeout: float, prefetch: int = 256, max_depth: int = codec.MAX_DEPTH,
-                 on_synced: Callable[[], None] = lambda: None, clock: Callable[[], float] = time.monotonic):
+                 bounds: Bounds = DEFAULT_BOUNDS, on_synced: Callable[[], None] = lambda: None,
+                 clock: Callable[[], float] = time.monotonic):
         self.bus, self.rpc, self.names, self.spec = bus, rpc, names, spec
         self.handler, self.owner, self.max_bytes, self.timeout = handler, owner, max_bytes, timeout
-        self.prefetch, self.max_depth, self.on_synced, self.clock = prefetch, max_depth, on_synced, clock
+        self.prefetch, self.max_depth, self.bounds = prefetch, max_depth, bounds
+        self.on_synced, self.clock = on_synced, clock
         self.cache = Cache(spec.binding_keys(names.events))
         self.held: list[Message] = []  # deliveries waiting for a resync to finish
         self.resyncing = False
@@ -57,7 +59,7 @@ class Informer:
         self.tag = None
         self.resyncing = True
         self.replay = self.replay or replay
-        declare_queue(self.bus, self.names, self.spec, lambda: self._request_snapshot(gen))
+        declare_queue(self.bus, self.names, self.spec, lambda: self._request_snapshot(gen), bounds=self.bounds)
 
     def stop(self, then: Callable[[], None] = lambda: None) -> None:
         """Stop consuming; whatever is still in flight for this generation is ignored."""

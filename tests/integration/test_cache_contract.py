@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import os
 import signal
+from urllib.parse import quote, urlparse
 
 import msgpack
 import pika
 import pytest
+import requests
 
 from api.status import StatusError
 from bus.topology import DEAD_REASON, SCHEMA_HEADER, SCHEMA_VERSION
@@ -43,6 +45,14 @@ def consumers(url: str, queue: str) -> int | None:
     finally:
         if conn.is_open:
             conn.close()
+
+
+def declared_arguments(url: str, queue: str) -> dict | None:
+    """The arguments `queue` was declared with (management API); None while it does not exist."""
+    parsed = urlparse(url)
+    answer = requests.get(f"http://{parsed.hostname}:15672/api/queues/{quote(parsed.path[1:] or '/', safe='')}/"
+                          f"{quote(queue, safe='')}", auth=(parsed.username, parsed.password), timeout=5)
+    return answer.json().get("arguments") if answer.ok else None
 
 
 def take_until(url: str, queue: str, wanted) -> None:
@@ -146,3 +156,13 @@ def test_a_watch_stopped_before_its_snapshot_never_consumes(cluster, amqp_url):
         cluster.snapshot(["pod.default.*"])
     assert consumers(amqp_url, spec.name) == 0
     assert watch.synced.empty()
+
+
+def test_an_actor_declares_its_cache_queue_with_the_configured_bound(procs, settings, amqp_url):
+    if not management_answers(amqp_url):
+        pytest.skip("needs the RabbitMQ management API (make broker enables it)")
+    control_plane(procs, settings).close()
+    procs.start("actors.scheduler", KUBUS_QUEUE_MAX_BYTES=str(3 << 20))
+    queue = f"{settings.cluster}.scheduler"
+    arguments = wait_until(lambda: declared_arguments(amqp_url, queue), 30, 0.2, what="the scheduler's queue")
+    assert arguments["x-max-length-bytes"] == 3 << 20
