@@ -93,7 +93,7 @@ class Informer:
             self.tag = self.bus.consume(self.spec.name, lambda msg: self._on_delivery(gen, msg), self.prefetch,
                                         exclusive=self.spec.exclusive)
             self.bus.on_cancel(self.tag, lambda: self._on_cancelled(gen))
-            self.on_synced()
+            self._synced()
         held, self.held = self.held, []
         for msg in held:
             self._on_message(msg)
@@ -113,6 +113,12 @@ class Informer:
             return deltas
         self.bus.call_later(SNAPSHOT_RETRY_S, lambda: self._request_snapshot(gen))
         return None
+
+    def _synced(self) -> None:
+        try:
+            self.on_synced()
+        except Exception:
+            log.exception("informer.on_synced_failed", owner=self.owner, queue=self.spec.name)
 
     def _on_cancelled(self, gen: int) -> None:
         """The broker cancelled the consumer (its queue was deleted): start over."""
