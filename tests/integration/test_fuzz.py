@@ -1,0 +1,316 @@
+"""Fuzzing the apiserver and the store over the real broker (issue 8, "Prove it"): generated requests
+with wrong types in every field and option, unknown verbs, huge and deep bodies, broken envelopes.
+
+One store and one apiserver process per test function; every example is a batch of messages
+published straight to `{c}.api` or `{c}.store`, each with a unique id. After every example:
+- every message that named a direct reply-to address got a well-formed reply, or was dead-lettered
+  to `{c}.dead` with `x-kubus-dead-reason` (by the actor, not dropped to the broker's DLX); one that
+  named any other address was dead-lettered so, and nothing was ever published to that address;
+- no actor process exited and none reconnected (same pids, same AMQP connections);
+- a normal create, get, list and snapshot through a `Client` work, and a watch sees the create.
+
+Where the contract allows an answer that still shows a bug (a 500 InternalError), the test warns
+with `FuzzFinding` instead of failing. `make test-slow` runs many more examples.
+"""
+from __future__ import annotations
+
+import subprocess
+import time
+import uuid
+import warnings
+from collections import defaultdict
+from typing import Any
+from urllib.parse import urlparse
+
+import msgpack
+import pika
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings as hsettings, strategies as st
+
+from bus.topology import DEAD_REASON, SCHEMA_HEADER, SCHEMA_VERSION, Names
+from tests import fuzz_strategies as fz
+from tests.helpers import blocking
+
+DIRECT = "amq.rabbitmq.reply-to"
+FUZZ_ID = "x-fuzz-id"
+OUTCOME_S = 15.0  # longer than the apiserver's own wait on the store (request_timeout_s = 10)
+ANSWERED = ("direct",)  # reply addresses the actors can answer
+REFUSED = ("empty", "sink", "upper")  # not direct reply-to: each message must be dead-lettered
+REPLY_TOS = {"direct": DIRECT, "empty": "", "upper": DIRECT.upper(), "bogus-direct": f"{DIRECT}.bogus",
+             "long-direct": f"{DIRECT}.{'x' * 200}", "none": None}
+
+
+class FuzzFinding(UserWarning):
+    """An answer the contract allows that still shows a bug (an InternalError)."""
+
+
+def fuzz_settings(examples: int):
+    """Derandomized, so a run is repeatable; no shrinking: against real processes a failing example
+    may take a timeout to show, and one that broke the cluster stays failed whatever is replayed."""
+    return hsettings(max_examples=examples, deadline=None, derandomize=True, database=None, print_blob=False,
+                     phases=(Phase.explicit, Phase.reuse, Phase.generate),
+                     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
+                                            HealthCheck.data_too_large, HealthCheck.large_base_example])
+
+
+def _brief(value: Any, limit: int = 1500) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} chars)"
+
+
+class Harness:
+    """Publishes batches, matches every reply and dead letter to its message, checks the cluster."""
+
+    def __init__(self, client, procs, settings):
+        self.client, self.procs, self.settings = client, procs, settings
+        self.names = Names(settings.cluster)
+        self.sink = f"{settings.cluster}.fuzz-sink"
+        self.conn = blocking(settings.amqp_url)
+        self.ch = self.conn.channel()
+        self.ch.queue_declare(self.sink)
+        self.ch.basic_consume(DIRECT, self._on_reply, auto_ack=True)
+        self.frame_max = self.conn._impl.params.frame_max
+        self.replies: dict[str, list[bytes]] = defaultdict(list)
+        self.dead: dict[str, list] = defaultdict(list)
+        self.foreign_dead: list = []
+        self.port = urlparse(settings.amqp_url).port or 5672
+        self.labels = {p.pid: " ".join(p.args[2:]) for p in procs.procs}
+        self.connections = {pid: self._connections(pid) for pid in self.labels}
+        assert all(self.connections.values()), f"an actor holds no AMQP connection: {self.connections}"
+        self.watch = client.watch("Pod", "default").wait_synced()
+        self.broken: AssertionError | None = None  # what broke the cluster; every later example fails with it
+        self.findings: dict[str, str] = {}
+        self.alive = 0
+
+    def close(self) -> None:
+        self.watch.close()
+        try:
+            self.ch.queue_delete(self.sink)
+            self.conn.close()
+        except Exception:
+            pass
+
+    # ---- sending ---------------------------------------------------------------------------------
+    def _on_reply(self, _ch, _method, props, body: bytes) -> None:
+        self.replies[props.correlation_id or ""].append(body)
+
+    def send(self, msg: fz.Msg) -> tuple[str, str | None]:
+        """Publish `msg`; its fuzz id (correlation id and header) and the message id it went with."""
+        fid = uuid.uuid4().hex
+        mid = _message_id(msg.message_id, fid)
+        headers: dict[str, Any] = {FUZZ_ID: fid, **msg.headers}
+        if msg.schema != "absent":
+            headers[SCHEMA_HEADER] = SCHEMA_VERSION if msg.schema == "ok" else msg.schema
+        reply_to = self.sink if msg.reply_to == "sink" else REPLY_TOS[msg.reply_to]
+        props = dict(content_type=msg.content_type, type=msg.type, message_id=mid, correlation_id=fid,
+                     reply_to=reply_to, user_id=msg.user_id, expiration=msg.expiration, headers=headers)
+        if msg.header_pad:
+            headers["x-fuzz-pad"] = ""
+            used = _header_frame(props)
+            headers["x-fuzz-pad"] = "p" * max(0, self.frame_max - msg.header_pad - used)
+        raw = msg.body.data if isinstance(msg.body, fz.Raw) else fz.pack(msg.body)
+        exchange, key = (self.names.api, "apiserver") if msg.target == "apiserver" else (self.names.store, "store")
+        self.ch.basic_publish(exchange, key, raw, pika.BasicProperties(**props))
+        return fid, mid
+
+    def run(self, batch: list[fz.Msg]) -> None:
+        if self.broken is not None:
+            raise self.broken  # the same failure, so hypothesis sees one bug, not a flaky one
+        sent = [(msg, *self.send(msg)) for msg in batch]
+        try:
+            self._outcomes(sent)
+            self._still_serving()
+        except AssertionError as exc:
+            if not self._healthy():
+                exc.add_note(f"the cluster stays broken: later examples fail with this error; the batch that "
+                             f"broke it: {_brief(batch, 4000)}")
+                self.broken = exc
+            raise
+
+    # ---- every message's outcome -----------------------------------------------------------------
+    def _outcomes(self, sent: list[tuple[fz.Msg, str, str | None]]) -> None:
+        by_mid = {mid: fid for _, fid, mid in sent if mid}
+        waiting = [(msg, fid) for msg, fid, _ in sent if msg.reply_to in ANSWERED + REFUSED]
+        deadline = time.monotonic() + OUTCOME_S
+        while True:
+            self.conn.process_data_events(time_limit=0.02)
+            self._read_dead(by_mid)
+            waiting = [(msg, fid) for msg, fid in waiting if not self._settled(msg, fid)]
+            if not waiting or time.monotonic() > deadline:
+                break
+        for msg, fid, _ in sent:
+            for props in self.dead.pop(fid, ()):
+                _check_dead(props, msg)
+            for raw in self.replies.pop(fid, ()):
+                self._check_reply(raw, msg)
+        for props in self.foreign_dead:
+            _check_dead(props, None)
+        self.foreign_dead.clear()
+        assert not waiting, "\n".join(
+            f"no reply and no dead letter within {OUTCOME_S}s ({msg.target}): {_brief(msg)}" for msg, _ in waiting)
+
+    def _settled(self, msg: fz.Msg, fid: str) -> bool:
+        if msg.reply_to in REFUSED:
+            return bool(self.dead.get(fid))
+        return bool(self.dead.get(fid) or self.replies.get(fid))
+
+    def _read_dead(self, by_mid: dict[str, str]) -> None:
+        while True:
+            method, props, _body = self.ch.basic_get(self.names.dead_queue, auto_ack=True)
+            if method is None:
+                return
+            fid = (props.headers or {}).get(FUZZ_ID) or by_mid.get(props.message_id or "")
+            (self.dead[fid] if fid else self.foreign_dead).append(props)
+
+    def _check_reply(self, raw: bytes, msg: fz.Msg) -> None:
+        where = f"reply from {msg.target} to {_brief(msg)}"
+        assert len(raw) <= self.settings.max_message_bytes, f"{where}: {len(raw)} bytes, over the message limit"
+        try:
+            body = msgpack.unpackb(raw, raw=False, strict_map_key=True)
+        except Exception as exc:
+            raise AssertionError(f"{where}: undecodable ({exc})") from None
+        assert isinstance(body, dict) and isinstance(body.get("ok"), bool), f"{where}: not a reply: {_brief(body)}"
+        if body["ok"]:
+            assert isinstance(body.get("object"), dict) or isinstance(body.get("items"), list), \
+                f"{where}: ok without object or items: {_brief(body)}"
+            return
+        status = body.get("status")
+        assert isinstance(status, dict) and isinstance(status.get("reason"), str) \
+            and isinstance(status.get("message"), str) and isinstance(status.get("code"), int) \
+            and 400 <= status["code"] < 600, f"{where}: a malformed status: {_brief(body)}"
+        if status["code"] == 500:
+            self.findings.setdefault(f"{msg.target}: {status['message']}", _brief(msg, 600))
+
+    # ---- the cluster -----------------------------------------------------------------------------
+    def _connections(self, pid: int) -> list[str]:
+        out = subprocess.run(["ss", "-tnpH", f"dport = :{self.port}"], capture_output=True, text=True).stdout
+        return sorted(line.split()[3] for line in out.splitlines() if f"pid={pid}," in line)
+
+    def _healthy(self) -> bool:
+        try:
+            self._processes()
+            self._serves()
+            return True
+        except Exception:
+            return False
+
+    def _processes(self) -> None:
+        for proc in self.procs.procs:
+            assert proc.poll() is None, f"{self.labels[proc.pid]} exited with {proc.returncode}"
+        for pid, before in self.connections.items():
+            now = self._connections(pid)
+            assert now == before, f"{self.labels[pid]} reconnected: AMQP connections {before} -> {now}"
+
+    def _serves(self) -> None:
+        self.alive += 1
+        name = f"alive-{self.alive}"
+        created = self.client.create(fz.pod(name))
+        assert self.client.get("Pod", name)["metadata"]["uid"] == created["metadata"]["uid"]
+        assert name in [(p.get("metadata") or {}).get("name") for p in self.client.list("Pod", "default").items]
+        assert name in [(p.get("metadata") or {}).get("name") for p in self.client.snapshot(["pod.default.-"]).items]
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                delta = self.watch.next(timeout=max(0.01, deadline - time.monotonic()))
+            except Exception:
+                break
+            if delta.type == "ADDED" and (delta.object.get("metadata") or {}).get("name") == name:
+                return
+        raise AssertionError(f"the watch on pods in default did not see {name} created")
+
+    def _still_serving(self) -> None:
+        self._processes()
+        method, props, body = self.ch.basic_get(self.sink, auto_ack=True)
+        assert method is None, f"an actor published to a queue named as reply_to: {_brief(body)} ({props})"
+        try:
+            self._serves()
+        except AssertionError:
+            raise
+        except Exception as exc:
+            raise AssertionError(f"a normal request failed afterwards: {exc!r}") from None
+
+
+def _message_id(symbol: str | None, fid: str) -> str | None:
+    if symbol == "auto":
+        return fid
+    if symbol == "utf8":
+        return f"{fid}-é✓"
+    if symbol and symbol.startswith("long:"):
+        return (fid + "-" + "m" * 255)[:int(symbol[5:])]
+    return symbol
+
+
+def _header_frame(props: dict) -> int:
+    """Bytes of the content header frame these properties make (pika sends it as one frame)."""
+    return 20 + sum(len(p) for p in pika.BasicProperties(**props).encode())
+
+
+def _check_dead(props, msg: fz.Msg | None) -> None:
+    """A dead letter must say why and who, unless the broker expired a message that asked for it."""
+    headers = props.headers or {}
+    what = f"dead letter of {_brief(msg) if msg else f'a message not sent by the test ({props.message_id})'}"
+    if msg is not None and msg.expiration is not None and headers.get("x-first-death-reason") == "expired":
+        return
+    assert headers.get(DEAD_REASON) and headers.get("x-kubus-dead-actor"), \
+        f"{what} without {DEAD_REASON}: headers {_brief(headers, 600)}"
+    assert "x-death" not in headers, f"{what} was rejected to the broker's dead-letter exchange: {_brief(headers)}"
+
+
+@pytest.fixture
+def fuzz(cluster, procs, settings):
+    for name in fz.NAMES[:2]:
+        cluster.create(fz.pod(name))
+    cluster.create(fz.node(fz.NODE))
+    harness = Harness(cluster, procs, settings)
+    yield harness
+    harness.close()
+    for key, example in sorted(harness.findings.items()):
+        warnings.warn(FuzzFinding(f"{key}\n  e.g. {example}"))
+
+
+FIELD_MESSAGES = fz.batches(fz.plain(fz.wrong_request()))
+ENVELOPES = fz.batches(fz.envelope())
+BIG_AND_DEEP = fz.batches(fz.plain(st.one_of(fz.huge_request(), fz.deep_request())), max_size=3)
+EVERYTHING = fz.batches(st.one_of(fz.plain(fz.wrong_request()), fz.envelope(),
+                                  fz.plain(fz.huge_request()), fz.plain(fz.deep_request())))
+
+
+def test_the_unmutated_templates_are_accepted(fuzz):
+    """The fuzz mutates valid requests: were they not valid, every mutation would stop at the first check."""
+    verbs = ["create", "get", "list", "patch", "update", "updateStatus", "snapshot", "bind", "delete"]
+    for target in ("apiserver", "store"):
+        for verb in verbs if target == "apiserver" else [v for v in verbs if v != "patch"]:  # the apiserver's
+            msg = fz.Msg(target, fz.template(verb, f"fz-via-{target}"))
+            fid, _ = fuzz.send(msg)
+            deadline = time.monotonic() + 10
+            while not fuzz.replies.get(fid) and time.monotonic() < deadline:
+                fuzz.conn.process_data_events(time_limit=0.05)
+            [raw] = fuzz.replies.pop(fid)
+            reply = msgpack.unpackb(raw)
+            assert reply["ok"], (target, verb, reply)
+
+
+@fuzz_settings(examples=60)
+@given(batch=FIELD_MESSAGES)
+def test_wrong_fields_options_and_verbs_are_answered(fuzz, batch):
+    fuzz.run(batch)
+
+
+@fuzz_settings(examples=60)
+@given(batch=ENVELOPES)
+def test_broken_envelopes_are_answered_or_dead_lettered(fuzz, batch):
+    fuzz.run(batch)
+
+
+@fuzz_settings(examples=30)
+@given(batch=BIG_AND_DEEP)
+def test_huge_and_deep_requests_are_answered_or_dead_lettered(fuzz, batch):
+    fuzz.run(batch)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(3600)
+@fuzz_settings(examples=3000)
+@given(batch=EVERYTHING)
+def test_everything_at_length(fuzz, batch):
+    fuzz.run(batch)
