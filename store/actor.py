@@ -68,7 +68,7 @@ class StoreActor(Actor):
 
     # ---- leadership ------------------------------------------------------------------------
     def consumers(self) -> list[Consumer]:
-        return [Consumer(store_queue(self.names), self.on_command, self.settings.prefetch)]
+        return [Consumer(store_queue(self.names, self.bounds), self.on_command, self.settings.prefetch)]
 
     def on_active(self) -> None:
         """Claim the database (fencing out any earlier store), load the state as it has it and publish
@@ -188,6 +188,12 @@ class StoreActor(Actor):
             return [seen.reply]
         try:
             req = parse_request(msg.body)
+        except StatusError as exc:
+            if msg.reply_to:
+                return [failure(exc)]
+            self.dead_letter(msg, "invalid", exc.message)  # nobody to answer
+            return None
+        try:
             parts = execute(self.state, req, self.settings.max_message_bytes - CHUNK_ENVELOPE)
         except StatusError as exc:
             return [failure(exc)]

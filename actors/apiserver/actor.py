@@ -25,10 +25,10 @@ class ApiServer(Actor):
     name = "apiserver"
 
     def consumers(self) -> list[Consumer]:
-        return [Consumer(apiserver_queue(self.names), self.on_request, self.settings.prefetch)]
+        return [Consumer(apiserver_queue(self.names, self.bounds), self.on_request, self.settings.prefetch)]
 
     def declarations(self) -> list[QueueSpec]:
-        return [store_queue(self.names)]  # commands wait there while no store runs
+        return [store_queue(self.names, self.bounds)]  # commands wait there while no store runs
 
     def on_request(self, msg: Message) -> None:
         if not valid_reply_to(msg.reply_to):
@@ -36,6 +36,10 @@ class ApiServer(Actor):
             return
         try:
             req = parse_request(msg.body)
+        except StatusError as exc:
+            self._malformed(msg, exc)
+            return
+        try:
             self._admit_and_forward(msg, req)
         except StatusError as exc:
             self._refuse(msg, exc, msg.body)
@@ -43,6 +47,13 @@ class ApiServer(Actor):
             self.log.exception("apiserver.request_failed", message_id=msg.message_id, user=msg.user_id)
             self._refuse(msg, StatusError("InternalError", f"an error on the server ({type(exc).__name__}) has "
                                                            f"prevented the request from succeeding"), msg.body)
+
+    def _malformed(self, msg: Message, exc: StatusError) -> None:
+        """A request that is not one: answered 400 when it can be, else dead-lettered with the reason."""
+        if msg.reply_to:
+            self._refuse(msg, exc, msg.body)
+        else:
+            self.dead_letter(msg, "invalid", exc.message)
 
     def _refuse(self, msg: Message, exc: StatusError, body: dict) -> None:
         self.log.info("apiserver.refused", verb=str(body.get("verb"))[:32], kind=str(body.get("kind"))[:64],
