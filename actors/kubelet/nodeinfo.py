@@ -28,11 +28,16 @@ class NodeConfig:
     ip: str = "127.0.0.1"
 
 
+def _hostname_label(name: str) -> str:
+    """A label value has at most 63 characters; a longer node name is labelled with its first DNS label."""
+    return name if len(name) <= 63 else name.split(".", 1)[0][:63]
+
+
 def node_object(cfg: NodeConfig, runtime_version: str, now: float, since: dict[str, str] | None = None) -> dict:
     stamp = rfc3339(now)
     conditions = [{"type": t, "status": s, "reason": r, "message": m, "lastHeartbeatTime": stamp,
                    "lastTransitionTime": (since or {}).get(t, stamp)} for t, s, r, m in CONDITIONS]
-    labels = {"kubernetes.io/hostname": cfg.name, "kubernetes.io/os": "linux",
+    labels = {"kubernetes.io/hostname": _hostname_label(cfg.name), "kubernetes.io/os": "linux",
               "kubernetes.io/arch": platform.machine().replace("x86_64", "amd64"), **cfg.labels}
     return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": cfg.name, "labels": labels},
             "spec": {"taints": cfg.taints} if cfg.taints else {},

@@ -70,8 +70,6 @@ def test_hollow_kubelet_with_a_253_character_node_declares_names_that_fit(cluste
     assert all(len(q.encode()) <= 255 for q in queues)
 
 
-@pytest.mark.xfail(strict=True, reason="actors/kubelet/nodeinfo.node_object labels the node kubernetes.io/hostname="
-                                       "<node name>, and a label value is at most 63 characters")
 def test_hollow_kubelet_with_a_253_character_node_registers(cluster, procs):
     prefix = NODE[:-2]
     procs.start("actors.kubelet", "--hollow", "1", "--prefix", prefix)
