@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterator
 from api.registry import lookup
 from api.status import StatusError
 from bus.connection import Bus
-from bus.declare import QueueSpec, apiserver_queue, declare_exchanges, declare_queue
+from bus.declare import Bounds, QueueSpec, apiserver_queue, declare_exchanges, declare_queue
 from bus.rpc import RpcClient, unwrap
 from bus.topology import Names, routing_key
 from config.settings import Settings, load_settings
@@ -46,14 +46,17 @@ class Client:
         self.settings = settings or load_settings()
         self.names = Names(self.settings.cluster)
         user = self.settings.amqp_user
-        self.bus = Bus(self.settings.amqp_url, name or f"cli {user}", "kubus-client", self._on_ready, self._on_lost)
-        self.rpc = RpcClient(self.bus, self.settings.max_message_bytes)
+        self.bus = Bus(self.settings.amqp_url, name or f"cli {user}", "kubus-client", self._on_ready, self._on_lost,
+                       heartbeat=self.settings.heartbeat_s)
+        self.rpc = RpcClient(self.bus, self.settings.max_message_bytes, max_depth=self.settings.max_depth)
+        self.bounds = Bounds.of(self.settings)  # every declarer of a queue declares it with the same limits
         self._watches: list[Informer] = []
         self.bus.start_thread()
 
     def _on_ready(self, bus: Bus) -> None:
-        declare_exchanges(bus, self.names)
-        declare_queue(bus, self.names, apiserver_queue(self.names), lambda: None)  # requests wait for an apiserver
+        declare_exchanges(bus, self.names, self.bounds)
+        declare_queue(bus, self.names, apiserver_queue(self.names, self.bounds), lambda: None,
+                      bounds=self.bounds)  # requests wait for an apiserver
         self.rpc.setup()
         for informer in self._watches:
             informer.start()
@@ -200,6 +203,7 @@ class Watch:
         self.synced = queue.Queue()
         self.informer = Informer(client.bus, client.rpc, client.names, spec, handler or self.on_delta,
                                  owner="watch", max_bytes=client.settings.max_message_bytes,
+                                 max_depth=client.settings.max_depth, bounds=client.bounds,
                                  timeout=client.settings.request_timeout_s, prefetch=prefetch,
                                  on_synced=lambda: self.synced.put(True))
         client._watches.append(self.informer)
