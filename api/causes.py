@@ -15,6 +15,9 @@ TYPE_WORDS = {
 BOUNDS = {"greater_than_equal": ("greater than or equal to", "ge"), "less_than_equal": ("less than or equal to", "le"),
           "greater_than": ("greater than", "gt"), "less_than": ("less than", "lt")}
 
+LENGTHS = {"string_too_long": ("be no more than", "max_length"), "string_too_short": ("be at least", "min_length"),
+           "too_long": ("have at most", "max_length"), "too_short": ("have at least", "min_length")}
+
 
 def field_path(loc: tuple) -> str:
     out = ""
@@ -52,7 +55,10 @@ def cause_of(error: dict[str, Any], prefix: tuple = ()) -> Cause:
     if kind in BOUNDS:
         words, key = BOUNDS[kind]
         return Cause(path, f"Invalid value: {show(value)}: must be {words} {ctx.get(key)}")
+    if kind in LENGTHS:
+        words, key = LENGTHS[kind]
+        return Cause(path, f"Invalid value: {show(value)}: must {words} {ctx.get(key)}")
     if kind in TYPE_WORDS:
         return Cause(path, f"Invalid value: {show(value)}: must be of type {TYPE_WORDS[kind]}", "FieldValueTypeInvalid")
     message = error["msg"].removeprefix("Value error, ")
-    return Cause(path, f"Invalid value: {value!r}: {message}")
+    return Cause(path, f"Invalid value: {show(value)}: {message}")

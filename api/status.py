@@ -24,6 +24,10 @@ CODES = {
 }
 
 
+MAX_MESSAGE = 8192  # characters of a status message on the wire
+MAX_CAUSES = 100
+
+
 @dataclass(frozen=True)
 class Cause:
     field: str
@@ -31,7 +35,7 @@ class Cause:
     reason: str = "FieldValueInvalid"
 
     def to_dict(self) -> dict[str, str]:
-        return {"field": self.field, "message": self.message, "reason": self.reason}
+        return {"field": _cut(self.field, 1024), "message": _cut(self.message, 1024), "reason": self.reason}
 
 
 @dataclass
@@ -51,10 +55,12 @@ class StatusError(Exception):
         return CODES.get(self.reason, 500)
 
     def to_dict(self) -> dict[str, Any]:
+        """The wire form; message and causes are cut to bounds, so an answer always fits a message
+        whatever the request echoed."""
         details = dict(self.details)
         if self.causes:
-            details["causes"] = [c.to_dict() for c in self.causes]
-        return {"code": self.code, "reason": self.reason, "message": self.message, "details": details}
+            details["causes"] = [c.to_dict() for c in self.causes[:MAX_CAUSES]]
+        return {"code": self.code, "reason": self.reason, "message": _cut(self.message, MAX_MESSAGE), "details": details}
 
     @classmethod
     def from_dict(cls, status: dict[str, Any]) -> "StatusError":
@@ -65,6 +71,10 @@ class StatusError(Exception):
 
     def __str__(self) -> str:
         return f"{self.message} ({self.reason} {self.code})"
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def resource(kind: str) -> str:
