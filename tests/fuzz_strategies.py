@@ -9,6 +9,7 @@ big values that should print as a label, not a megabyte.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 import msgpack
@@ -26,6 +27,7 @@ VERBS = ("create", "get", "list", "update", "updateStatus", "patch", "delete", "
 FIELDS = ("verb", "kind", "namespace", "name", "object", "resourceVersion", "options")
 NAMES = ("fz-a", "fz-b", "fz-c")  # the fixture creates the first two; fuzzed writes come and go
 NODE = "fz-node"
+FRESH = st.from_regex(r"fz-[a-z0-9]{1,8}", fullmatch=True)  # names of creates that succeed, and stay
 
 
 # ---- raw msgpack ---------------------------------------------------------------------------------
@@ -133,7 +135,8 @@ def option_value(key: str):
 
 # ---- valid requests, one per verb: the base every mutation starts from ---------------------------
 def pod(name: str) -> dict:
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "labels": {"app": "fz"}},
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "labels": {"app": "fz"}, "annotations": {"fz": "1"}},
             "spec": {"containers": [{"name": "c", "image": "busybox:1.36"}]}}
 
 
@@ -185,7 +188,8 @@ def template(verb: str, name: str = "fz-a", kind: str = "Pod") -> dict:
 def base_request(draw) -> dict:
     verb = draw(st.sampled_from(VERBS))
     kind = draw(st.sampled_from(["Pod"] * 4 + sorted(OBJECTS))) if verb not in ("bind", "logs", "snapshot") else "Pod"
-    return template(verb, draw(st.sampled_from(NAMES)), kind)
+    name = draw(st.sampled_from(NAMES) | FRESH) if verb == "create" else draw(st.sampled_from(NAMES))
+    return template(verb, name, kind)
 
 
 # ---- mutations -----------------------------------------------------------------------------------
@@ -230,7 +234,9 @@ def mutate_field(draw, body: dict) -> dict:
 @st.composite
 def mutate_options(draw, body: dict) -> dict:
     """Options of this verb (or another's, or unknown ones) with values of the wrong type or at the edge."""
-    own = list(OPTIONS.get(body.get("verb"), type("_", (), {"model_fields": {}})).model_fields) or OPTION_KEYS
+    verb = body.get("verb")
+    own = list(OPTIONS[verb].model_fields) if isinstance(verb, str) and verb in OPTIONS else []
+    own = own or OPTION_KEYS
     keys = draw(st.lists(st.sampled_from(own) | st.sampled_from(OPTION_KEYS + ["limit", "watch", ""]),
                          min_size=1, max_size=3, unique=True))
     options = dict(body.get("options") or {}) if isinstance(body.get("options"), dict) else {}
@@ -248,14 +254,29 @@ def mutate_object(draw, body: dict) -> dict:
     paths = [p for p in _paths(obj) if p] if isinstance(obj, dict) else []
     if not paths:
         return {**body, "object": draw(HOSTILE)}
-    path = draw(st.sampled_from(paths))
+    meta = [p for p in paths if p[0] == "metadata"]
+    path = draw(st.sampled_from(meta if meta and draw(st.booleans()) else paths))
     delete = draw(st.integers(0, 3)) == 0
     return {**body, "object": _set(obj, path, None if delete else draw(HOSTILE), delete)}
 
 
 @st.composite
+def odd_object(draw) -> dict:
+    """A write whose object has one or two parts of the wrong type: what the store keeps must not stop
+    anyone reading it back (a list, a snapshot, a watch)."""
+    verb = draw(st.sampled_from(["create", "create", "update", "updateStatus"]))
+    kind = draw(st.sampled_from(["Pod", "Pod"] + sorted(OBJECTS)))
+    body = template(verb, draw(FRESH) if verb == "create" else draw(st.sampled_from(NAMES)), kind)
+    for _ in range(draw(st.integers(1, 2))):
+        body = draw(mutate_object(body))
+    return body
+
+
+@st.composite
 def wrong_request(draw) -> dict:
     """A valid request of some verb with one to three of its fields, options or object parts wrong."""
+    if draw(st.integers(0, 3)) == 0:
+        return draw(odd_object())
     body = draw(base_request())
     for _ in range(draw(st.integers(1, 3))):
         mutation = draw(st.sampled_from([mutate_field, mutate_options, mutate_options, mutate_object, mutate_object]))
@@ -268,17 +289,15 @@ def wrong_request(draw) -> dict:
 # ---- huge and deep -------------------------------------------------------------------------------
 SIZES = [MAX_OBJECT - 2048, MAX_OBJECT - 200, MAX_OBJECT + 10, 600 << 10, MAX_MESSAGE - 4096, MAX_MESSAGE + 10,
          2 * MAX_MESSAGE]
-# levels of the nested part; where it sits adds 1–4 more, so these straddle max_depth, msgpack's own
-# stack (1,024) and go well past both
-LEVELS = [MAX_DEPTH - 5, MAX_DEPTH - 4, MAX_DEPTH - 3, MAX_DEPTH - 2, MAX_DEPTH - 1, MAX_DEPTH, MAX_DEPTH + 1,
-          200, 1000, 1020, 1021, 1022, 1023, 1024, 1025, 5000]
+# nesting of the whole body: around max_depth, msgpack's own stack (1,024) and well past both
+DEPTHS = [MAX_DEPTH - 1, MAX_DEPTH, MAX_DEPTH, MAX_DEPTH + 1, 200, 1000, 1024, 1025, 5000]
 
 
 @st.composite
 def huge_request(draw) -> dict:
     size = draw(st.sampled_from(SIZES))
     where = draw(st.sampled_from(["annotation", "label", "name", "selector", "patch", "status", "keys", "extra"]))
-    name = draw(st.sampled_from(NAMES))
+    name = draw(st.sampled_from(NAMES) | FRESH)
     blob = big_str(size)
     if where in ("annotation", "label"):
         obj = pod(name)
@@ -299,17 +318,22 @@ def huge_request(draw) -> dict:
     return {**template("get", name), "extra": blob}
 
 
+# where a deep part goes, and how many maps and lists of the request enclose it there
+DEEP_PLACES = {"spec": 5, "annotations": 4, "patch": 1, "patch-spec": 2, "object": 1, "options": 2,
+               "preconditions": 3, "target": 2, "status": 3, "extra": 1}
+
+
 @st.composite
 def deep_request(draw) -> dict:
-    levels = draw(st.sampled_from(LEVELS))
+    """A request nested `DEPTHS` deep as a whole, the deep part in one of `DEEP_PLACES`."""
+    where = draw(st.sampled_from(sorted(DEEP_PLACES) + ["spec", "annotations", "status"]))  # these are stored
+    levels = max(1, draw(st.sampled_from(DEPTHS)) - DEEP_PLACES[where])
     nest = deep(levels, draw(st.sampled_from(["map", "map", "list"])))
-    name = draw(st.sampled_from(NAMES))
-    where = draw(st.sampled_from(["spec", "annotations", "patch", "patch-spec", "object", "options", "preconditions",
-                                  "target", "status", "extra"]))
+    name = draw(st.sampled_from(NAMES) | FRESH)
     if where == "spec":
         obj = pod(name)
         obj["spec"]["containers"][0]["fz"] = nest
-        return request(draw(st.sampled_from(["create", "update"])), name=name, object=obj)
+        return request(draw(st.sampled_from(["create", "create", "update"])), name=name, object=obj)
     if where == "annotations":
         obj = pod(name)
         obj["metadata"]["annotations"] = {"deep": nest}
@@ -412,14 +436,57 @@ def envelope(draw) -> Msg:
                                                         "long-direct"])),
         content_type=draw(st.sampled_from(["application/msgpack"] * 3 + [None, "", "application/json", "text/plain",
                                                                          "application/msgpack; v=2", "x" * 255])),
-        schema=draw(st.sampled_from(["ok"] * 4 + ["absent", 0, 2, -1, "1", 1.5, None, [1], {"v": 1}, 2 ** 40,
+        schema=draw(st.sampled_from(["ok"] * 4 + ["absent", 0, 2, -1, "1", Decimal("1.5"), None, [1], {"v": 1}, 2 ** 40,
                                                   b"1"])),
-        type=draw(st.sampled_from(["request"] * 3 + [None, "", "command", "reply", "event", "x" * 255])),
+        type=draw(st.sampled_from(["request"] * 3 + [None, "", "command", "commands", "reply", "event", "x" * 255])),
         user_id=draw(st.sampled_from(["guest"] * 4 + [None])),
         headers=headers,
         header_pad=draw(st.sampled_from([0] * 8 + [100, 600, 1100, 3000])),
         expiration=draw(st.sampled_from([None] * 8 + ["0", "1", "60000"])),
     )
+
+
+# ---- wire v2: a `commands` batch straight to the store ---------------------------------------------
+@dataclass
+class Inner:
+    """One command of a `commands` batch. Symbolic values are made concrete when it is sent: `id` as
+    Msg.message_id; `reply_to` as Msg.reply_to, plus "bare" (`amq.rabbitmq.reply-to` itself), with
+    "direct" the test's own expanded address; `correlation_id` "auto" (unique); `expires` "none",
+    "past" or "future". Anything else is sent as it is."""
+
+    command: Any
+    id: Any = "auto"
+    user: Any = "guest"
+    reply_to: Any = "direct"
+    correlation_id: Any = "auto"
+    expires: Any = "none"
+    extra: dict = field(default_factory=dict)
+
+
+@st.composite
+def inner(draw) -> Inner:
+    return Inner(
+        draw(st.one_of(base_request(), base_request(), wrong_request(), WILD)),
+        id=draw(st.sampled_from(["auto"] * 5 + [None, "", "long:255", "long:256", "long:257", "utf8"]) | WILD),
+        user=draw(st.sampled_from(["guest"] * 5 + ["", "alice", "x" * 256, "x" * 257, None]) | WILD),
+        reply_to=draw(st.sampled_from(["direct"] * 6 + ["none", "empty", "sink", "upper", "bare", "bogus-direct",
+                                                        "long-direct"]) | WILD),
+        correlation_id=draw(st.sampled_from(["auto"] * 8 + [None, "", "x" * 255, "x" * 256]) | WILD),
+        expires=draw(st.sampled_from(["none"] * 6 + ["past", "future", 0, -1, 2 ** 63 - 1, float("nan"), True, "soon"])),
+        extra=draw(st.sampled_from([{}] * 8 + [{"extra": 1}, {"commands": []}])),
+    )
+
+
+@st.composite
+def commands(draw) -> Msg:
+    """A `commands` message to the store: a list of command envelopes (now and then something else)."""
+    body = draw(st.lists(inner(), min_size=1, max_size=4))
+    if draw(st.integers(0, 5)) == 0:
+        body.insert(draw(st.integers(0, len(body))), draw(HOSTILE))
+    if draw(st.integers(0, 9)) == 0:
+        body = draw(st.sampled_from([[], {}, Raw(b"\xc0", "nil")]) | HOSTILE)
+    return Msg("store", body, type="commands", reply_to=draw(st.sampled_from(["none"] * 3 + ["direct", "sink"])),
+               message_id=draw(st.sampled_from(["auto", "auto", None])))
 
 
 def batches(messages, max_size: int = 4):
