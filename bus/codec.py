@@ -38,18 +38,24 @@ def check_schema(headers: dict | None) -> None:
         raise DecodeError("schema", f"header {SCHEMA_HEADER}={version!r}, expected {SCHEMA_VERSION}")
 
 
-def decode(raw: bytes, headers: dict | None, limit: int, max_depth: int = MAX_DEPTH) -> dict[str, Any]:
+def decode(raw: bytes, headers: dict | None, limit: int, max_depth: int = MAX_DEPTH,
+           batch: bool = False) -> dict[str, Any] | list[dict[str, Any]]:
     """Decode a body: size limit, schema header, msgpack limits, nesting depth, a map with
-    string keys."""
+    string keys — or, with `batch` (wire v2 event and command batches), a map or a list of maps."""
     if len(raw) > limit:
         raise DecodeError("oversize", f"{len(raw)} bytes exceeds the limit of {limit}")
     check_schema(headers)
     body = _unpack(raw, limit)
-    if not isinstance(body, dict):
-        raise DecodeError("invalid", f"body is a {type(body).__name__}, expected a map")
+    if not isinstance(body, dict) and not (batch and _list_of_maps(body)):
+        expected = "a map or a non-empty list of maps" if batch else "a map"
+        raise DecodeError("invalid", f"body is a {type(body).__name__}, expected {expected}")
     if len(raw.translate(None, _NOT_HEADERS)) > max_depth:  # ~1 us for a pod; the walk costs ~10
         check_depth(body, max_depth)
     return body
+
+
+def _list_of_maps(body: Any) -> bool:
+    return isinstance(body, list) and bool(body) and all(isinstance(item, dict) for item in body)
 
 
 def _unpack(raw: bytes, limit: int) -> Any:

@@ -7,7 +7,7 @@ from functools import lru_cache
 
 NONE = "-"
 SCHEMA_HEADER = "x-kubus-schema"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # wire v2: event and command batches
 DEAD_REASON = "x-kubus-dead-reason"
 MAX_SEGMENT = 100  # bytes of UTF-8; three segments and a kind fit AMQP's 255-byte routing key
 SEGMENT_HEAD = 83  # bytes kept of a longer segment, then `~` and 16 hex digits of its hash

@@ -18,11 +18,11 @@ from bus import admin
 from bus.connection import Bus
 from bus.declare import Bounds, QueueSpec, apiserver_queue, declare_exchanges, declare_queue, queue_arguments
 from bus.rpc import RpcClient
-from bus.topology import Names
+from bus.topology import SCHEMA_VERSION, Names
 from runtime.client import Client
 from tests.helpers import blocking, delete_topology, read_queue, wait_until
 
-SCHEMA = {"x-kubus-schema": 1}
+SCHEMA = {"x-kubus-schema": SCHEMA_VERSION}
 NAMESPACE = {"ok": True, "object": {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ok"}}}
 
 

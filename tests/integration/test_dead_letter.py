@@ -5,11 +5,11 @@ import msgpack
 import pika
 import pytest
 
-from bus.topology import DEAD_REASON, Names
+from bus.topology import DEAD_REASON, SCHEMA_VERSION, Names
 from tests.helpers import blocking, read_queue, wait_until
 from tests.integration.test_crud import pod
 
-GOOD_HEADERS = {"x-kubus-schema": 1}
+GOOD_HEADERS = {"x-kubus-schema": SCHEMA_VERSION}
 REQUEST = {"verb": "get", "kind": "Namespace", "name": "default", "options": {}}
 
 
@@ -25,7 +25,8 @@ def _publish(url: str, exchange: str, key: str, body: bytes, headers: dict | Non
 CASES = [
     pytest.param(b"\xc1\xc1 not msgpack", GOOD_HEADERS, "undecodable", id="garbage"),
     pytest.param(msgpack.packb({"pad": "x" * (2 << 20)}), GOOD_HEADERS, "oversize", id="oversize"),
-    pytest.param(msgpack.packb(REQUEST), {"x-kubus-schema": 2}, "schema", id="wrong-schema"),
+    pytest.param(msgpack.packb(REQUEST), {"x-kubus-schema": 1}, "schema", id="schema-1"),
+    pytest.param(msgpack.packb(REQUEST), {"x-kubus-schema": 3}, "schema", id="schema-3"),
     pytest.param(msgpack.packb(REQUEST), None, "schema", id="no-schema"),
     pytest.param(msgpack.packb({**REQUEST, "verb": "explode"}), GOOD_HEADERS, "invalid", id="unknown-verb"),
     pytest.param(msgpack.packb([1, 2, 3]), GOOD_HEADERS, "invalid", id="not-a-map"),

@@ -3,8 +3,9 @@ import msgpack
 import pytest
 
 from bus import codec
+from bus.topology import SCHEMA_VERSION
 
-HEADERS = {"x-kubus-schema": 1}
+HEADERS = {"x-kubus-schema": SCHEMA_VERSION}
 LIMIT = 1 << 20
 
 

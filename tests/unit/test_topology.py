@@ -3,7 +3,7 @@ import hashlib
 import pytest
 
 from bus import codec
-from bus.topology import Names, key_matches, object_key, routing_key, segment
+from bus.topology import SCHEMA_VERSION, Names, key_matches, object_key, routing_key, segment
 
 
 @pytest.mark.parametrize("binding,key,ok", [
@@ -25,9 +25,9 @@ def test_routing_keys():
 
 def test_codec_round_trip_and_limits():
     body = {"verb": "get", "nested": {"list": [1, "x", None, 2.5]}}
-    assert codec.decode(codec.encode(body), {"x-kubus-schema": 1}, 1 << 20) == body
+    assert codec.decode(codec.encode(body), {"x-kubus-schema": SCHEMA_VERSION}, 1 << 20) == body
     with pytest.raises(codec.DecodeError) as err:
-        codec.decode(codec.encode({"x": "y" * 5000}), {"x-kubus-schema": 1}, 4096)
+        codec.decode(codec.encode({"x": "y" * 5000}), {"x-kubus-schema": SCHEMA_VERSION}, 4096)
     assert err.value.reason == "oversize"
     with pytest.raises(codec.DecodeError) as err:
         codec.decode(codec.encode(body), {}, 1 << 20)
