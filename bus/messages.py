@@ -82,6 +82,18 @@ OPTIONS: dict[str, type[_Strict]] = {
 }
 
 
+class CommandEnvelope(_Strict):
+    """One admitted command of a `commands` batch (wire v2): the requester's broker identity, the
+    request's message id, reply address, correlation id and deadline (epoch seconds)."""
+
+    id: str | None = Field(None, max_length=256)
+    user: str = Field(max_length=256)
+    reply_to: str | None = Field(None, max_length=255)
+    correlation_id: str | None = Field(None, max_length=255)
+    expires: float | int | None = None
+    command: dict[str, Any]
+
+
 # ---- events -----------------------------------------------------------------------------------
 class Event(_Strict):
     type: Literal["ADDED", "MODIFIED", "DELETED"]

@@ -18,6 +18,7 @@ from typing import Callable
 
 from api.status import StatusError
 from bus import codec
+from bus.codec import DecodeError
 from bus.declare import store_queue
 from bus.message import Message
 from bus.messages import WRITES, parse_request, valid_reply_to
@@ -27,7 +28,8 @@ from runtime.actor import Actor, Consumer
 from store.backend import Applied, Backend, Fenced
 from store.bookmarks import BookmarkKeys
 from store.commands import execute, failure
-from store.dedupe import Dedupe, dedupe_key
+from store.dedupe import Dedupe
+from store.inbox import Answers, Command, commands_of
 from store.memory import MemoryBackend
 from store.outbox import Outbox
 from store.sqlite import SqliteBackend
@@ -68,7 +70,7 @@ class StoreActor(Actor):
 
     # ---- leadership ------------------------------------------------------------------------
     def consumers(self) -> list[Consumer]:
-        return [Consumer(store_queue(self.names, self.bounds), self.on_command, self.settings.prefetch)]
+        return [Consumer(store_queue(self.names, self.bounds), self.on_command, self.settings.prefetch, batch=True)]
 
     def on_active(self) -> None:
         """Claim the database (fencing out any earlier store), load the state as it has it and publish
@@ -121,8 +123,14 @@ class StoreActor(Actor):
 
     # ---- commands --------------------------------------------------------------------------
     def on_command(self, msg: Message) -> None:
-        self.batch.append(msg)
-        if len(self.batch) == 1 and not self.committing:
+        try:
+            commands = commands_of(msg)
+        except DecodeError as exc:
+            self.dead_letter(msg, exc.reason, exc.detail)
+            return
+        first = not self.batch
+        self.batch.extend(commands)
+        if first and not self.committing:
             self.bus.call_later(0, self.flush)
 
     def flush(self) -> None:
@@ -132,12 +140,13 @@ class StoreActor(Actor):
         self._alive()
         batch, self.batch = self.batch, []
         now = self.clock()
-        answers: list[tuple[Message, list[bytes]]] = []
+        answers: list[tuple[Command, list[bytes]]] = []
         applied: list[Applied] = []
-        for msg in batch:
-            parts = self._answer(msg, now, applied)
+        for cmd in batch:
+            parts = self._answer(cmd, now, applied)
             if parts is not None:
-                answers.append((msg, parts))
+                answers.append((cmd, parts))
+        answers = Answers(answers, batch)
         changes = self.state.take_changes()
         if not changes and not applied:
             self._answer_all(answers)  # reads only: nothing to make durable
@@ -149,8 +158,8 @@ class StoreActor(Actor):
         commit.add_done_callback(lambda done: self.bus.call_soon(
             lambda: self._committed(epoch, done, changes, events, answers, now)))
 
-    def _committed(self, epoch: int, commit: Future, changes: list, events: list[bytes],
-                   answers: list[tuple[Message, list[bytes]]], started: float) -> None:
+    def _committed(self, epoch: int, commit: Future, changes: list, events: list[bytes], answers: Answers,
+                   started: float) -> None:
         """On the ioloop once the batch is on disk: publish, reply, ack; then the next batch."""
         if commit.exception() is not None:
             self._write_failed(commit.exception())
@@ -159,7 +168,7 @@ class StoreActor(Actor):
         self.committing = False
         self._publish(changes, events)
         self._answer_all(answers)
-        self.log.debug("store.flush", commands=len(answers), rev=self.state.rev,
+        self.log.debug("store.flush", commands=len(answers.replies), rev=self.state.rev,
                        ms=round((self.clock() - started) * 1000, 2))
         if self.bookmarks_due:
             self.send_bookmarks()
@@ -171,41 +180,57 @@ class StoreActor(Actor):
             self._drained, done = None, self._drained
             done()
 
-    def _answer_all(self, answers: list[tuple[Message, list[bytes]]]) -> None:
-        for msg, parts in answers:
-            for part in parts:
-                self.reply(msg, part)
+    def _answer_all(self, answers: Answers) -> None:
+        """Every command's reply parts, then one ack per message: a batch is acked when every command
+        of it is answered (or dropped: expired, dead-lettered)."""
+        for cmd, parts in answers.replies:
+            if cmd.reply_to:
+                for part in parts:
+                    self.bus.publish("", cmd.reply_to, part, type="reply", correlation_id=cmd.correlation_id)
+        for msg in answers.messages():
             msg.ack()
 
-    def _answer(self, msg: Message, now: float, applied: list[Applied]) -> list[bytes] | None:
-        """The reply parts of one command; None when it was dead-lettered. Never raises."""
-        if not valid_reply_to(msg.reply_to):
-            self.dead_letter(msg, "reply-to", f"{msg.reply_to!r} is not a direct reply-to address")
+    def _answer(self, cmd: Command, now: float, applied: list[Applied]) -> list[bytes] | None:
+        """The reply parts of one command; None when it gets none (expired, dead-lettered). Never raises."""
+        if cmd.expires is not None and cmd.expires < now:
+            return None  # its caller stopped waiting: contract 2 drops it unanswered
+        if not valid_reply_to(cmd.reply_to):
+            self._dead_command(cmd, "reply-to", f"{cmd.reply_to!r} is not a direct reply-to address")
             return None
-        key = dedupe_key(msg)
-        seen = self.dedupe.get(key)
+        seen = self.dedupe.get(cmd.dedupe_key)
         if seen is not None:
             return [seen.reply]
         try:
-            req = parse_request(msg.body)
+            req = parse_request(cmd.body)
         except StatusError as exc:
-            if msg.reply_to:
+            if cmd.reply_to:
                 return [failure(exc)]
-            self.dead_letter(msg, "invalid", exc.message)  # nobody to answer
+            self._dead_command(cmd, "invalid", exc.message)  # nobody to answer
             return None
-        try:
-            parts = execute(self.state, req, self.settings.max_message_bytes - CHUNK_ENVELOPE)
-        except StatusError as exc:
-            return [failure(exc)]
-        except Exception as exc:  # a bug met by one command: answer it, keep serving the rest
-            self.log.exception("store.command_failed", message_id=msg.message_id, rev=self.state.rev)
-            return [failure(StatusError("InternalError", f"an error on the server ({type(exc).__name__}) has "
-                                                          f"prevented the request from succeeding"))]
-        if req.verb in WRITES and key:
-            record = Applied(key, now, parts[0])
+        parts = self._execute(cmd, req)
+        if req.verb in WRITES and cmd.dedupe_key:
+            record = Applied(cmd.dedupe_key, now, parts[0])
             self.dedupe.add(record)
             applied.append(record)
         return parts
+
+    def _execute(self, cmd: Command, req) -> list[bytes]:
+        try:
+            return execute(self.state, req, self.settings.max_message_bytes - CHUNK_ENVELOPE)
+        except Exception as exc:  # a bug met by one command: answer it, keep serving the rest
+            self.log.exception("store.command_failed", message_id=cmd.id, user=cmd.user, rev=self.state.rev)
+            return [failure(StatusError("InternalError", f"an error on the server ({type(exc).__name__}) has "
+                                                          f"prevented the request from succeeding"))]
+
+    def _dead_command(self, cmd: Command, reason: str, detail: str) -> None:
+        """A message of one command goes to `{c}.dead` whole; one command of a batch goes alone."""
+        if cmd.alone:
+            self.dead_letter(cmd.msg, reason, detail)
+            return
+        self.log.warning("dead_letter", reason=reason, detail=detail[:300], message_id=cmd.id, user=cmd.user)
+        self.bus.publish(self.names.dead, "store", codec.encode(cmd.body), type="command", message_id=cmd.id,
+                         persistent=True, headers={DEAD_REASON: f"{reason}: {detail}"[:1000],
+                                                   "x-kubus-dead-actor": self.name})
 
     def _write_now(self) -> None:
         """Commit whatever the state holds (seeded namespaces, the confirmed revision) and wait."""
@@ -218,8 +243,8 @@ class StoreActor(Actor):
         self._publish(changes, events)
 
     def _publish(self, changes: list, events: list[bytes]) -> None:
-        for change, raw in zip(changes, events):
-            self.outbox.publish(change.rev, change.key, change.from_key, raw)
+        self.outbox.publish_all([(c.rev, c.key, c.from_key, raw) for c, raw in zip(changes, events)])
+        for change in changes:
             self.bookmarks.mark(change.key)
             if change.from_key:
                 self.bookmarks.mark(change.from_key)

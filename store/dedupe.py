@@ -5,18 +5,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Iterable
 
-from bus.message import Message
-from bus.messages import USER_HEADER
 from store.backend import Applied
-
-
-def dedupe_key(msg: Message) -> str | None:
-    """`user` and message id joined by a newline; None (no dedupe) without a message id."""
-    if not msg.message_id:
-        return None
-    user = msg.headers.get(USER_HEADER)
-    user = user if isinstance(user, str) else msg.user_id or ""
-    return f"{user}\n{msg.message_id}"
 
 
 class Dedupe:

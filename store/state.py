@@ -136,7 +136,7 @@ class State:
 
     def create(self, kind: str, namespace: str | None, obj: dict) -> Entry:
         info = lookup(kind)
-        meta = dict(obj.get("metadata") or {})
+        meta = dict(_metadata(obj))
         obj = {**obj, "metadata": meta}
         if info.namespaced:
             meta["namespace"] = meta.get("namespace") or namespace or "default"
@@ -170,7 +170,7 @@ class State:
     def update(self, kind: str, namespace: str | None, obj: dict, resource_version: str | None,
                status_only: bool = False) -> Entry:
         info = lookup(kind)
-        meta = obj.get("metadata") or {}
+        meta = _metadata(obj)
         oid = oid_of(info, meta.get("namespace") or namespace, meta.get("name", ""))
         old = self.objects.get(oid)
         if old is None:
@@ -282,6 +282,18 @@ class State:
         for entry in self.objects.values():
             if wanted.matches(entry.key):
                 yield entry
+
+
+def _metadata(obj: dict) -> dict:
+    """An object's metadata, its identity fields strings: the store checks what the apiserver admitted,
+    since a command may reach it some other way."""
+    meta = obj.get("metadata") or {}
+    if not isinstance(meta, dict):
+        raise bad_request("metadata: Invalid value: must be of type object")
+    for field in ("name", "generateName", "namespace", "uid", "resourceVersion"):
+        if not isinstance(meta.get(field, ""), str):
+            raise bad_request(f"metadata.{field}: Invalid value: must be of type string")
+    return meta
 
 
 def _field_selector(text: str | None) -> list[tuple[str, bool, str]]:

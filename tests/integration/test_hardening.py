@@ -67,13 +67,14 @@ def test_store_checks_commands_again_and_answers_the_rest_of_the_batch(cluster, 
     good ones of the same batch are applied and answered."""
     bodies = [_request("list", options={"fieldSelector": 5}),
               _request("create", object=_pod("good-1")),
-              _request("update", name="x", object={"metadata": 5}),  # raises inside the store
+              _request("update", name="good-1", object={"metadata": {"name": "good-1"}, "spec": 5}),  # raises
+              _request("update", name="x", object={"metadata": 5}),
               _request("snapshot", kind="*", options={"keys": "pod.#"}),
               _request("create", object=_pod("good-2"))]
     replies = raw_call(settings.amqp_url, f"{settings.cluster}.store", "store", bodies)
-    assert len(replies) == 5
+    assert len(replies) == 6
     codes = sorted((r.get("status") or {}).get("code", 200) for r in replies)
-    assert codes == [200, 200, 400, 400, 500], codes
+    assert codes == [200, 200, 400, 400, 400, 500], codes
     _alive(procs)
     assert {p["metadata"]["name"] for p in cluster.list("Pod").items} == {"good-1", "good-2"}
 
