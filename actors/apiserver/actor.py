@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from actors.apiserver.authz import authorize
+from actors.apiserver.batches import CommandBatches
 from actors.apiserver.patch import merge_patch
 from api.admission import admit, admit_status
 from api.registry import lookup
@@ -14,6 +15,7 @@ from bus.declare import QueueSpec, apiserver_queue, store_queue
 from bus.message import Message
 from bus.messages import USER_HEADER, Request, parse_request, valid_reply_to
 from bus.rpc import unwrap
+from config.settings import Settings
 from runtime.actor import Actor, Consumer
 
 PATCH_RETRIES = 5
@@ -23,6 +25,11 @@ REQUEST_ENVELOPE = 4096  # a request's fields besides its object
 
 class ApiServer(Actor):
     name = "apiserver"
+
+    def __init__(self, settings: Settings, **kw):
+        super().__init__(settings, **kw)
+        self.batches = CommandBatches(self.bus, self.names.store, settings.max_message_bytes,
+                                      settings.durable_commands, self._queue_full)
 
     def consumers(self) -> list[Consumer]:
         return [Consumer(apiserver_queue(self.names, self.bounds), self.on_request, self.settings.prefetch)]
@@ -86,22 +93,13 @@ class ApiServer(Actor):
         self._forward(msg, body)
 
     def _forward(self, msg: Message, body: dict[str, Any]) -> None:
-        """Hand the command to the store with the client's reply address; ack once the broker has it.
-        A nack means the store's queue is full: the client hears so. A lost channel: the request is
-        redelivered, and the store's dedupe keeps it to one effect."""
+        """Hand the command to the store, in the next `commands` batch, with the client's reply address."""
+        self.batches.add(msg, body)
 
-        def confirmed(ok: bool) -> None:
-            if ok:
-                msg.ack()
-            elif self.bus.channel is not None:
-                self._refuse(msg, StatusError("TooManyRequests", "the store's command queue is full; "
-                                                                 "try again later"), body)
-
-        self.bus.publish(
-            self.names.store, "store", body, type="command", message_id=msg.message_id,
-            correlation_id=msg.correlation_id, reply_to=msg.reply_to,
-            persistent=self.settings.durable_commands, headers={USER_HEADER: msg.user_id},
-            expiration_s=msg.expiration_s, on_confirm=confirmed)
+    def _queue_full(self, requests: list[Message]) -> None:
+        for msg in requests:
+            self._refuse(msg, StatusError("TooManyRequests", "the store's command queue is full; try again later"),
+                         msg.body)
 
     # ---- patch: get, merge, admit, update with the read resourceVersion; retry on Conflict ----
     def _patch(self, msg: Message, req: Request, kind: str, attempt: int) -> None:

@@ -1,0 +1,54 @@
+"""Admitted commands leave for the store as wire v2 `commands` batches: what the apiserver admits
+in one turn of its mailbox goes out as one message (within the message limit), each command with
+its requester's identity, message id, reply address and deadline. The requests are acked once the
+broker has the batch."""
+from __future__ import annotations
+
+import time
+from typing import Any, Callable
+
+from bus import codec
+from bus.connection import Bus
+from bus.message import Message
+
+BATCH_ENVELOPE = 1024  # the batch's own bytes beside its commands
+
+
+class CommandBatches:
+    def __init__(self, bus: Bus, exchange: str, max_bytes: int, persistent: bool,
+                 on_full: Callable[[list[Message]], None]):
+        self.bus, self.exchange, self.persistent, self.on_full = bus, exchange, persistent, on_full
+        self.limit = max_bytes - BATCH_ENVELOPE
+        self.pending: list[tuple[Message, bytes]] = []
+        self.size = 0
+        self.scheduled = False
+
+    def add(self, msg: Message, command: dict[str, Any]) -> None:
+        entry = codec.encode({"id": msg.message_id, "user": msg.user_id, "reply_to": msg.reply_to,
+                              "correlation_id": msg.correlation_id, "command": command,
+                              "expires": time.time() + msg.expiration_s if msg.expiration_s else None})
+        if self.pending and self.size + len(entry) > self.limit:
+            self.flush()
+        self.pending.append((msg, entry))
+        self.size += len(entry)
+        if not self.scheduled:
+            self.scheduled = True
+            self.bus.call_later(0, self.flush)
+
+    def flush(self) -> None:
+        self.scheduled = False
+        if not self.pending:
+            return
+        batch, self.pending, self.size = self.pending, [], 0
+        requests = [msg for msg, _ in batch]
+        self.bus.publish(self.exchange, "store", codec.pack_array([entry for _, entry in batch]), type="commands",
+                         persistent=self.persistent, on_confirm=lambda ok: self._confirmed(requests, ok))
+
+    def _confirmed(self, requests: list[Message], ok: bool) -> None:
+        """Acked once the broker has the batch. A nack: the store's queue is full. A lost channel:
+        the requests are redelivered, and the store's dedupe keeps each to one effect."""
+        if ok:
+            for msg in requests:
+                msg.ack()
+        elif self.bus.channel is not None:
+            self.on_full(requests)
