@@ -1,6 +1,8 @@
 """Request/reply over RabbitMQ's direct reply-to; replies may come in parts (`more: true`)."""
 from __future__ import annotations
 
+import random
+import time
 import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -13,6 +15,9 @@ from bus.connection import Bus
 from bus.message import Message
 
 REPLY_TO = "amq.rabbitmq.reply-to"
+RETRYABLE = frozenset(("ServiceUnavailable", "TooManyRequests"))
+RETRY_FIRST_S = 0.05
+RETRY_MAX_S = 1.0
 LOST_AFTER_SEND = ("the connection to the broker was lost after the request was sent; "
                    "the request may have been applied")
 LOST_BEFORE_SEND = "the connection to the broker was lost before the request was sent"
@@ -30,6 +35,12 @@ class _Call:
     items: list = field(default_factory=list)
     first: dict | None = None
     sent: bool = False  # published: a lost connection now leaves the outcome unknown
+
+
+def retryable(reply: dict[str, Any] | StatusError) -> bool:
+    if isinstance(reply, StatusError):
+        return reply.reason in RETRYABLE
+    return not reply.get("ok") and (reply.get("status") or {}).get("reason") in RETRYABLE
 
 
 def unwrap(reply: dict[str, Any] | StatusError) -> dict[str, Any]:
@@ -86,12 +97,19 @@ class RpcClient:
 
     def call(self, exchange: str, routing_key: str, body: dict, done: Done, timeout: float, *,
              message_id: str | None = None, persistent: bool = False, user_id: str | None = None,
-             headers: dict | None = None) -> str:
+             headers: dict | None = None, retry: bool = False) -> str:
+        """Send one request; `done` gets the reply or a StatusError. With `retry`, an answer that says
+        "try again" (the connection dropped after the request left, a full queue, no consumer) is
+        retried with the same message id until the deadline: the store's dedupe by (user, id) makes
+        that one effect, and a request lost with a broker restart is sent again."""
+        message_id = message_id or uuid.uuid4().hex
+        if retry:
+            done = self._retrying(exchange, routing_key, body, done, timeout, message_id=message_id,
+                                  persistent=persistent, user_id=user_id, headers=headers)
         corr = uuid.uuid4().hex
         call = _Call(done, self.bus.call_later(timeout, lambda: self._expire(corr, timeout)), timeout)
         self.pending[corr] = call
-        publish = dict(message_id=message_id or uuid.uuid4().hex, persistent=persistent, user_id=user_id,
-                       headers=headers)
+        publish = dict(message_id=message_id, persistent=persistent, user_id=user_id, headers=headers)
         send = lambda: self._send(corr, exchange, routing_key, body, publish)  # noqa: E731
         if self.ready:
             send()
@@ -110,6 +128,22 @@ class RpcClient:
             on_nack=lambda: self._fail(corr, "TooManyRequests", QUEUE_FULL))
         if not call.sent:
             self._fail(corr, "ServiceUnavailable", "not connected to the broker")
+
+    def _retrying(self, exchange: str, routing_key: str, body: dict, done: Done, timeout: float, **kw: Any) -> Done:
+        deadline = time.monotonic() + timeout
+        backoff = [RETRY_FIRST_S]
+
+        def answered(reply: dict[str, Any] | StatusError) -> None:
+            if retryable(reply) and time.monotonic() + backoff[0] < deadline:
+                self.bus.call_later(backoff[0] * random.uniform(0.5, 1.0), again)
+                backoff[0] = min(backoff[0] * 2, RETRY_MAX_S)
+            else:
+                done(reply)
+
+        def again() -> None:
+            self.call(exchange, routing_key, body, answered, max(0.001, deadline - time.monotonic()), **kw)
+
+        return answered
 
     def tell(self, exchange: str, routing_key: str, body: dict, *, ttl: float, user_id: str | None = None) -> None:
         """A request nobody waits for: no reply address, so no reply is sent (an Event, say)."""

@@ -36,6 +36,7 @@ class Consumer:
     spec: QueueSpec
     handler: Handler
     prefetch: int
+    batch: bool = False  # bodies may be lists of maps (wire v2 batches)
 
 
 class Actor:
@@ -183,7 +184,7 @@ class Actor:
         """Declare the consumer's queue and bindings, then consume it."""
 
         def declared() -> None:
-            self._tags.append(self.bus.consume(consumer.spec.name, self._guard(consumer.handler), consumer.prefetch,
+            self._tags.append(self.bus.consume(consumer.spec.name, self._guard(consumer.handler, consumer.batch), consumer.prefetch,
                                                exclusive=consumer.spec.exclusive))
             then()
 
@@ -196,22 +197,23 @@ class Actor:
         self.on_lost()
 
     # ---- messages --------------------------------------------------------------------------
-    def _guard(self, handler: Handler) -> Handler:
+    def _guard(self, handler: Handler, batch: bool = False) -> Handler:
         """Decode, then handle. Whatever happens, nothing raises into pika: one message never costs
         the connection."""
 
         def guarded(msg: Message) -> None:
             try:
-                self._handle(handler, msg)
+                self._handle(handler, msg, batch)
             except Exception:  # even dead-lettering failed: drop it (the queue's DLX takes it)
                 self.log.exception("actor.guard_failed", routing_key=msg.routing_key)
                 msg.drop()
 
         return guarded
 
-    def _handle(self, handler: Handler, msg: Message) -> None:
+    def _handle(self, handler: Handler, msg: Message, batch: bool) -> None:
         try:
-            msg.body = codec.decode(msg.raw, msg.headers, self.settings.max_message_bytes, self.settings.max_depth)
+            msg.body = codec.decode(msg.raw, msg.headers, self.settings.max_message_bytes, self.settings.max_depth,
+                                    batch=batch)
         except codec.DecodeError as exc:
             self.dead_letter(msg, exc.reason, exc.detail)
             return
@@ -235,7 +237,7 @@ class Actor:
     def ask(self, body: dict[str, Any], done: Callable[[Any], None]) -> None:
         """A request to the apiserver; `done` gets the reply dict, or the StatusError of a timeout."""
         self.rpc.call(self.names.api, "apiserver", _request(body), self._safe(done, "actor.reply_handler_failed"),
-                      self.settings.request_timeout_s, user_id=self.bus.user)
+                      self.settings.request_timeout_s, user_id=self.bus.user, retry=True)
 
     def tell(self, body: dict[str, Any]) -> None:
         """A request nobody waits for: no reply comes back."""

@@ -6,8 +6,6 @@ waits on a future. `request_async` returns the future itself, for many calls in 
 from __future__ import annotations
 
 import queue
-import random
-import time
 import uuid
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -22,17 +20,6 @@ from bus.topology import Names, routing_key
 from config.settings import Settings, load_settings
 from runtime.cache import Delta
 from runtime.informer import Informer
-
-
-RETRYABLE = frozenset(("ServiceUnavailable", "TooManyRequests"))
-RETRY_FIRST_S = 0.05
-RETRY_MAX_S = 1.0
-
-
-def _retryable(reply: dict | StatusError) -> bool:
-    if isinstance(reply, StatusError):
-        return reply.reason in RETRYABLE
-    return not reply.get("ok") and (reply.get("status") or {}).get("reason") in RETRYABLE
 
 
 @dataclass(frozen=True)
@@ -92,19 +79,11 @@ class Client:
                 "resourceVersion": resource_version, "options": options or {}}
         fut: Future = Future()
         mid = message_id or uuid.uuid4().hex
-        deadline = time.monotonic() + (timeout or self.settings.request_timeout_s)
-        backoff = [RETRY_FIRST_S]
 
         def send() -> None:
-            self.rpc.call(self.names.api, "apiserver", body, answered, max(0.001, deadline - time.monotonic()),
-                          message_id=mid, persistent=self.settings.durable_commands, user_id=self.bus.user)
-
-        def answered(reply) -> None:
-            if _retryable(reply) and time.monotonic() + backoff[0] < deadline:
-                self.bus.call_later(backoff[0] * random.uniform(0.5, 1.0), send)
-                backoff[0] = min(backoff[0] * 2, RETRY_MAX_S)
-            else:
-                fut.set_result(reply)
+            self.rpc.call(self.names.api, "apiserver", body, fut.set_result, timeout or self.settings.request_timeout_s,
+                          message_id=mid, persistent=self.settings.durable_commands, user_id=self.bus.user,
+                          retry=True)
 
         self.bus.call_soon(send)
         return fut

@@ -140,14 +140,17 @@ class Informer:
             self.held.append(msg)
             return
         try:
-            ev = parse_event(codec.decode(msg.raw, msg.headers, self.max_bytes, self.max_depth))
+            body = codec.decode(msg.raw, msg.headers, self.max_bytes, self.max_depth, batch=True)
+            events = [parse_event(item) for item in (body if isinstance(body, list) else [body])]
         except codec.DecodeError as exc:
             self._dead_letter(msg, exc.reason, exc.detail)
             return
-        deltas = self._step(msg, ev)
-        if deltas is not None:
+        for ev in events:  # a batch's events in revision order; handlers see one at a time
+            deltas = self._step(msg, ev)
+            if deltas is None:
+                return  # held for a resync (its applied events are duplicates then) or dead-lettered
             self._deliver(deltas)
-            msg.ack()
+        msg.ack()
 
     def _step(self, msg: Message, ev: Event | Bookmark) -> list[Delta] | None:
         """Run one event through the cache; None when the message went elsewhere (held for a
