@@ -23,7 +23,7 @@ class Settings(BaseSettings):
     heartbeat_s: int = Field(30, ge=1)  # AMQP heartbeat; the broker drops a silent connection after two
     request_timeout_s: float = Field(10.0, gt=0)
     prefetch: int = Field(256, ge=1)
-    durable_commands: bool = True
+    durable_commands: bool = False  # wire v2: durability lives in the store's database; callers retry
     store_fsync: bool = True
     bookmark_interval_s: float = Field(2.0, gt=0)
     bookmark_sweep_s: float = Field(60.0, gt=0)
