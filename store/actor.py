@@ -27,13 +27,14 @@ from config.settings import Settings
 from runtime.actor import Actor, Consumer
 from store.backend import Applied, Backend, Fenced
 from store.bookmarks import BookmarkKeys
-from store.commands import execute, failure
+from store.commands import Parts, execute, failure
 from store.dedupe import Dedupe
 from store.inbox import Answers, Command, commands_of
 from store.memory import MemoryBackend
 from store.outbox import Outbox
 from store.sqlite import SqliteBackend
 from store.state import State
+from store.streams import ReplyStreams
 
 COMPACT_EVERY_S = 30.0
 ALIVE_EVERY_S = 1.0
@@ -59,6 +60,7 @@ class StoreActor(Actor):
         self.outbox = Outbox(self.bus, self.names.events, 0, settings.max_message_bytes, self._skip_event)
         self.batch: list[Message] = []
         self.bookmarks = BookmarkKeys()
+        self.streams = ReplyStreams(self.bus)
         self.writer = ThreadPoolExecutor(1, thread_name_prefix="store-writer")  # every backend call, in order
         self.committing = False
         self.epoch = 0  # bumps when the channel is lost: a commit finishing after that answers nobody
@@ -140,7 +142,7 @@ class StoreActor(Actor):
         self._alive()
         batch, self.batch = self.batch, []
         now = self.clock()
-        answers: list[tuple[Command, list[bytes]]] = []
+        answers: list[tuple[Command, Parts]] = []
         applied: list[Applied] = []
         for cmd in batch:
             parts = self._answer(cmd, now, applied)
@@ -184,13 +186,17 @@ class StoreActor(Actor):
         """Every command's reply parts, then one ack per message: a batch is acked when every command
         of it is answered (or dropped: expired, dead-lettered)."""
         for cmd, parts in answers.replies:
-            if cmd.reply_to:
-                for part in parts:
-                    self.bus.publish("", cmd.reply_to, part, type="reply", correlation_id=cmd.correlation_id)
+            if not cmd.reply_to:
+                continue
+            if not isinstance(parts, list):
+                self.streams.add(cmd.reply_to, cmd.correlation_id, parts)  # a big read, sent in slices
+                continue
+            for part in parts:
+                self.bus.publish("", cmd.reply_to, part, type="reply", correlation_id=cmd.correlation_id)
         for msg in answers.messages():
             msg.ack()
 
-    def _answer(self, cmd: Command, now: float, applied: list[Applied]) -> list[bytes] | None:
+    def _answer(self, cmd: Command, now: float, applied: list[Applied]) -> Parts | None:
         """The reply parts of one command; None when it gets none (expired, dead-lettered). Never raises."""
         if cmd.expires is not None and cmd.expires < now:
             return None  # its caller stopped waiting: contract 2 drops it unanswered
@@ -214,7 +220,7 @@ class StoreActor(Actor):
             applied.append(record)
         return parts
 
-    def _execute(self, cmd: Command, req) -> list[bytes]:
+    def _execute(self, cmd: Command, req) -> Parts:
         try:
             return execute(self.state, req, self.settings.max_message_bytes - CHUNK_ENVELOPE)
         except Exception as exc:  # a bug met by one command: answer it, keep serving the rest

@@ -1,4 +1,6 @@
-"""One command against the state: the reply parts it produces (one, or several for big reads)."""
+"""One command against the state: the reply parts it produces — one, or, for lists and snapshots,
+parts encoded lazily from the entries taken at the command's revision, so a big read can be
+sent a slice at a time while the store goes on with other commands."""
 from __future__ import annotations
 
 from typing import Iterable, Iterator
@@ -9,8 +11,12 @@ from bus.messages import Request
 from store.state import Entry, State
 
 
-def execute(state: State, req: Request, chunk_bytes: int) -> list[bytes]:
-    """Encoded reply bodies for `req`; a StatusError becomes the `ok: false` reply."""
+Parts = list[bytes] | Iterator[bytes]
+
+
+def execute(state: State, req: Request, chunk_bytes: int) -> Parts:
+    """Encoded reply bodies for `req` (a list for everything but big reads); a StatusError becomes
+    the `ok: false` reply."""
     try:
         return _dispatch(state, req, chunk_bytes)
     except StatusError as exc:
@@ -21,7 +27,7 @@ def failure(exc: StatusError) -> bytes:
     return codec.encode({"ok": False, "status": exc.to_dict()})
 
 
-def _dispatch(state: State, req: Request, chunk_bytes: int) -> list[bytes]:
+def _dispatch(state: State, req: Request, chunk_bytes: int) -> Parts:
     verb, opts = req.verb, req.options
     if verb == "get":
         return [_one(state.get(req.kind, req.namespace, _name(req)))]
@@ -57,14 +63,20 @@ def _object(req: Request) -> dict:
     return req.object
 
 
-def _chunks(entries: Iterable[Entry], rev: int, limit: int) -> list[bytes]:
-    """List and snapshot replies: parts of at most `limit` bytes, all cut at `rev`."""
-    chunks = list(_split(entries, limit)) or [[]]
-    return [codec.pack_map({"ok": True, "rev": rev, "more": i < len(chunks) - 1}, {"items": codec.pack_array(raws)})
-            for i, raws in enumerate(chunks)]
+def _chunks(entries: Iterable[Entry], rev: int, limit: int) -> Parts:
+    """List and snapshot replies: parts of at most `limit` bytes, all cut at `rev`. The entries are
+    taken now (stored objects never change in place); the parts are encoded as they are sent."""
+    groups = list(_split(list(entries), limit)) or [[]]
+    if len(groups) == 1:
+        return [_chunk(groups[0], rev, False)]
+    return (_chunk(raws, rev, i < len(groups) - 1) for i, raws in enumerate(groups))
 
 
-def _split(entries: Iterable[Entry], limit: int) -> Iterator[list[bytes]]:
+def _chunk(raws: list[bytes], rev: int, more: bool) -> bytes:
+    return codec.pack_map({"ok": True, "rev": rev, "more": more}, {"items": codec.pack_array(raws)})
+
+
+def _split(entries: list[Entry], limit: int) -> Iterator[list[bytes]]:
     raws: list[bytes] = []
     size = 0
     for entry in entries:

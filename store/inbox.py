@@ -56,7 +56,7 @@ def _inner(msg: Message, env: CommandEnvelope) -> Command:
 class Answers:
     """A flush's replies, and the commands it took (so every message of them is acked once)."""
 
-    replies: list[tuple[Command, list[bytes]]]
+    replies: list[tuple[Command, Any]]  # reply parts: a list, or an iterator for a big read
     taken: list[Command]
 
     def messages(self) -> list[Message]:
