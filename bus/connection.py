@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import threading
 import time
-import uuid
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -15,6 +14,7 @@ import structlog
 from pika.adapters.select_connection import IOLoop
 from tenacity.wait import wait_exponential_jitter
 
+from bus.ids import new_id
 from bus import codec, transport
 from bus.message import Message, make_message
 from bus.topology import SCHEMA_HEADER, SCHEMA_VERSION
@@ -284,7 +284,7 @@ class Bus:
             all_headers.update(headers)
         if cc:
             all_headers["CC"] = cc
-        message_id = message_id or uuid.uuid4().hex
+        message_id = message_id or new_id()
         props = pika.BasicProperties(
             content_type="application/msgpack",
             type=type,

@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import random
 import time
-import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import structlog
 
 from api.status import StatusError
+from bus.ids import new_id
 from bus import codec
 from bus.connection import Bus
 from bus.message import Message
@@ -102,11 +102,11 @@ class RpcClient:
         "try again" (the connection dropped after the request left, a full queue, no consumer) is
         retried with the same message id until the deadline: the store's dedupe by (user, id) makes
         that one effect, and a request lost with a broker restart is sent again."""
-        message_id = message_id or uuid.uuid4().hex
+        message_id = message_id or new_id()
         if retry:
             done = self._retrying(exchange, routing_key, body, done, timeout, message_id=message_id,
                                   persistent=persistent, user_id=user_id, headers=headers)
-        corr = uuid.uuid4().hex
+        corr = new_id()
         call = _Call(done, self.bus.call_later(timeout, lambda: self._expire(corr, timeout)), timeout)
         self.pending[corr] = call
         publish = dict(message_id=message_id, persistent=persistent, user_id=user_id, headers=headers)
@@ -147,7 +147,7 @@ class RpcClient:
 
     def tell(self, exchange: str, routing_key: str, body: dict, *, ttl: float, user_id: str | None = None) -> None:
         """A request nobody waits for: no reply address, so no reply is sent (an Event, say)."""
-        self.bus.publish(exchange, routing_key, body, type="request", message_id=uuid.uuid4().hex, user_id=user_id,
+        self.bus.publish(exchange, routing_key, body, type="request", message_id=new_id(), user_id=user_id,
                          expiration_s=ttl)
 
     def _expire(self, corr: str, timeout: float) -> None:

@@ -15,6 +15,7 @@ from api.registry import lookup
 from api.status import StatusError
 from bus.connection import Bus
 from bus.declare import Bounds, QueueSpec, apiserver_queue, declare_exchanges, declare_queue
+from bus.ids import new_id
 from bus.rpc import RpcClient, unwrap
 from bus.topology import Names, routing_key
 from config.settings import Settings, load_settings
@@ -78,12 +79,11 @@ class Client:
         body = {"verb": verb, "kind": kind, "namespace": namespace, "name": name, "object": obj,
                 "resourceVersion": resource_version, "options": options or {}}
         fut: Future = Future()
-        mid = message_id or uuid.uuid4().hex
 
         def send() -> None:
             self.rpc.call(self.names.api, "apiserver", body, fut.set_result, timeout or self.settings.request_timeout_s,
-                          message_id=mid, persistent=self.settings.durable_commands, user_id=self.bus.user,
-                          retry=True)
+                          message_id=message_id or new_id(), persistent=self.settings.durable_commands,
+                          user_id=self.bus.user, retry=True)
 
         self.bus.call_soon(send)
         return fut
