@@ -58,7 +58,7 @@ class StoreActor(Actor):
         self.state = self._new_state()
         self.dedupe = Dedupe(settings.dedupe_max_bytes)
         self.outbox = Outbox(self.bus, self.names.events, 0, settings.max_message_bytes, self._skip_event)
-        self.batch: list[Message] = []
+        self.batch: list[Command] = []
         self.bookmarks = BookmarkKeys()
         self.streams = ReplyStreams(self.bus)
         self.writer = ThreadPoolExecutor(1, thread_name_prefix="store-writer")  # every backend call, in order
