@@ -1,0 +1,367 @@
+"""A store holding many pods: fill rate, RSS, load time from disk, a cold resync, write latency.
+
+    python -m bench.scale --pods 100000 --nodes 5000 [--rate 500 --seconds 10]
+
+Starts one store and one apiserver (nothing else: the pods never run), then
+1. fill: creates N Nodes (plain objects) and M Pods bound at create (`spec.nodeName` set, spread
+   round-robin over the nodes), `--inflight` requests outstanding over `--clients` Clients;
+2. reports the store's RSS (VmRSS) and the size of its database files;
+3. stops the store (SIGTERM), starts a new one and times the first `get` it answers (and its
+   `store.active` log line, since the process was spawned);
+4. cold resync of one cache of every pod: `Client.snapshot(["pod.#"])` on a new Client, then a new
+   `watch("Pod").wait_synced()`, while a prober on its own Client sends `get`s of one pod at a fixed
+   pace (open loop: a stall counts from when each get was due, not from when it went out);
+5. write latency: `update`s (CAS on the resourceVersion the fill got back) of distinct pods at
+   `--rate` per second for `--seconds`, open loop, on a Client of its own.
+The last line is the `name=value` result.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Callable
+
+from bench.harness import Cluster, CpuMeter, broker_pid, progress, result_line, serving, wait_for
+from bus import codec
+from runtime import logs
+from runtime.client import Client
+
+MIB = 1 << 20
+TIMEOUT_S = 300.0  # requests and the big snapshot: the defaults (10 s) are too short at 100k pods
+
+
+def node(i: int) -> dict:
+    name = f"node-{i}"
+    return {"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, "kubernetes.io/os": "linux",
+                                                  "topology.kubernetes.io/zone": f"zone-{i % 3}"}},
+            "spec": {},
+            "status": {"capacity": {"cpu": "32", "memory": "128Gi", "pods": "110"},
+                       "allocatable": {"cpu": "32", "memory": "128Gi", "pods": "110"},
+                       "addresses": [{"type": "InternalIP", "address": f"10.{i >> 16 & 255}.{i >> 8 & 255}.{i & 255}"},
+                                     {"type": "Hostname", "address": name}]}}
+
+
+def pod(i: int, nodes: int, labels: dict | None = None) -> dict:
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": f"scale-{i}", "namespace": "default",
+                         "labels": {"app": f"app-{i % 100}", **(labels or {})}},
+            "spec": {"nodeName": f"node-{i % nodes}",
+                     "containers": [{"name": "app", "image": "registry.example/scale:1.0",
+                                     "resources": {"requests": {"cpu": "10m", "memory": "16Mi"}}}]}}
+
+
+def pct(values: list[float], p: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(len(ordered) * p / 100) - 1)]
+
+
+def ok(reply) -> bool:
+    return isinstance(reply, dict) and bool(reply.get("ok"))
+
+
+def why(reply) -> str:
+    if isinstance(reply, dict):
+        status = reply.get("status") or {}
+        return f"{status.get('reason')}: {status.get('message')}"
+    return repr(reply)
+
+
+def rss_mib(pid: int) -> float:
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def db_files(cluster: Cluster) -> dict[str, float]:
+    """MiB of each of the store's database files (the database, its WAL, its shared-memory index)."""
+    data = Path(cluster.settings.data_dir)
+    return {p.name.rsplit("-", 1)[1] if p.name.endswith(("-wal", "-shm")) else "db": p.stat().st_size / MIB
+            for p in sorted(data.glob(f"{cluster.settings.cluster}.store.db*"))}
+
+
+class Filler:
+    """Creates objects with at most `inflight` requests outstanding, spread over several Clients."""
+
+    def __init__(self, clients: list[Client], inflight: int):
+        self.clients, self.inflight = clients, inflight
+
+    def run(self, label: str, objects: Callable[[int], dict], total: int) -> tuple[float, list[str]]:
+        """Seconds taken, and the resourceVersion each object was created with."""
+        slots = threading.Semaphore(self.inflight)
+        lock = threading.Lock()
+        versions: list[str] = [""] * total
+        failed: list[str] = []
+        done = [0]
+        tty = sys.stderr.isatty()
+        started = time.monotonic()
+
+        def finished(i: int, fut) -> None:
+            reply = fut.result()
+            if ok(reply):
+                versions[i] = reply["object"]["metadata"]["resourceVersion"]
+            else:
+                failed.append(f"{label} {i}: {why(reply)}")
+            with lock:
+                done[0] += 1
+                n = done[0]
+            if not tty or n % 500 == 0 or n == total:
+                progress(label, n, total, started)
+            slots.release()
+
+        for i in range(total):
+            slots.acquire()
+            if failed:
+                break
+            obj = objects(i)
+            fut = self.clients[i % len(self.clients)].request_async(
+                "create", obj["kind"], namespace=obj["metadata"].get("namespace"), obj=obj, timeout=TIMEOUT_S)
+            fut.add_done_callback(lambda f, i=i: finished(i, f))
+        for _ in range(self.inflight):  # every slot back: every reply is in
+            slots.acquire()
+        if failed:
+            raise SystemExit(f"{len(failed)} creates failed, the first: {failed[0]}")
+        return time.monotonic() - started, versions
+
+
+class Paced(threading.Thread):
+    """Sends `request(i)` at `rate` per second, open loop (on schedule, never waiting for replies),
+    until `count` are sent or stop(); records (due, latency, ok) per request, latency from when it
+    was due."""
+
+    def __init__(self, request: Callable[[int], object], rate: float, count: int | None = None):
+        super().__init__(daemon=True)
+        self.request, self.rate, self.count = request, rate, count
+        self.samples: list[tuple[float, float, bool]] = []
+        self.errors: list[str] = []
+        self.sent = 0
+        self.stopping = threading.Event()
+        self.started_at = 0.0
+
+    def run(self) -> None:
+        self.started_at = time.monotonic()
+        i = 0
+        while not self.stopping.is_set() and (self.count is None or i < self.count):
+            due = self.started_at + i / self.rate
+            delay = due - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+            self.request(i).add_done_callback(lambda f, due=due: self._done(due, f))
+            i += 1
+            self.sent = i
+
+    def _done(self, due: float, fut) -> None:
+        reply = fut.result()
+        good = ok(reply)
+        if not good and len(self.errors) < 5:
+            self.errors.append(why(reply))
+        self.samples.append((due, time.monotonic() - due, good))
+
+    def stop(self, timeout: float = TIMEOUT_S) -> None:
+        self.stopping.set()
+        self.join()
+        wait_for(lambda: len(self.samples) >= self.sent, timeout, "every paced request's reply")
+
+    def latencies(self, since: float = 0.0, until: float = math.inf) -> list[float]:
+        return [lat for due, lat, good in self.samples if since <= due <= until and good]
+
+    def failures(self) -> int:
+        return sum(1 for _, _, good in self.samples if not good)
+
+
+def active_line(log: Path) -> dict | None:
+    """The `store.active` event of a store's JSON log."""
+    try:
+        for line in log.read_text().splitlines():
+            if '"store.active"' in line:
+                return json.loads(line)
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def start_store(cluster: Cluster) -> tuple[subprocess.Popen, Path, float]:
+    """A store process logging at info (for its `store.active` line); its log file and spawn time."""
+    log = Path(cluster.dir.name) / f"store.{len(cluster.procs)}.log"  # the harness's naming
+    level, cluster.env["KUBUS_LOG_LEVEL"] = cluster.env["KUBUS_LOG_LEVEL"], "info"
+    spawned = time.time()
+    proc = cluster.start("store")
+    cluster.env["KUBUS_LOG_LEVEL"] = level
+    return proc, log, spawned
+
+
+def fmt_ms(values: list[float]) -> str:
+    return (f"n={len(values)} p50={pct(values, 50) * 1000:.1f}ms p99={pct(values, 99) * 1000:.1f}ms "
+            f"max={max(values, default=float('nan')) * 1000:.1f}ms")
+
+
+def run(args: argparse.Namespace) -> dict:
+    out: dict = {"pods": args.pods, "nodes": args.nodes}
+    with Cluster("scale", request_timeout_s=TIMEOUT_S) as cluster:
+        cluster.env["KUBUS_REQUEST_TIMEOUT_S"] = str(TIMEOUT_S)  # the processes read settings from env
+        store, store_log, _ = start_store(cluster)
+        apiserver = cluster.start("actors.apiserver")
+        clients = [Client(cluster.settings, name=f"bench scale {i}") for i in range(args.clients)]
+        wait_for(lambda: serving(clients[0]), 60, "the cluster to answer")
+
+        # 1. fill ------------------------------------------------------------------------------
+        cpu = CpuMeter({"broker": broker_pid(), "store": store.pid, "apiserver": apiserver.pid, "bench": os.getpid()})
+        filler = Filler(clients, args.inflight)
+        node_s, _ = filler.run("nodes", node, args.nodes)
+        pod_s, versions = filler.run("pods", lambda i: pod(i, args.nodes), args.pods)
+        total = args.nodes + args.pods
+        per_create = cpu.per(total, "create")
+        out.update(fill_per_s=total / (node_s + pod_s), fill_s=node_s + pod_s)
+        out.update(per_create)
+        print(f"fill    {args.nodes} nodes in {node_s:.1f}s ({args.nodes / node_s:,.0f}/s), {args.pods} bound pods in "
+              f"{pod_s:.1f}s ({args.pods / pod_s:,.0f}/s); {args.inflight} in flight over {args.clients} clients; "
+              f"CPU ms per create: " + " ".join(f"{k.split('_')[0]}={v:.3f}" for k, v in per_create.items()),
+              flush=True)
+
+        # 2. RSS and database size ---------------------------------------------------------------
+        sample = clients[0].get("Pod", "scale-0", "default")
+        files = db_files(cluster)
+        out.update(store_rss_mib=rss_mib(store.pid), apiserver_rss_mib=rss_mib(apiserver.pid),
+                   db_mib=sum(files.values()), pod_bytes=len(codec.encode(sample)))
+        print(f"size    store VmRSS {out['store_rss_mib']:,.0f} MiB, apiserver VmRSS {out['apiserver_rss_mib']:,.0f} MiB; "
+              f"database {out['db_mib']:,.1f} MiB (" + ", ".join(f"{k} {v:,.1f}" for k, v in files.items()) +
+              f"); one stored pod is {out['pod_bytes']} bytes of msgpack", flush=True)
+
+        # 3. load from disk ----------------------------------------------------------------------
+        stopping = time.monotonic()
+        store.send_signal(signal.SIGTERM)
+        store.wait(120)
+        out["stop_s"] = time.monotonic() - stopping
+        store, store_log, spawned = start_store(cluster)
+        t0 = time.monotonic()
+        first = clients[0].request_async("get", "Pod", namespace="default", name="scale-0", timeout=TIMEOUT_S)
+        reply = first.result(TIMEOUT_S + 5)
+        out["load_s"] = time.monotonic() - t0
+        if not ok(reply):
+            raise SystemExit(f"the first get after the restart failed: {why(reply)}")
+        active = active_line(store_log) or {}
+        if active.get("timestamp"):
+            out["active_s"] = datetime.fromisoformat(active["timestamp"].replace("Z", "+00:00")).timestamp() - spawned
+        out.update(store_rss_loaded_mib=rss_mib(store.pid))
+        print(f"load    SIGTERM → exit {out['stop_s']:.2f}s; new store answered its first get {out['load_s']:.2f}s "
+              f"after spawn (store.active at {out.get('active_s', float('nan')):.2f}s, "
+              f"objects={active.get('objects')}, rev={active.get('rev')}); VmRSS after load "
+              f"{out['store_rss_loaded_mib']:,.0f} MiB", flush=True)
+
+        # 4. cold resync of one cache of every pod, gets meanwhile --------------------------------
+        prober_client = Client(cluster.settings, name="bench scale prober")
+        prober_client.get("Pod", "scale-0", "default")
+        prober = Paced(lambda i: prober_client.request_async("get", "Pod", namespace="default", name="scale-0",
+                                                             timeout=TIMEOUT_S), args.get_rate)
+        prober.start()
+        time.sleep(1.0)  # a baseline before the resync
+        cold = Client(cluster.settings, name="bench scale resync")
+        cold.apiservers()  # connected, reply consumer up: the clock measures the snapshot, not the connect
+        profile = spy(args.py_spy, store.pid)
+        snap_at = time.monotonic()
+        snap = cold.snapshot(["pod.#"])
+        snap_end = time.monotonic()
+        out["resync_s"] = snap_end - snap_at
+        if len(snap.items) != args.pods:
+            raise SystemExit(f"the snapshot holds {len(snap.items)} pods, not {args.pods}")
+        seen = [0]
+        watch_at = time.monotonic()
+        watch = cold.watch("Pod", handler=lambda d: seen.__setitem__(0, seen[0] + 1)).wait_synced(TIMEOUT_S)
+        watch_end = time.monotonic()
+        out["watch_sync_s"] = watch_end - watch_at
+        time.sleep(0.5)
+        if profile is not None:
+            profile.send_signal(signal.SIGINT)
+            profile.wait(60)
+        prober.stop()
+        during = prober.latencies(snap_at, snap_end)
+        during_watch = prober.latencies(watch_at, watch_end)
+        baseline = prober.latencies(0, snap_at)
+        if not during:  # a snapshot shorter than the pace: the gets due right after it saw its effect
+            during = prober.latencies(snap_at, snap_end + 1 / args.get_rate)
+        out.update(get_p50_ms=pct(during, 50) * 1000, get_p99_ms=pct(during, 99) * 1000,
+                   get_max_ms=max(during, default=float("nan")) * 1000,
+                   watch_get_p99_ms=pct(during_watch, 99) * 1000, get_failures=prober.failures())
+        print(f"resync  snapshot of {len(snap.items)} pods (rev {snap.rev}) in {out['resync_s']:.2f}s; a new "
+              f"watch('Pod') synced {seen[0]} pods in {out['watch_sync_s']:.2f}s", flush=True)
+        print(f"        gets at {args.get_rate:g}/s, open loop: before {fmt_ms(baseline)} | during the snapshot "
+              f"{fmt_ms(during)} | during the watch sync {fmt_ms(during_watch)} | failed {prober.failures()}"
+              + (f" ({prober.errors[0]})" if prober.errors else ""), flush=True)
+        watch.close()
+        cold.close()
+        prober_client.close()
+
+        # 5. writes at a fixed rate ----------------------------------------------------------------
+        writer = Client(cluster.settings, name="bench scale writer")
+        writer.get("Pod", "scale-0", "default")
+        count = min(int(args.rate * args.seconds), args.pods)
+
+        def update(i: int):
+            obj = pod(i, args.nodes, {"written": "1"})
+            obj["metadata"]["resourceVersion"] = versions[i]
+            return writer.request_async("update", "Pod", namespace="default", name=obj["metadata"]["name"], obj=obj,
+                                        resource_version=versions[i], timeout=TIMEOUT_S)
+
+        cpu = CpuMeter({"broker": broker_pid(), "store": store.pid, "apiserver": apiserver.pid, "bench": os.getpid()})
+        paced = Paced(update, args.rate, count)
+        paced.start()
+        paced.join()
+        sent_s = time.monotonic() - paced.started_at
+        paced.stop()
+        lat = paced.latencies()
+        per_write = cpu.per(count, "write")
+        out.update(write_p50_ms=pct(lat, 50) * 1000, write_p99_ms=pct(lat, 99) * 1000,
+                   write_max_ms=max(lat, default=float("nan")) * 1000, write_failures=paced.failures(),
+                   write_rate=args.rate)
+        print(f"write   {count} CAS updates at {args.rate:g}/s, open loop (sent in {sent_s:.1f}s): {fmt_ms(lat)}, "
+              f"failed {paced.failures()}" + (f" ({paced.errors[0]})" if paced.errors else "") +
+              "; CPU ms per write: " + " ".join(f"{k.split('_')[0]}={v:.3f}" for k, v in per_write.items()),
+              flush=True)
+        writer.close()
+        for client in clients:
+            client.close()
+    return out
+
+
+def spy(path: str | None, pid: int) -> subprocess.Popen | None:
+    """py-spy recording the store (without pausing it) until SIGINT, when asked to."""
+    if not path:
+        return None
+    exe = Path(sys.executable).parent / "py-spy"
+    fmt = "speedscope" if path.endswith(".json") else "raw" if path.endswith(".txt") else "flamegraph"
+    proc = subprocess.Popen([str(exe), "record", "--nonblocking", "-r", "200", "-f", fmt, "-o", path,
+                             "-p", str(pid)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(1.0)  # attached before the clock starts
+    return proc
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--pods", type=int, default=100_000)
+    parser.add_argument("--nodes", type=int, default=5000)
+    parser.add_argument("--rate", type=float, default=500, help="writes per second in the write-latency phase")
+    parser.add_argument("--seconds", type=float, default=10, help="length of the write-latency phase")
+    parser.add_argument("--get-rate", type=float, default=100, help="the prober's gets per second during the resync")
+    parser.add_argument("--inflight", type=int, default=256, help="creates outstanding during the fill")
+    parser.add_argument("--clients", type=int, default=4, help="Clients the fill spreads over")
+    parser.add_argument("--py-spy", metavar="FILE", help="record the store with py-spy during the resync "
+                                                         "(.svg flamegraph, .json speedscope, .txt collapsed)")
+    args = parser.parse_args()
+    logs.configure("warning")
+    print(result_line(**run(args)))
+
+
+if __name__ == "__main__":
+    main()
