@@ -8,6 +8,7 @@ import msgpack
 from bus.topology import SCHEMA_HEADER, SCHEMA_VERSION
 
 MAX_DEPTH = 100  # maps and lists nested in a body, the body itself included
+ENVELOPE_LEVELS = 2  # what a batch (list, envelope) or a list reply (map, items) adds around an object
 _NESTED = (dict, list)
 # Every map or list starts with one of these bytes (fixmap, fixarray, array 16/32, map 16/32), so
 # their count in a body bounds how many containers, hence how many levels, it can hold.
@@ -49,6 +50,8 @@ def decode(raw: bytes, headers: dict | None, limit: int, max_depth: int = MAX_DE
     if not isinstance(body, dict) and not (batch and _list_of_maps(body)):
         expected = "a map or a non-empty list of maps" if batch else "a map"
         raise DecodeError("invalid", f"body is a {type(body).__name__}, expected {expected}")
+    if batch:  # an object admitted at max_depth travels two levels deeper in a batch or a list reply
+        max_depth += ENVELOPE_LEVELS
     if len(raw.translate(None, _NOT_HEADERS)) > max_depth:  # ~1 us for a pod; the walk costs ~10
         check_depth(body, max_depth)
     return body

@@ -6,9 +6,9 @@ cannot be decoded at all is dead-lettered by the caller.
 """
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from api.causes import cause_of
 from api.status import StatusError
@@ -19,6 +19,15 @@ WRITES = frozenset(("create", "update", "updateStatus", "patch", "delete", "bind
 REPLY_PREFIX = "amq.rabbitmq.reply-to"
 USER_HEADER = "x-kubus-user"  # on a command: the requester the apiserver admitted (broker-validated user_id)
 MAX_KEY_BYTES = 255
+
+
+def _short(text: str) -> str:
+    if len(text.encode()) > MAX_KEY_BYTES:
+        raise ValueError(f"must be at most {MAX_KEY_BYTES} bytes (an AMQP short string)")
+    return text
+
+
+ShortStr = Annotated[str, AfterValidator(_short)]  # fits an AMQP property: message id, reply-to, user
 
 
 class _Strict(BaseModel):
@@ -86,10 +95,10 @@ class CommandEnvelope(_Strict):
     """One admitted command of a `commands` batch (wire v2): the requester's broker identity, the
     request's message id, reply address, correlation id and deadline (epoch seconds)."""
 
-    id: str | None = Field(None, max_length=256)
-    user: str = Field(max_length=256)
-    reply_to: str | None = Field(None, max_length=255)
-    correlation_id: str | None = Field(None, max_length=255)
+    id: ShortStr | None = None
+    user: ShortStr
+    reply_to: ShortStr | None = None
+    correlation_id: ShortStr | None = None
     expires: float | int | None = None
     command: dict[str, Any]
 

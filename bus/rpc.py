@@ -181,7 +181,8 @@ class RpcClient:
         if call is None:
             return  # a late reply to a call that timed out
         try:
-            self._take_reply(corr, call, codec.decode(msg.raw, msg.headers, self.max_bytes, self.max_depth))
+            body = codec.decode(msg.raw, msg.headers, self.max_bytes, self.max_depth + codec.ENVELOPE_LEVELS)
+            self._take_reply(corr, call, body)
         except codec.DecodeError as exc:
             self._fail(corr, "InternalError", f"malformed reply: {exc}")
         except Exception as exc:  # never let one reply take the connection down

@@ -15,6 +15,7 @@ from bus.declare import QueueSpec, apiserver_queue, store_queue
 from bus.message import Message
 from bus.messages import USER_HEADER, Request, parse_request, valid_reply_to
 from bus.rpc import unwrap
+from bus.topology import segment
 from config.settings import Settings
 from runtime.actor import Actor, Consumer
 
@@ -130,8 +131,9 @@ class ApiServer(Actor):
 
     def _call(self, msg: Message, body: dict, step: str, attempt: int, done) -> None:
         """A command of the patch's own, in the requester's name; its id derives from the request's
-        (none without one: no dedupe, and never an id shared with another request)."""
-        sub_id = f"{msg.message_id}.{step}.{attempt}" if msg.message_id else None
+        (none without one: no dedupe, and never an id shared with another request), shortened as a
+        routing-key segment is when long, so it fits an AMQP message id."""
+        sub_id = segment(f"{msg.message_id}.{step}.{attempt}") if msg.message_id else None
         self.rpc.call(self.names.store, "store", body, done, self.settings.request_timeout_s,
                       message_id=sub_id, persistent=self.settings.durable_commands,
                       headers={USER_HEADER: msg.user_id})
