@@ -8,14 +8,33 @@ from bus.message import Message
 from bus.topology import DEAD_REASON, Names
 
 log = structlog.get_logger("bus.dead")
+MAX_COPIED_HEADERS = 16 << 10  # a dead letter keeps the original headers up to this size (frame_max is 128 KiB)
 
 
 def dead_letter(bus: Bus, names: Names, msg: Message, reason: str, detail: str, actor: str) -> None:
     """Publish the raw message to `{c}.dead`, then ack the original (drop it if the broker refuses)."""
     log.warning("dead_letter", actor=actor, reason=reason, detail=detail[:300], routing_key=msg.routing_key,
                 message_id=msg.message_id)
-    headers = {k: v for k, v in msg.headers.items() if isinstance(k, str)}
+    headers = _copied_headers(msg.headers)
     headers.update({DEAD_REASON: f"{reason}: {detail}"[:1000], "x-kubus-dead-actor": actor,
                     "x-kubus-dead-routing-key": msg.routing_key})
     bus.publish(names.dead, msg.routing_key, msg.raw, type=msg.type or "dead", message_id=msg.message_id,
-                headers=headers, persistent=True, on_confirm=lambda ok: msg.ack() if ok else msg.drop())
+                correlation_id=msg.correlation_id, headers=headers, persistent=True, on_confirm=lambda ok: msg.ack() if ok else msg.drop())
+
+
+def _copied_headers(headers: dict) -> dict:
+    """The original headers, less any that are large, so the dead letter itself always fits a frame
+    (the broker closes a connection over a frame too large); what was left out is noted."""
+    kept, left, size = {}, [], 0
+    for key, value in headers.items():
+        if not isinstance(key, str):
+            continue
+        cost = len(key) + len(repr(value))
+        if size + cost > MAX_COPIED_HEADERS:
+            left.append(key[:64])
+            continue
+        kept[key] = value
+        size += cost
+    if left:
+        kept["x-kubus-dead-headers-left-out"] = ", ".join(left)[:1000]
+    return kept
