@@ -9,8 +9,9 @@ Starts one store and one apiserver (nothing else: the pods never run), then
 3. stops the store (SIGTERM), starts a new one and times the first `get` it answers (and its
    `store.active` log line, since the process was spawned);
 4. cold resync of one cache of every pod: `Client.snapshot(["pod.#"])` on a new Client, then a new
-   `watch("Pod").wait_synced()`, while a prober on its own Client sends `get`s of one pod at a fixed
-   pace (open loop: a stall counts from when each get was due, not from when it went out);
+   `watch("Pod").wait_synced()`, while a prober (a Client in a process of its own) sends `get`s of
+   one pod at a fixed pace (open loop: a stall counts from when each get was due, not from when it
+   went out);
 5. write latency: `update`s (CAS on the resourceVersion the fill got back) of distinct pods at
    `--rate` per second for `--seconds`, open loop, on a Client of its own.
 The last line is the `name=value` result.
@@ -18,19 +19,21 @@ The last line is the `name=value` result.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import math
+import multiprocessing
 import os
 import signal
 import subprocess
 import sys
 import threading
 import time
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
 
-from bench.harness import Cluster, CpuMeter, broker_pid, progress, result_line, serving, wait_for
+from bench.harness import Cluster, CpuMeter, broker_pid, cpu_seconds, progress, result_line, serving, wait_for
 from bus import codec
 from runtime import logs
 from runtime.client import Client
@@ -181,15 +184,94 @@ class Paced(threading.Thread):
         return sum(1 for _, _, good in self.samples if not good)
 
 
-def active_line(log: Path) -> dict | None:
-    """The `store.active` event of a store's JSON log."""
+def _probe(settings, rate: float, pipe) -> None:
+    """The prober's process: gets of one pod at `rate` until told to stop, then its samples. A process
+    of its own, so the resync client's decoding (the bench's GIL) does not count in its latencies."""
+    logs.configure("warning")
+    client = Client(settings, name="bench scale prober")
+    client.get("Pod", "scale-0", "default")
+    quiet_gc()
+    prober = Paced(lambda i: client.request_async("get", "Pod", namespace="default", name="scale-0",
+                                                  timeout=TIMEOUT_S), rate)
+    prober.start()
+    pipe.send("started")
+    pipe.recv()
+    prober.stop()
+    pipe.send((prober.samples, prober.errors))
+    client.close()
+
+
+class Prober:
+    """`Paced` gets in a child process; its samples come back on stop()."""
+
+    def __init__(self, settings, rate: float):
+        ctx = multiprocessing.get_context("spawn")
+        self.pipe, child = ctx.Pipe()
+        self.proc = ctx.Process(target=_probe, args=(settings, rate, child), daemon=True)
+        self.proc.start()
+        if not self.pipe.poll(60):
+            raise SystemExit("the prober did not start")
+        self.pipe.recv()
+        self.samples: list[tuple[float, float, bool]] = []
+        self.errors: list[str] = []
+
+    def stop(self) -> None:
+        self.pipe.send("stop")
+        self.samples, self.errors = self.pipe.recv()
+        self.proc.join(10)
+
+    latencies = Paced.latencies
+    failures = Paced.failures
+
+
+def utc(at: float) -> str:
+    """A wall-clock time as the logs print it (UTC), to find what else happened then."""
+    return datetime.fromtimestamp(at, timezone.utc).strftime("%H:%M:%S.%f")[:-3] + "Z"
+
+
+class GcPauses:
+    """Seconds this process has spent in the cyclic garbage collector (a Python client's cost of
+    receiving many objects: each full collection walks every object received so far)."""
+
+    def __init__(self):
+        self.total, self._began = 0.0, 0.0
+        gc.callbacks.append(self._tick)
+
+    def _tick(self, phase: str, info: dict) -> None:
+        if phase == "start":
+            self._began = time.perf_counter()
+        else:
+            self.total += time.perf_counter() - self._began
+
+
+def quiet_gc() -> None:
+    """Collect, then move every object the bench holds out of the collector's sight: a full collection
+    of the bench's own heap would stall its sending and timing and be counted against the cluster."""
+    gc.collect()
+    gc.freeze()
+
+
+def log_events(log: Path, event: str) -> list[dict]:
+    """The events called `event` in a store's JSON log, each with `at`, its wall-clock time."""
+    found = []
     try:
-        for line in log.read_text().splitlines():
-            if '"store.active"' in line:
-                return json.loads(line)
-    except (OSError, ValueError):
-        pass
-    return None
+        lines = log.read_text().splitlines()
+    except OSError:
+        return found
+    for line in lines:
+        if f'"{event}"' in line:
+            try:
+                entry = json.loads(line)
+                entry["at"] = datetime.fromisoformat(entry["timestamp"].replace("Z", "+00:00")).timestamp()
+            except (ValueError, KeyError):
+                continue
+            found.append(entry)
+    return found
+
+
+def cpu_used(meter: CpuMeter) -> str:
+    """CPU seconds each process of `meter` used since its start()."""
+    return " ".join(f"{name}={cpu_seconds(pid) - meter.base[name]:.2f}" for name, pid in meter.pids.items())
 
 
 def start_store(cluster: Cluster) -> tuple[subprocess.Popen, Path, float]:
@@ -219,8 +301,11 @@ def run(args: argparse.Namespace) -> dict:
         # 1. fill ------------------------------------------------------------------------------
         cpu = CpuMeter({"broker": broker_pid(), "store": store.pid, "apiserver": apiserver.pid, "bench": os.getpid()})
         filler = Filler(clients, args.inflight)
+        profile = spy(args.py_spy, "fill", store.pid)
+        cpu.start()
         node_s, _ = filler.run("nodes", node, args.nodes)
         pod_s, versions = filler.run("pods", lambda i: pod(i, args.nodes), args.pods)
+        unspy(profile)
         total = args.nodes + args.pods
         per_create = cpu.per(total, "create")
         out.update(fill_per_s=total / (node_s + pod_s), fill_s=node_s + pod_s)
@@ -235,8 +320,8 @@ def run(args: argparse.Namespace) -> dict:
         files = db_files(cluster)
         out.update(store_rss_mib=rss_mib(store.pid), apiserver_rss_mib=rss_mib(apiserver.pid),
                    db_mib=sum(files.values()), pod_bytes=len(codec.encode(sample)))
-        print(f"size    store VmRSS {out['store_rss_mib']:,.0f} MiB, apiserver VmRSS {out['apiserver_rss_mib']:,.0f} MiB; "
-              f"database {out['db_mib']:,.1f} MiB (" + ", ".join(f"{k} {v:,.1f}" for k, v in files.items()) +
+        print(f"size    store VmRSS {out['store_rss_mib']:,.0f} MiB, apiserver VmRSS "
+              f"{out['apiserver_rss_mib']:,.0f} MiB; database {out['db_mib']:,.1f} MiB (" + ", ".join(f"{k} {v:,.1f}" for k, v in files.items()) +
               f"); one stored pod is {out['pod_bytes']} bytes of msgpack", flush=True)
 
         # 3. load from disk ----------------------------------------------------------------------
@@ -247,13 +332,15 @@ def run(args: argparse.Namespace) -> dict:
         store, store_log, spawned = start_store(cluster)
         t0 = time.monotonic()
         first = clients[0].request_async("get", "Pod", namespace="default", name="scale-0", timeout=TIMEOUT_S)
+        profile = spy(args.py_spy, "load", store.pid, settle=0)  # misses the interpreter's first moments
         reply = first.result(TIMEOUT_S + 5)
         out["load_s"] = time.monotonic() - t0
+        unspy(profile)
         if not ok(reply):
             raise SystemExit(f"the first get after the restart failed: {why(reply)}")
-        active = active_line(store_log) or {}
-        if active.get("timestamp"):
-            out["active_s"] = datetime.fromisoformat(active["timestamp"].replace("Z", "+00:00")).timestamp() - spawned
+        active = (log_events(store_log, "store.active") or [{}])[0]
+        if "at" in active:
+            out["active_s"] = active["at"] - spawned
         out.update(store_rss_loaded_mib=rss_mib(store.pid))
         print(f"load    SIGTERM → exit {out['stop_s']:.2f}s; new store answered its first get {out['load_s']:.2f}s "
               f"after spawn (store.active at {out.get('active_s', float('nan')):.2f}s, "
@@ -261,30 +348,41 @@ def run(args: argparse.Namespace) -> dict:
               f"{out['store_rss_loaded_mib']:,.0f} MiB", flush=True)
 
         # 4. cold resync of one cache of every pod, gets meanwhile --------------------------------
-        prober_client = Client(cluster.settings, name="bench scale prober")
-        prober_client.get("Pod", "scale-0", "default")
-        prober = Paced(lambda i: prober_client.request_async("get", "Pod", namespace="default", name="scale-0",
-                                                             timeout=TIMEOUT_S), args.get_rate)
-        prober.start()
+        quiet_gc()
+        prober = Prober(cluster.settings, args.get_rate)
         time.sleep(1.0)  # a baseline before the resync
         cold = Client(cluster.settings, name="bench scale resync")
         cold.apiservers()  # connected, reply consumer up: the clock measures the snapshot, not the connect
-        profile = spy(args.py_spy, store.pid)
+        profile = spy(args.py_spy, "resync", store.pid)
+        pids = {"broker": broker_pid(), "store": store.pid, "apiserver": apiserver.pid, "bench": os.getpid()}
+        cpu = CpuMeter(pids)
+        pauses = GcPauses()
         snap_at = time.monotonic()
         snap = cold.snapshot(["pod.#"])
         snap_end = time.monotonic()
-        out["resync_s"] = snap_end - snap_at
-        if len(snap.items) != args.pods:
-            raise SystemExit(f"the snapshot holds {len(snap.items)} pods, not {args.pods}")
+        snap_cpu = cpu_used(cpu)
+        out.update(resync_s=snap_end - snap_at, resync_gc_s=pauses.total)
+        snap_items, snap_rev = len(snap.items), snap.rev
+        del snap
+        if snap_items != args.pods:
+            raise SystemExit(f"the snapshot holds {snap_items} pods, not {args.pods}")
         seen = [0]
+        cpu.start()
+        gc_before = pauses.total
         watch_at = time.monotonic()
         watch = cold.watch("Pod", handler=lambda d: seen.__setitem__(0, seen[0] + 1)).wait_synced(TIMEOUT_S)
         watch_end = time.monotonic()
-        out["watch_sync_s"] = watch_end - watch_at
+        watch_cpu = cpu_used(cpu)
+        out.update(watch_sync_s=watch_end - watch_at, watch_gc_s=pauses.total - gc_before)
+        quiet_gc()
+        gc.disable()  # the same snapshot again, this client's collector off: what the transport alone takes
+        again_at = time.monotonic()
+        again = cold.snapshot(["pod.#"])
+        out["resync_nogc_s"] = time.monotonic() - again_at
+        del again
+        gc.enable()
         time.sleep(0.5)
-        if profile is not None:
-            profile.send_signal(signal.SIGINT)
-            profile.wait(60)
+        unspy(profile)
         prober.stop()
         during = prober.latencies(snap_at, snap_end)
         during_watch = prober.latencies(watch_at, watch_end)
@@ -294,14 +392,17 @@ def run(args: argparse.Namespace) -> dict:
         out.update(get_p50_ms=pct(during, 50) * 1000, get_p99_ms=pct(during, 99) * 1000,
                    get_max_ms=max(during, default=float("nan")) * 1000,
                    watch_get_p99_ms=pct(during_watch, 99) * 1000, get_failures=prober.failures())
-        print(f"resync  snapshot of {len(snap.items)} pods (rev {snap.rev}) in {out['resync_s']:.2f}s; a new "
-              f"watch('Pod') synced {seen[0]} pods in {out['watch_sync_s']:.2f}s", flush=True)
+        print(f"resync  snapshot of {snap_items} pods (rev {snap_rev}) in {out['resync_s']:.2f}s (the bench's own GC "
+              f"pauses {out['resync_gc_s']:.2f}s of it; again with its GC off: {out['resync_nogc_s']:.2f}s); a new "
+              f"watch('Pod') synced {seen[0]} pods in {out['watch_sync_s']:.2f}s (GC {out['watch_gc_s']:.2f}s); "
+              f"CPU s in the snapshot: {snap_cpu}; in the watch sync: {watch_cpu}", flush=True)
         print(f"        gets at {args.get_rate:g}/s, open loop: before {fmt_ms(baseline)} | during the snapshot "
               f"{fmt_ms(during)} | during the watch sync {fmt_ms(during_watch)} | failed {prober.failures()}"
               + (f" ({prober.errors[0]})" if prober.errors else ""), flush=True)
         watch.close()
         cold.close()
-        prober_client.close()
+        del watch, cold
+        quiet_gc()
 
         # 5. writes at a fixed rate ----------------------------------------------------------------
         writer = Client(cluster.settings, name="bench scale writer")
@@ -315,12 +416,20 @@ def run(args: argparse.Namespace) -> dict:
                                         resource_version=versions[i], timeout=TIMEOUT_S)
 
         cpu = CpuMeter({"broker": broker_pid(), "store": store.pid, "apiserver": apiserver.pid, "bench": os.getpid()})
+        profile = spy(args.py_spy, "write", store.pid)
+        cpu.start()
         paced = Paced(update, args.rate, count)
+        wall_at = time.time() - time.monotonic()  # monotonic → wall clock, to place the store's log lines
         paced.start()
         paced.join()
         sent_s = time.monotonic() - paced.started_at
         paced.stop()
+        unspy(profile)
         lat = paced.latencies()
+        since = wall_at + paced.started_at
+        worst = sorted(paced.samples, key=lambda s: -s[1])[:3]
+        compactions = [f"+{e['at'] - since:.1f}s" for e in log_events(store_log, "store.compacted")
+                       if since <= e["at"] <= since + sent_s + 2]
         per_write = cpu.per(count, "write")
         out.update(write_p50_ms=pct(lat, 50) * 1000, write_p99_ms=pct(lat, 99) * 1000,
                    write_max_ms=max(lat, default=float("nan")) * 1000, write_failures=paced.failures(),
@@ -329,22 +438,32 @@ def run(args: argparse.Namespace) -> dict:
               f"failed {paced.failures()}" + (f" ({paced.errors[0]})" if paced.errors else "") +
               "; CPU ms per write: " + " ".join(f"{k.split('_')[0]}={v:.3f}" for k, v in per_write.items()),
               flush=True)
+        print("        slowest writes were due at " + ", ".join(
+            f"+{d - paced.started_at:.2f}s ({l * 1000:.0f}ms, {utc(wall_at + d)})" for d, l, _ in worst) +
+              f"; store.compacted (log rows dropped) in the phase: {', '.join(compactions) or 'none'}", flush=True)
         writer.close()
         for client in clients:
             client.close()
     return out
 
 
-def spy(path: str | None, pid: int) -> subprocess.Popen | None:
-    """py-spy recording the store (without pausing it) until SIGINT, when asked to."""
-    if not path:
+def spy(folder: str | None, phase: str, pid: int, settle: float = 1.0) -> subprocess.Popen | None:
+    """When asked to: py-spy recording the store (without pausing it, threads apart, idle time left out)
+    into `folder/phase.txt` (collapsed stacks, for flamegraph.pl or speedscope) until unspy()."""
+    if not folder:
         return None
-    exe = Path(sys.executable).parent / "py-spy"
-    fmt = "speedscope" if path.endswith(".json") else "raw" if path.endswith(".txt") else "flamegraph"
-    proc = subprocess.Popen([str(exe), "record", "--nonblocking", "-r", "200", "-f", fmt, "-o", path,
-                             "-p", str(pid)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    time.sleep(1.0)  # attached before the clock starts
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    proc = subprocess.Popen([str(Path(sys.executable).parent / "py-spy"), "record", "--nonblocking", "--threads",
+                             "-r", "100", "-f", "raw", "-o", str(Path(folder) / f"{phase}.txt"), "-p", str(pid)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(settle)  # attached before the clock starts
     return proc
+
+
+def unspy(proc: subprocess.Popen | None) -> None:
+    if proc is not None:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(60)
 
 
 def main() -> None:
@@ -356,8 +475,8 @@ def main() -> None:
     parser.add_argument("--get-rate", type=float, default=100, help="the prober's gets per second during the resync")
     parser.add_argument("--inflight", type=int, default=256, help="creates outstanding during the fill")
     parser.add_argument("--clients", type=int, default=4, help="Clients the fill spreads over")
-    parser.add_argument("--py-spy", metavar="FILE", help="record the store with py-spy during the resync "
-                                                         "(.svg flamegraph, .json speedscope, .txt collapsed)")
+    parser.add_argument("--py-spy", metavar="DIR", help="record the store with py-spy in each phase, to "
+                                                        "DIR/{fill,load,resync,write}.txt (collapsed stacks)")
     args = parser.parse_args()
     logs.configure("warning")
     print(result_line(**run(args)))
