@@ -84,6 +84,20 @@ class LogsOptions(_Strict):
     offset: int | None = Field(None, ge=0)
 
 
+class BindingTarget(BaseModel):
+    model_config = ConfigDict(strict=True)
+    name: str = Field(min_length=1, max_length=253)
+    kind: Literal["Node", ""] | None = None
+    apiVersion: str | None = None
+
+
+class Binding(BaseModel):
+    """A bind's object (v1 Binding): only its target matters to the store."""
+
+    model_config = ConfigDict(strict=True)
+    target: BindingTarget
+
+
 OPTIONS: dict[str, type[_Strict]] = {
     "create": NoOptions, "get": NoOptions, "update": NoOptions, "updateStatus": NoOptions,
     "list": ListOptions, "delete": DeleteOptions, "patch": PatchOptions, "bind": BindOptions,
@@ -132,6 +146,11 @@ def parse_request(body: dict[str, Any]) -> Request:
         OPTIONS[req.verb].model_validate(req.options)
     except ValidationError as exc:
         raise _bad_request(exc, ("options",)) from None
+    if req.verb == "bind":
+        try:
+            Binding.model_validate(req.object)
+        except ValidationError as exc:
+            raise _bad_request(exc, ("object",)) from None
     if req.verb == "snapshot" and any(len(k.encode()) > MAX_KEY_BYTES for k in req.options["keys"]):
         raise StatusError("BadRequest", f"options.keys: Invalid value: must be at most {MAX_KEY_BYTES} bytes each")
     return req

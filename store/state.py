@@ -285,11 +285,12 @@ class State:
 
 
 def _metadata(obj: dict) -> dict:
-    """An object's metadata, its identity fields strings: the store checks what the apiserver admitted,
-    since a command may reach it some other way."""
+    """An object's metadata, checked for the shape the store relies on (maps where maps belong, identity
+    fields strings): the apiserver admitted it, but a command may reach the store some other way."""
     meta = obj.get("metadata") or {}
-    if not isinstance(meta, dict):
-        raise bad_request("metadata: Invalid value: must be of type object")
+    for field, value in (("metadata", meta), ("spec", obj.get("spec", {})), ("status", obj.get("status", {}))):
+        if not isinstance(value, dict):
+            raise bad_request(f"{field}: Invalid value: must be of type object")
     for field in ("name", "generateName", "namespace", "uid", "resourceVersion"):
         if not isinstance(meta.get(field, ""), str):
             raise bad_request(f"metadata.{field}: Invalid value: must be of type string")

@@ -67,7 +67,8 @@ def test_store_checks_commands_again_and_answers_the_rest_of_the_batch(cluster, 
     good ones of the same batch are applied and answered."""
     bodies = [_request("list", options={"fieldSelector": 5}),
               _request("create", object=_pod("good-1")),
-              _request("update", name="good-1", object={"metadata": {"name": "good-1"}, "spec": 5}),  # raises
+              _request("update", name="good-1",  # raises inside the store
+                       object={"metadata": {"name": "good-1"}, "spec": {"containers": 1.5}}),
               _request("update", name="x", object={"metadata": 5}),
               _request("snapshot", kind="*", options={"keys": "pod.#"}),
               _request("create", object=_pod("good-2"))]
@@ -138,3 +139,17 @@ def test_a_reply_to_that_is_not_direct_reply_to_is_dead_lettered(cluster, procs,
     assert all(props.headers["x-kubus-dead-reason"].startswith("reply-to") for props, _ in dead)
     _alive(procs)
     assert [p["metadata"]["name"] for p in cluster.list("Pod").items] == []
+
+
+@pytest.mark.parametrize("binding, field", [
+    pytest.param({"target": {"name": 5}}, "object.target.name", id="name-int"),
+    pytest.param({"target": ["node-1"]}, "object.target", id="target-list"),
+    pytest.param({"target": {"kind": "Node"}}, "object.target.name", id="no-name"),
+])
+def test_a_bind_with_a_bad_target_is_400_naming_the_field(cluster, procs, binding, field):
+    cluster.create(_pod("to-bind"))
+    with pytest.raises(StatusError) as err:
+        cluster.request("bind", "Pod", namespace="default", name="to-bind", obj=binding)
+    assert err.value.code == 400 and err.value.causes[0].field == field
+    assert not cluster.get("Pod", "to-bind")["spec"].get("nodeName")
+    _alive(procs)
