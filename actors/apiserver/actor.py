@@ -50,20 +50,21 @@ class ApiServer(Actor):
         try:
             self._admit_and_forward(msg, req)
         except StatusError as exc:
-            self._refuse(msg, exc, msg.body)
+            self._refuse(msg, exc)
         except Exception as exc:  # a bug met by one request: answer it, keep serving the rest
             self.log.exception("apiserver.request_failed", message_id=msg.message_id, user=msg.user_id)
             self._refuse(msg, StatusError("InternalError", f"an error on the server ({type(exc).__name__}) has "
-                                                           f"prevented the request from succeeding"), msg.body)
+                                                           f"prevented the request from succeeding"))
 
     def _malformed(self, msg: Message, exc: StatusError) -> None:
         """A request that is not one: answered 400 when it can be, else dead-lettered with the reason."""
         if msg.reply_to:
-            self._refuse(msg, exc, msg.body)
+            self._refuse(msg, exc)
         else:
             self.dead_letter(msg, "invalid", exc.message)
 
-    def _refuse(self, msg: Message, exc: StatusError, body: dict) -> None:
+    def _refuse(self, msg: Message, exc: StatusError) -> None:
+        body = msg.body if isinstance(msg.body, dict) else {}
         self.log.info("apiserver.refused", verb=str(body.get("verb"))[:32], kind=str(body.get("kind"))[:64],
                       name=str(body.get("name"))[:253], user=msg.user_id, reason=exc.reason, message=exc.message[:200])
         self.reply(msg, {"ok": False, "status": exc.to_dict()})
@@ -99,8 +100,7 @@ class ApiServer(Actor):
 
     def _queue_full(self, requests: list[Message]) -> None:
         for msg in requests:
-            self._refuse(msg, StatusError("TooManyRequests", "the store's command queue is full; try again later"),
-                         msg.body)
+            self._refuse(msg, StatusError("TooManyRequests", "the store's command queue is full; try again later"))
 
     # ---- patch: get, merge, admit, update with the read resourceVersion; retry on Conflict ----
     def _patch(self, msg: Message, req: Request, kind: str, attempt: int) -> None:
