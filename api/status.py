@@ -117,3 +117,8 @@ def bad_request(message: str) -> StatusError:
 
 def too_large(limit: int) -> StatusError:
     return StatusError("RequestEntityTooLarge", f"Request entity too large: limit is {limit}")
+
+
+def internal_error(exc: Exception) -> StatusError:
+    """A bug met by one request: it is answered 500 and the actor goes on serving."""
+    return StatusError("InternalError", f"Internal error occurred: {type(exc).__name__}")

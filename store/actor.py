@@ -16,7 +16,7 @@ import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Callable
 
-from api.status import StatusError
+from api.status import StatusError, internal_error
 from bus import codec
 from bus.codec import DecodeError
 from bus.declare import store_queue
@@ -225,8 +225,7 @@ class StoreActor(Actor):
             return execute(self.state, req, self.settings.max_message_bytes - CHUNK_ENVELOPE)
         except Exception as exc:  # a bug met by one command: answer it, keep serving the rest
             self.log.exception("store.command_failed", message_id=cmd.id, user=cmd.user, rev=self.state.rev)
-            return [failure(StatusError("InternalError", f"an error on the server ({type(exc).__name__}) has "
-                                                          f"prevented the request from succeeding"))]
+            return [failure(internal_error(exc))]
 
     def _dead_command(self, cmd: Command, reason: str, detail: str) -> None:
         """A message of one command goes to `{c}.dead` whole; one command of a batch goes alone."""

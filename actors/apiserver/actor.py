@@ -10,7 +10,7 @@ from actors.apiserver.batches import CommandBatches
 from actors.apiserver.patch import merge_patch
 from api.admission import admit, admit_status
 from api.registry import lookup
-from api.status import StatusError, bad_request, too_large
+from api.status import StatusError, bad_request, internal_error, too_large
 from bus.declare import QueueSpec, apiserver_queue, store_queue
 from bus.message import Message
 from bus.messages import USER_HEADER, Request, parse_request, valid_reply_to
@@ -53,8 +53,7 @@ class ApiServer(Actor):
             self._refuse(msg, exc)
         except Exception as exc:  # a bug met by one request: answer it, keep serving the rest
             self.log.exception("apiserver.request_failed", message_id=msg.message_id, user=msg.user_id)
-            self._refuse(msg, StatusError("InternalError", f"an error on the server ({type(exc).__name__}) has "
-                                                           f"prevented the request from succeeding"))
+            self._refuse(msg, internal_error(exc))
 
     def _malformed(self, msg: Message, exc: StatusError) -> None:
         """A request that is not one: answered 400 when it can be, else dead-lettered with the reason."""
