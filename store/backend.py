@@ -32,8 +32,8 @@ class Backend(Protocol):
     def claim(self) -> int:
         """Take the database over: from now on, writes of every earlier claimant fail with Fenced."""
 
-    def load(self) -> tuple[int, int, Iterator[tuple[ObjKey, dict]]]:
-        """(revision, last published revision, objects)."""
+    def load(self) -> tuple[int, int, Iterator[tuple[ObjKey, dict, bytes]]]:
+        """(revision, last published revision, objects with their encoding)."""
 
     def load_applied(self) -> Iterator[Applied]: ...
 
@@ -42,7 +42,8 @@ class Backend(Protocol):
 
     def log_after(self, rev: int) -> Iterator[LogRow]: ...
 
-    def compact(self, log_before: int, applied_before: float) -> int:
-        """Drop log rows below a revision and dedupe ids older than a time; returns rows dropped."""
+    def compact(self, log_before: int, applied_before: float, limit: int = 1 << 62) -> int:
+        """Drop log rows below a revision and dedupe ids older than a time, at most `limit` of each;
+        returns the larger of the two counts (`limit`: there may be more)."""
 
     def close(self) -> None: ...

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from bus import codec
 from store.backend import Applied, LogRow
 from store.state import Change, ObjKey
 
@@ -18,8 +19,8 @@ class MemoryBackend:
     def claim(self) -> int:
         return 1  # one process only: nothing to fence
 
-    def load(self) -> tuple[int, int, Iterator[tuple[ObjKey, dict]]]:
-        return self.rev, self.published, iter(list(self.objects.items()))
+    def load(self) -> tuple[int, int, Iterator[tuple[ObjKey, dict, bytes]]]:
+        return self.rev, self.published, iter([(oid, obj, codec.encode(obj)) for oid, obj in self.objects.items()])
 
     def load_applied(self) -> Iterator[Applied]:
         return iter(list(self.applied.values()))
@@ -39,13 +40,14 @@ class MemoryBackend:
     def log_after(self, rev: int) -> Iterator[LogRow]:
         return iter([row for r, row in sorted(self.log.items()) if r > rev])
 
-    def compact(self, log_before: int, applied_before: float) -> int:
-        old = [r for r in self.log if r < log_before]
+    def compact(self, log_before: int, applied_before: float, limit: int = 1 << 62) -> int:
+        old = sorted(r for r in self.log if r < log_before)[:limit]
         for r in old:
             del self.log[r]
-        for key in [k for k, a in self.applied.items() if a.at < applied_before]:
+        expired = [k for k, a in self.applied.items() if a.at < applied_before][:limit]
+        for key in expired:
             del self.applied[key]
-        return len(old)
+        return max(len(old), len(expired))
 
     def close(self) -> None:
         pass

@@ -59,9 +59,9 @@ class SqliteBackend:
         row = self.db.execute("SELECT v FROM meta WHERE k = ?", (key,)).fetchone()
         return row[0] if row else 0
 
-    def load(self) -> tuple[int, int, Iterator[tuple[ObjKey, dict]]]:
+    def load(self) -> tuple[int, int, Iterator[tuple[ObjKey, dict, bytes]]]:
         rows = self.db.execute("SELECT kind, ns, name, data FROM objects")
-        objects = (((k, ns, n), msgpack.unpackb(data, raw=False)) for k, ns, n, data in rows)
+        objects = (((k, ns, n), msgpack.unpackb(data, raw=False), data) for k, ns, n, data in rows)
         return self._meta("rev"), self._meta("published"), objects
 
     def load_applied(self) -> Iterator[Applied]:
@@ -88,11 +88,13 @@ class SqliteBackend:
         for row in self.db.execute("SELECT rev, key, from_key, event FROM log WHERE rev > ? ORDER BY rev", (rev,)):
             yield LogRow(*row)
 
-    def compact(self, log_before: int, applied_before: float) -> int:
+    def compact(self, log_before: int, applied_before: float, limit: int = 1 << 62) -> int:
         with self._write() as db:
-            dropped = db.execute("DELETE FROM log WHERE rev < ?", (log_before,)).rowcount
-            db.execute("DELETE FROM applied WHERE at < ?", (applied_before,))
-        return dropped
+            first = db.execute("SELECT MIN(rev) FROM log").fetchone()[0] or 0
+            logged = db.execute("DELETE FROM log WHERE rev < ?", (min(log_before, first + limit),)).rowcount
+            ids = db.execute("DELETE FROM applied WHERE id IN (SELECT id FROM applied WHERE at < ? ORDER BY at "
+                             "LIMIT ?)", (applied_before, limit)).rowcount
+        return max(logged, ids)
 
     def close(self) -> None:
         self.db.close()

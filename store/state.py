@@ -73,13 +73,11 @@ class State:
         self.pending: list[Change] = []
 
     # ---- loading -------------------------------------------------------------------------------
-    def load(self, rev: int, rows: Iterator[tuple[ObjKey, dict]]) -> None:
+    def load(self, rev: int, rows: Iterator[tuple[ObjKey, dict, bytes]]) -> None:
+        """Objects as the backend keeps them, with their encoding (not made again)."""
         self.rev = rev
-        for oid, obj in rows:
-            self._put(oid, obj)
-
-    def _put(self, oid: ObjKey, obj: dict) -> Entry:
-        return self._add(oid, Entry(obj, object_key(oid[0], obj), codec.encode(obj)))
+        for oid, obj, raw in rows:
+            self._add(oid, Entry(obj, object_key(oid[0], obj), raw))
 
     def _add(self, oid: ObjKey, entry: Entry) -> Entry:
         meta = entry.obj["metadata"]
