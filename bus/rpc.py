@@ -1,6 +1,7 @@
 """Request/reply over RabbitMQ's direct reply-to; replies may come in parts (`more: true`)."""
 from __future__ import annotations
 
+import gc
 import random
 import time
 from dataclasses import dataclass, field
@@ -82,6 +83,7 @@ class RpcClient:
         self.pending: dict[str, _Call] = {}
         self.ready = False
         self._waiting: list[Callable[[], None]] = []  # calls made before the reply consumer is up
+        self._receiving: set[str] = set()  # calls whose reply is coming in parts
 
     def setup(self) -> None:
         """Start consuming replies; call after every (re)connect. Calls made meanwhile wait for it:
@@ -159,8 +161,19 @@ class RpcClient:
         if call is not None:
             self._complete(corr, call, StatusError(reason, message))
 
+    def _hold_collector(self, corr: str) -> None:
+        """No cyclic collections while a reply comes in parts: each would rescan every item received
+        so far (2.2 s of a 4.9 s snapshot of 100,000 pods)."""
+        if not self._receiving:
+            gc.disable()
+        self._receiving.add(corr)
+
     def _complete(self, corr: str, call: _Call, result: dict[str, Any] | StatusError) -> None:
         """Hand the caller its answer; a callback that raises is logged and never reaches the ioloop."""
+        if corr in self._receiving:
+            self._receiving.discard(corr)
+            if not self._receiving:
+                gc.enable()
         self.bus.cancel(call.timer)
         try:
             call.done(result)
@@ -198,6 +211,7 @@ class RpcClient:
         if call.first is None:
             call.first = body
         if body.get("more"):
+            self._hold_collector(corr)
             return
         del self.pending[corr]
         result = {**call.first, "more": False}

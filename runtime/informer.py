@@ -23,10 +23,12 @@ from bus.messages import Bookmark, Event, parse_event
 from bus.rpc import RpcClient, unwrap
 from bus.topology import Names
 from runtime.cache import BadEvent, Cache, Delta, Gap, StaleSnapshot
+from runtime.heap import freeze_survivors
 
 log = structlog.get_logger("informer")
 
 MIN_RESYNC_S = 1.0
+BIG_CACHE = 10_000  # objects; a cache this large is frozen out of the garbage collector's scans
 RESYNC_JITTER_S = 0.5
 SNAPSHOT_RETRY_S = 1.0
 
@@ -88,6 +90,8 @@ class Informer:
         if deltas is None:
             return
         self.resyncing = self.replay = False
+        if len(self.cache.objects) >= BIG_CACHE:
+            freeze_survivors()  # the cache lives on: later full collections need not scan it
         self._deliver(deltas)
         if self.tag is None:
             self.tag = self.bus.consume(self.spec.name, lambda msg: self._on_delivery(gen, msg), self.prefetch,

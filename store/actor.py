@@ -25,6 +25,7 @@ from bus.messages import WRITES, parse_request, valid_reply_to
 from bus.topology import DEAD_REASON
 from config.settings import Settings
 from runtime.actor import Actor, Consumer
+from runtime.heap import freeze_survivors
 from store.backend import Applied, Backend, Fenced
 from store.bookmarks import BookmarkKeys
 from store.commands import Parts, execute, failure
@@ -37,6 +38,7 @@ from store.state import State
 from store.streams import ReplyStreams
 
 COMPACT_EVERY_S = 30.0
+COMPACT_ROWS = 2000  # log rows and dedupe ids dropped per transaction
 ALIVE_EVERY_S = 1.0
 EXIT_DISK, EXIT_FENCED = 70, 75
 CHUNK_ENVELOPE = 4096  # a list or snapshot reply's own fields: its items fill the message limit less this
@@ -81,6 +83,7 @@ class StoreActor(Actor):
         rev, published, rows, applied = self._backend(lambda b: (*b.load(), list(b.load_applied())))
         self.state = self._new_state()
         self.state.load(rev, rows)
+        freeze_survivors(collect=False)  # every object just loaded lives on: no full scans of them
         self.dedupe.load(applied)
         self.outbox.reset(published)
         replayed = self.outbox.restart(self._backend(lambda b: list(b.log_after(published))))
@@ -290,17 +293,22 @@ class StoreActor(Actor):
             return
         keep_from = min(self.outbox.confirmed, self.state.rev - self.settings.log_retention) + 1
         horizon = self.dedupe.expire(self.clock() - self.settings.dedupe_window_s)
+        freeze_survivors()  # only what is newer than the last freeze is scanned
         self.writer.submit(self._compact_on_writer, keep_from, horizon, self.outbox.confirmed)
 
     def _compact_on_writer(self, keep_from: int, horizon: float, confirmed: int) -> None:
-        """Drop old log rows and dedupe ids, and record the confirmed revision, between two batches."""
+        """Drop old log rows and dedupe ids, and record the confirmed revision, between two batches:
+        `COMPACT_ROWS` at a time, the next chunk queued behind the commits that came meanwhile
+        (one long delete held every commit for up to 0.9 s at 500 writes/s)."""
         try:
-            dropped = self.backend.compact(keep_from, horizon)
+            dropped = self.backend.compact(keep_from, horizon, COMPACT_ROWS)
             self.backend.commit([], [], [], confirmed)
         except Exception as exc:
             self._write_failed(exc)
         if dropped:
             self.log.info("store.compacted", dropped=dropped, rev=self.state.rev)
+        if dropped >= COMPACT_ROWS:
+            self.bus.call_soon(lambda: self.writer.submit(self._compact_on_writer, keep_from, horizon, confirmed))
 
     def on_drain(self, done: Callable[[], None]) -> None:
         """Answer what has arrived, wait for the commit in flight, then let the actor stop."""
