@@ -93,6 +93,11 @@ class Bus:
         if thread is not None and thread is not threading.current_thread():
             thread.join(timeout)
 
+    def unsent_bytes(self) -> int:
+        """Bytes handed to the connection that the socket has not taken yet (0 when not connected)."""
+        transport = getattr(self._conn, "_transport", None)
+        return transport.get_write_buffer_size() if transport is not None else 0
+
     def call_soon(self, fn: Callable[[], Any]) -> None:
         self.ioloop.add_callback_threadsafe(fn)
 

@@ -7,7 +7,9 @@ from typing import Iterator
 
 from bus.connection import Bus
 
-SLICE_BYTES = 2 << 20  # reply bytes sent per turn of the mailbox before other work gets its turn
+SLICE_BYTES = 1 << 20  # reply bytes sent per turn of the mailbox before other work gets its turn
+BACKLOG_BYTES = 1 << 20  # no further slice while this much is still waiting for the socket
+WAIT_S = 0.002
 
 
 class ReplyStreams:
@@ -20,13 +22,18 @@ class ReplyStreams:
         self.pending.append((reply_to, correlation_id, parts))
         self._schedule()
 
-    def _schedule(self) -> None:
+    def _schedule(self, delay: float = 0.0) -> None:
         if not self.scheduled:
             self.scheduled = True
-            self.bus.call_later(0, self._run)
+            self.bus.call_later(delay, self._run)
 
     def _run(self) -> None:
+        """A slice, unless the socket still holds much of the last one: what else the store sends
+        (a get's reply, an event) must not queue behind megabytes of snapshot."""
         self.scheduled = False
+        if self.bus.unsent_bytes() > BACKLOG_BYTES:
+            self._schedule(WAIT_S)
+            return
         sent = 0
         while self.pending and sent < SLICE_BYTES:
             reply_to, corr, parts = self.pending[0]
