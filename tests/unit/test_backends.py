@@ -43,3 +43,15 @@ def test_compaction_drops_old_log_rows_and_applied_ids(backend):
     assert backend.compact(log_before=3, applied_before=5.0) == 2
     assert [r.rev for r in backend.log_after(0)] == [3, 4]
     assert [a.message_id for a in backend.load_applied()] == ["new"]
+
+
+def test_compaction_goes_a_chunk_at_a_time(backend):
+    state = State(lambda: 0.0)
+    state.seed_namespaces()
+    changes = state.take_changes()
+    backend.commit(changes, [c.event() for c in changes], [Applied(f"id{i}", float(i), b"") for i in range(5)], 0)
+    assert backend.compact(log_before=100, applied_before=100.0, limit=2) == 2
+    assert [r.rev for r in backend.log_after(0)] == [3, 4]
+    assert backend.compact(log_before=100, applied_before=100.0, limit=2) == 2
+    assert backend.compact(log_before=100, applied_before=100.0, limit=2) == 1
+    assert list(backend.load_applied()) == [] and list(backend.log_after(0)) == []
