@@ -172,6 +172,7 @@ class RpcClient:
         """Hand the caller its answer; a callback that raises is logged and never reaches the ioloop."""
         if corr in self._receiving:
             self._receiving.discard(corr)
+            gc.freeze()  # what came in parts is kept (a cache) or freed by reference counting: never scanned
             if not self._receiving:
                 gc.enable()
         self.bus.cancel(call.timer)
