@@ -62,7 +62,7 @@ class StoreActor(Actor):
         self.outbox = Outbox(self.bus, self.names.events, 0, settings.max_message_bytes, self._skip_event)
         self.batch: list[Command] = []
         self.bookmarks = BookmarkKeys()
-        self.streams = ReplyStreams(self.bus)
+        self.streams = ReplyStreams(settings.amqp_url, settings.heartbeat_s)
         self.writer = ThreadPoolExecutor(1, thread_name_prefix="store-writer")  # every backend call, in order
         self.committing = False
         self.epoch = 0  # bumps when the channel is lost: a commit finishing after that answers nobody
@@ -80,6 +80,7 @@ class StoreActor(Actor):
         """Claim the database (fencing out any earlier store), load the state as it has it and publish
         what is unpublished, then serve."""
         claim = self._backend(lambda b: b.claim())
+        self.streams.start()
         rev, published, rows, applied = self._backend(lambda b: (*b.load(), list(b.load_applied())))
         self.state = self._new_state()
         self.state.load(rev, rows)
@@ -313,6 +314,7 @@ class StoreActor(Actor):
     def on_drain(self, done: Callable[[], None]) -> None:
         """Answer what has arrived, wait for the commit in flight, then let the actor stop."""
         self._drained = done
+        self.streams.stop()
         if self.active:
             self.flush()
         else:
