@@ -12,6 +12,7 @@ from store.state import Entry, State
 
 
 Parts = list[bytes] | Iterator[bytes]
+LAZY_OBJECTS = 5000  # a store this large builds big reads as it sends them
 
 
 def execute(state: State, req: Request, chunk_bytes: int) -> Parts:
@@ -40,10 +41,11 @@ def _dispatch(state: State, req: Request, chunk_bytes: int) -> Parts:
         return [_one(state.delete(req.kind, req.namespace, _name(req), opts))]
     if verb == "bind":
         return [_one(state.bind(req.namespace, _name(req), _object(req), opts.get("uid"), req.resourceVersion))]
+    lazy = len(state.objects) >= LAZY_OBJECTS
     if verb == "list":
-        return _chunks(state.list(req.kind, req.namespace, opts), state.rev, chunk_bytes)
+        return _chunks(state.list(req.kind, req.namespace, opts), state.rev, chunk_bytes, lazy)
     if verb == "snapshot":
-        return _chunks(state.snapshot(opts["keys"]), state.rev, chunk_bytes)
+        return _chunks(state.snapshot(opts["keys"]), state.rev, chunk_bytes, lazy)
     raise bad_request(f"the store does not take the verb {verb!r}")
 
 
@@ -63,20 +65,32 @@ def _object(req: Request) -> dict:
     return req.object
 
 
-def _chunks(entries: Iterable[Entry], rev: int, limit: int) -> Parts:
-    """List and snapshot replies: parts of at most `limit` bytes, all cut at `rev`. The entries are
-    taken now (stored objects never change in place); the parts are encoded as they are sent."""
-    groups = list(_split(list(entries), limit)) or [[]]
+def _chunks(entries: Iterable[Entry], rev: int, limit: int, lazy: bool) -> Parts:
+    """List and snapshot replies: parts of at most `limit` bytes, all cut at `rev` (the entries were
+    taken at it). Over a large store everything — matching, sorting, encoding — happens as the parts
+    are sent, off the store's loop; else it is done now, and a one-part reply is a plain list."""
+    if lazy:
+        return _lazy_chunks(entries, rev, limit)
+    groups = list(_split(entries, limit)) or [[]]
     if len(groups) == 1:
         return [_chunk(groups[0], rev, False)]
     return (_chunk(raws, rev, i < len(groups) - 1) for i, raws in enumerate(groups))
+
+
+def _lazy_chunks(entries: Iterable[Entry], rev: int, limit: int) -> Iterator[bytes]:
+    held = None
+    for raws in _split(entries, limit):
+        if held is not None:
+            yield _chunk(held, rev, True)
+        held = raws
+    yield _chunk(held or [], rev, False)
 
 
 def _chunk(raws: list[bytes], rev: int, more: bool) -> bytes:
     return codec.pack_map({"ok": True, "rev": rev, "more": more}, {"items": codec.pack_array(raws)})
 
 
-def _split(entries: list[Entry], limit: int) -> Iterator[list[bytes]]:
+def _split(entries: Iterable[Entry], limit: int) -> Iterator[list[bytes]]:
     raws: list[bytes] = []
     size = 0
     for entry in entries:

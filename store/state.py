@@ -262,6 +262,8 @@ class State:
 
     # ---- reads ---------------------------------------------------------------------------------
     def list(self, kind: str, namespace: str | None, options: dict) -> Iterator[Entry]:
+        """The objects of a list, cut now (bad selectors raise now); filtered and sorted as read, which
+        may be on another thread: stored objects never change in place."""
         info = lookup(kind)
         try:
             labels = selectors.parse(options.get("labelSelector"))
@@ -269,17 +271,21 @@ class State:
             raise bad_request(f"unable to parse requirement: {exc}") from None
         fields = _field_selector(options.get("fieldSelector"))
         ns = namespace if info.namespaced else None
-        found = [(oid, entry) for oid, entry in self.objects.items()
-                 if oid[0] == info.kind and (not ns or oid[1] == ns)
-                 and labels.matches(entry.obj["metadata"].get("labels")) and _fields_match(fields, entry.obj)]
-        for _, entry in sorted(found, key=lambda pair: pair[0]):  # namespace, then name: as etcd's key order
-            yield entry
+        cut = list(self.objects.items())
+
+        def listed() -> Iterator[Entry]:
+            found = [(oid, entry) for oid, entry in cut
+                     if oid[0] == info.kind and (not ns or oid[1] == ns)
+                     and labels.matches(entry.obj["metadata"].get("labels")) and _fields_match(fields, entry.obj)]
+            for _, entry in sorted(found, key=lambda pair: pair[0]):  # namespace, then name: etcd's key order
+                yield entry
+
+        return listed()
 
     def snapshot(self, keys: list[str]) -> Iterator[Entry]:
-        wanted = matcher(tuple(keys))
-        for entry in self.objects.values():
-            if wanted.matches(entry.key):
-                yield entry
+        """The objects under `keys`, cut now; matched as read (see `list`)."""
+        wanted, cut = matcher(tuple(keys)), list(self.objects.values())
+        return (entry for entry in cut if wanted.matches(entry.key))
 
 
 def _metadata(obj: dict) -> dict:
