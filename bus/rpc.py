@@ -169,17 +169,22 @@ class RpcClient:
         self._receiving.add(corr)
 
     def _complete(self, corr: str, call: _Call, result: dict[str, Any] | StatusError) -> None:
-        """Hand the caller its answer; a callback that raises is logged and never reaches the ioloop."""
-        if corr in self._receiving:
-            self._receiving.discard(corr)
-            gc.freeze()  # what came in parts is kept (a cache) or freed by reference counting: never scanned
-            if not self._receiving:
-                gc.enable()
+        """Hand the caller its answer; a callback that raises is logged and never reaches the ioloop.
+        The collector stays paused through the callback of a reply that came in parts, so a cache
+        that loads it (and freezes it: `runtime.heap`) is not scanned while it does."""
         self.bus.cancel(call.timer)
         try:
             call.done(result)
         except Exception:
             log.exception("rpc.callback_failed", correlation_id=corr)
+        finally:
+            self._release_collector(corr)
+
+    def _release_collector(self, corr: str) -> None:
+        if corr in self._receiving:
+            self._receiving.discard(corr)
+            if not self._receiving:
+                gc.enable()
 
     def fail_all(self, reason: str = "ServiceUnavailable", message: str | None = None) -> None:
         """The connection dropped: every pending call fails; one already sent says its outcome is unknown

@@ -7,9 +7,11 @@ from __future__ import annotations
 import gc
 
 
-def freeze_survivors(collect: bool = True) -> None:
-    """Collect the garbage of the objects made since the last freeze, then freeze what survives:
-    later collections skip it (freed objects still go by reference counting)."""
-    if collect:
-        gc.collect()
+def freeze_survivors(generation: int = 2) -> None:
+    """Collect garbage up to `generation` (2: everything made since the last freeze; 1: only the
+    young, cheap even right after a large load), then freeze what survives: later collections skip
+    it, and freed objects still go by reference counting. Garbage in an older generation than the
+    one collected stays for good: only freeze young when the old generation is known to hold the
+    objects just kept."""
+    gc.collect(generation)
     gc.freeze()

@@ -91,7 +91,7 @@ class Informer:
             return
         self.resyncing = self.replay = False
         if len(self.cache.objects) >= BIG_CACHE:
-            freeze_survivors()  # the cache lives on: later full collections need not scan it
+            freeze_survivors(generation=1)  # the cache lives on: later full collections need not scan it
         self._deliver(deltas)
         if self.tag is None:
             self.tag = self.bus.consume(self.spec.name, lambda msg: self._on_delivery(gen, msg), self.prefetch,

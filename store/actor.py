@@ -84,7 +84,7 @@ class StoreActor(Actor):
         rev, published, rows, applied = self._backend(lambda b: (*b.load(), list(b.load_applied())))
         self.state = self._new_state()
         self.state.load(rev, rows)
-        freeze_survivors(collect=False)  # every object just loaded lives on: no full scans of them
+        freeze_survivors(generation=1)  # every object just loaded lives on: no full scans of them
         self.dedupe.load(applied)
         self.outbox.reset(published)
         replayed = self.outbox.restart(self._backend(lambda b: list(b.log_after(published))))
