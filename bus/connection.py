@@ -185,43 +185,8 @@ class Bus:
         for entry in pending.values():
             entry.on_confirm(False)
 
-    def consumer_count(self, queue: str, done: Callable[[int | None], None]) -> None:
-        """How many consumers `queue` has (None if it does not exist), asked on a side channel."""
-        answered = []
-
-        def answer(count: int | None) -> None:
-            if not answered:
-                answered.append(count)
-                done(count)
-
-        def on_open(channel) -> None:
-            channel.add_on_close_callback(lambda _c, _r: answer(None))
-
-            def declared(frame) -> None:
-                answer(frame.method.consumer_count)
-                channel.close()
-
-            channel.queue_declare(queue, passive=True, callback=declared)
-
-        self._conn.channel(on_open_callback=on_open)
-
-    def try_exclusive(self, queue: str, on_result: Callable[[bool], None]) -> None:
-        """A lock held by this connection: declare an exclusive queue on a side channel.
-        `on_result(True)` when held; `on_result(False)` when another connection holds it."""
-        held = [False]
-
-        def on_closed(_channel, _reason) -> None:
-            if not held[0]:
-                on_result(False)
-
-        def on_declared(_frame) -> None:
-            held[0] = True
-            on_result(True)
-
-        def on_open(channel) -> None:
-            channel.add_on_close_callback(on_closed)
-            channel.queue_declare(queue, exclusive=True, auto_delete=True, callback=on_declared)
-
+    def side_channel(self, on_open: Callable[[Any], None]) -> None:
+        """A short-lived channel of this connection (see `bus.side`): a refusal closes it, not `channel`."""
         self._conn.channel(on_open_callback=on_open)
 
     # ---- consuming -------------------------------------------------------------------------

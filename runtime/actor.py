@@ -14,7 +14,7 @@ from typing import Any, Callable
 import structlog
 
 from api.events import event
-from bus import codec
+from bus import codec, side
 from bus.connection import Bus
 from bus.declare import Bounds, QueueSpec, declare_exchanges, declare_queue
 from bus.message import Message
@@ -133,7 +133,7 @@ class Actor:
     def _try_lock(self) -> None:
         if self.bus.channel is None or self.draining:
             return
-        self.bus.try_exclusive(f"{self.names.actor_queue(self.name)}.lock", self._on_lock)
+        side.try_exclusive(self.bus, f"{self.names.actor_queue(self.name)}.lock", self._on_lock)
 
     def _on_lock(self, held: bool) -> None:
         if not held:

@@ -14,6 +14,7 @@ from typing import Any, Callable, Iterator
 from api.registry import lookup
 from api.status import StatusError
 from bus.connection import Bus
+from bus import side
 from bus.declare import Bounds, QueueSpec, apiserver_queue, declare_exchanges, declare_queue
 from bus.ids import new_id
 from bus.rpc import RpcClient, unwrap
@@ -55,7 +56,7 @@ class Client:
     def apiservers(self, timeout: float = 10) -> int:
         """How many apiservers consume this cluster's request queue."""
         fut: Future = Future()
-        self.bus.call_soon(lambda: self.bus.consumer_count(self.names.apiserver_queue, fut.set_result))
+        self.bus.call_soon(lambda: side.consumer_count(self.bus, self.names.apiserver_queue, fut.set_result))
         return fut.result(timeout) or 0
 
     def close(self) -> None:
@@ -203,12 +204,6 @@ class Watch:
     def __iter__(self) -> Iterator[Delta]:
         while True:
             yield self.events.get()
-
-    def apiservers(self, timeout: float = 10) -> int:
-        """How many apiservers consume this cluster's request queue."""
-        fut: Future = Future()
-        self.bus.call_soon(lambda: self.bus.consumer_count(self.names.apiserver_queue, fut.set_result))
-        return fut.result(timeout) or 0
 
     def close(self) -> None:
         if self.informer in self.client._watches:
