@@ -448,7 +448,7 @@ def test_huge_and_deep_requests_are_answered_or_dead_lettered(fuzz, batch):
 
 @pytest.mark.slow
 @pytest.mark.timeout(1800)
-@fuzz_settings(examples=600)  # about 6 minutes here; raise it for a longer hunt
+@fuzz_settings(examples=600)  # about 2 minutes here; raise it for a longer hunt
 @given(batch=EVERYTHING)
 def test_everything_at_length(fuzz, batch):
     fuzz.run(batch)
