@@ -13,13 +13,22 @@ MAX_COPIED_HEADERS = 16 << 10  # a dead letter keeps the original headers up to 
 
 def dead_letter(bus: Bus, names: Names, msg: Message, reason: str, detail: str, actor: str) -> None:
     """Publish the raw message to `{c}.dead`, then ack the original (drop it if the broker refuses)."""
-    log.warning("dead_letter", actor=actor, reason=reason, detail=detail[:300], routing_key=msg.routing_key,
-                message_id=msg.message_id)
-    headers = _copied_headers(msg.headers)
-    headers.update({DEAD_REASON: f"{reason}: {detail}"[:1000], "x-kubus-dead-actor": actor,
-                    "x-kubus-dead-routing-key": msg.routing_key})
-    bus.publish(names.dead, msg.routing_key, msg.raw, type=msg.type or "dead", message_id=msg.message_id,
-                correlation_id=msg.correlation_id, headers=headers, persistent=True, on_confirm=lambda ok: msg.ack() if ok else msg.drop())
+    publish_dead(bus, names, msg.routing_key, msg.raw, reason, detail, actor, type=msg.type or "dead",
+                 message_id=msg.message_id, correlation_id=msg.correlation_id, headers=_copied_headers(msg.headers),
+                 on_confirm=lambda ok: msg.ack() if ok else msg.drop())
+
+
+def publish_dead(bus: Bus, names: Names, routing_key: str, raw: bytes, reason: str, detail: str, actor: str, *,
+                 type: str, message_id: str | None = None, correlation_id: str | None = None,
+                 headers: dict | None = None, on_confirm=None) -> None:
+    """Anything to `{c}.dead` with the headers saying why, who and from where (a whole message, one
+    command of a batch, an event the broker would not take)."""
+    log.warning("dead_letter", actor=actor, reason=reason, detail=detail[:300], routing_key=routing_key,
+                message_id=message_id)
+    headers = {**(headers or {}), DEAD_REASON: f"{reason}: {detail}"[:1000], "x-kubus-dead-actor": actor,
+               "x-kubus-dead-routing-key": routing_key}
+    bus.publish(names.dead, routing_key, raw, type=type, message_id=message_id, correlation_id=correlation_id,
+                headers=headers, persistent=True, on_confirm=on_confirm)
 
 
 def _copied_headers(headers: dict) -> dict:

@@ -22,7 +22,7 @@ from bus.codec import DecodeError
 from bus.declare import store_queue
 from bus.message import Message
 from bus.messages import WRITES, parse_request, valid_reply_to
-from bus.topology import DEAD_REASON
+from bus.dead import publish_dead
 from config.settings import Settings
 from runtime.actor import Actor, Consumer
 from runtime.heap import freeze_survivors
@@ -236,10 +236,8 @@ class StoreActor(Actor):
         if cmd.alone:
             self.dead_letter(cmd.msg, reason, detail)
             return
-        self.log.warning("dead_letter", reason=reason, detail=detail[:300], message_id=cmd.id, user=cmd.user)
-        self.bus.publish(self.names.dead, "store", codec.encode(cmd.body), type="command", message_id=cmd.id,
-                         persistent=True, headers={DEAD_REASON: f"{reason}: {detail}"[:1000],
-                                                   "x-kubus-dead-actor": self.name})
+        publish_dead(self.bus, self.names, "store", codec.encode(cmd.body), reason, detail, self.name,
+                     type="command", message_id=cmd.id, correlation_id=cmd.correlation_id)
 
     def _write_now(self) -> None:
         """Commit whatever the state holds (seeded namespaces, the confirmed revision) and wait."""
@@ -270,8 +268,7 @@ class StoreActor(Actor):
     def _skip_event(self, rev: int, key: str, raw: bytes, why: str) -> None:
         """An event the broker will not take goes to `{c}.dead` (its head, if it is too big) with the reason."""
         body = raw if len(raw) <= self.settings.max_message_bytes // 2 else codec.encode({"rev": rev, "key": key})
-        self.bus.publish(self.names.dead, key, body, type="event", persistent=True,
-                         headers={DEAD_REASON: f"unpublishable: {why}", "x-kubus-dead-actor": self.name})
+        publish_dead(self.bus, self.names, key, body, "unpublishable", why, self.name, type="event")
 
     # ---- background ------------------------------------------------------------------------
     def send_bookmarks(self) -> None:
