@@ -8,6 +8,17 @@ from tests.helpers import wait_until
 
 
 @pytest.fixture
+def node_cluster(procs, settings):
+    """A store, an apiserver, the scheduler and one process-runtime kubelet (`procs.kubelet`), node-1."""
+    client = control_plane(procs, settings)
+    procs.start("actors.scheduler")
+    procs.kubelet = procs.start("actors.kubelet", "--node", "node-1", label="kubelet")
+    wait_until(lambda: client.get("Node", "node-1"), 30, what="the node to register")
+    yield client
+    client.close()
+
+
+@pytest.fixture
 def apps(procs, settings):
     client = control_plane(procs, settings)
     procs.start("actors.scheduler")

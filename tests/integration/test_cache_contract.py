@@ -24,15 +24,10 @@ from tests.integration.test_watch import drain
 
 
 @pytest.fixture
-def kubelet_cluster(procs, settings, amqp_url):
+def kubelet_cluster(amqp_url, request):
     if not management_answers(amqp_url):
         pytest.skip("needs the RabbitMQ management API (make broker enables it)")
-    client = control_plane(procs, settings)
-    procs.start("actors.scheduler")
-    procs.kubelet = procs.start("actors.kubelet", "--node", "node-1", label="kubelet")
-    wait_until(lambda: client.get("Node", "node-1"), 30, what="the node to register")
-    yield client
-    client.close()
+    return request.getfixturevalue("node_cluster")
 
 
 def consumers(url: str, queue: str) -> int | None:

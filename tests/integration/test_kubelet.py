@@ -7,11 +7,9 @@ import subprocess
 import sys
 import uuid
 
-import pytest
 
 from api.status import StatusError
 from runtime.client import Client
-from tests.conftest import control_plane
 from tests.helpers import ROOT, wait_until
 
 
@@ -21,16 +19,6 @@ def shell_pod(name: str, script: str, policy: str = "Always", grace: int | None 
     if grace is not None:
         spec["terminationGracePeriodSeconds"] = grace
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": spec}
-
-
-@pytest.fixture
-def node_cluster(procs, settings):
-    client = control_plane(procs, settings)
-    procs.start("actors.scheduler")
-    procs.kubelet = procs.start("actors.kubelet", "--node", "node-1", label="kubelet")
-    wait_until(lambda: client.get("Node", "node-1"), 30, what="the node to register")
-    yield client
-    client.close()
 
 
 def phase(client: Client, name: str) -> str:

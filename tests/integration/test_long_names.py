@@ -2,7 +2,6 @@
 queue names are shortened by contract 1's segment encoding and still work end to end."""
 from __future__ import annotations
 
-import pytest
 
 from api.events import event
 from bus.topology import Names, routing_key, segment
