@@ -16,7 +16,6 @@ from api.status import StatusError
 from bus.connection import Bus
 from bus import side
 from bus.declare import Bounds, QueueSpec, apiserver_queue, declare_exchanges, declare_queue
-from bus.ids import new_id
 from bus.rpc import RpcClient, unwrap
 from bus.topology import Names, routing_key
 from config.settings import Settings, load_settings
@@ -83,7 +82,7 @@ class Client:
 
         def send() -> None:
             self.rpc.call(self.names.api, "apiserver", body, fut.set_result, timeout or self.settings.request_timeout_s,
-                          message_id=message_id or new_id(), persistent=self.settings.durable_commands,
+                          message_id=message_id, persistent=self.settings.durable_commands,
                           user_id=self.bus.user, retry=True)
 
         self.bus.call_soon(send)
