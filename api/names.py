@@ -75,3 +75,10 @@ def generate_name_prefix_errors(prefix: str, label: bool = False) -> list[str]:
     """A generateName prefix may end with '-' (Kubernetes masks it before checking)."""
     masked = prefix[:-1] + "a" if prefix.endswith("-") else prefix
     return label_errors(masked) if label else subdomain_errors(masked)
+
+
+def path_segment_errors(name: str) -> list[str]:
+    """Kubernetes' `path.IsValidPathSegmentName` (RBAC names such as `system:controller:gc`)."""
+    if name in (".", ".."):
+        return [f"may not be '{name}'"]
+    return [f"may not contain '{c}'" for c in ("/", "%") if c in name]

@@ -8,6 +8,8 @@ from api.meta import Resource
 from api.misc import Event, Lease, Namespace
 from api.node import Node
 from api.pod import Pod
+from api.policy import LimitRange, PriorityClass, ResourceQuota, ServiceAccount
+from api.rbac import ClusterRole, ClusterRoleBinding, Role, RoleBinding
 from api.status import StatusError
 
 
@@ -22,6 +24,7 @@ class KindInfo:
     unconditional_update: bool = False  # an update without resourceVersion is allowed
     has_spec_generation: bool = False  # metadata.generation follows spec changes
     name_is_label: bool = False  # DNS-1123 label instead of subdomain
+    name_is_path: bool = False  # any path segment (RBAC: `system:controller:gc`) instead of a subdomain
 
     @property
     def resource(self) -> str:
@@ -40,6 +43,18 @@ KINDS: dict[str, KindInfo] = {
         KindInfo("ReplicaSet", ReplicaSet, "apps/v1", True, "replicasets", ("rs",), has_spec_generation=True),
         KindInfo("Deployment", Deployment, "apps/v1", True, "deployments", ("deploy",),
                  has_spec_generation=True),
+        KindInfo("ServiceAccount", ServiceAccount, "v1", True, "serviceaccounts", ("sa",),
+                 unconditional_update=True),
+        KindInfo("LimitRange", LimitRange, "v1", True, "limitranges", ("limits",), unconditional_update=True),
+        KindInfo("ResourceQuota", ResourceQuota, "v1", True, "resourcequotas", ("quota",),
+                 unconditional_update=True),
+        KindInfo("PriorityClass", PriorityClass, "scheduling.k8s.io/v1", False, "priorityclasses", ("pc",),
+                 unconditional_update=True),
+        *(KindInfo(model.KIND, model, model.API_VERSION, namespaced, plural, unconditional_update=True,
+                   name_is_path=True)
+          for model, namespaced, plural in ((Role, True, "roles"), (ClusterRole, False, "clusterroles"),
+                                            (RoleBinding, True, "rolebindings"),
+                                            (ClusterRoleBinding, False, "clusterrolebindings"))),
     )
 }
 

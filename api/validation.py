@@ -34,7 +34,8 @@ def _map_keys(path: str, labels: dict | None, values: bool) -> list[Cause]:
 def metadata(info: KindInfo, meta: dict) -> list[Cause]:
     causes: list[Cause] = []
     name, prefix = meta.get("name"), meta.get("generateName")
-    check = names.label_errors if info.name_is_label else names.subdomain_errors
+    check = names.label_errors if info.name_is_label else \
+        names.path_segment_errors if info.name_is_path else names.subdomain_errors
     if name:
         causes += [_invalid("metadata.name", name, e) for e in check(name)]
     elif prefix:
