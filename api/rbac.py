@@ -56,3 +56,19 @@ class ClusterRoleBinding(Resource):
     KIND = "ClusterRoleBinding"
     subjects: list[Subject] | None = None
     roleRef: RoleRef
+
+
+def validate_role(obj: dict) -> list:
+    return []
+
+
+def validate_cluster_role(obj: dict) -> list:
+    return []
+
+
+def validate_role_binding(obj: dict) -> list:
+    return []
+
+
+def validate_cluster_role_binding(obj: dict) -> list:
+    return []

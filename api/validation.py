@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from api import names, quantity, selectors
+from api import names, policy, quantity, rbac, selectors
 from api.registry import KindInfo
 from api.status import Cause
 
@@ -140,6 +140,10 @@ def _workload(obj: dict) -> list[Cause]:
 
 VALIDATORS: dict[str, Callable[[dict], list[Cause]]] = {
     "Pod": pod, "ReplicaSet": _workload, "Deployment": _workload,
+    "Role": rbac.validate_role, "ClusterRole": rbac.validate_cluster_role,
+    "RoleBinding": rbac.validate_role_binding, "ClusterRoleBinding": rbac.validate_cluster_role_binding,
+    "PriorityClass": policy.validate_priority_class, "LimitRange": policy.validate_limit_range,
+    "ResourceQuota": policy.validate_resource_quota,
 }
 
 
