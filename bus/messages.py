@@ -14,7 +14,8 @@ from api.causes import cause_of
 from api.status import StatusError
 from bus.codec import DecodeError
 
-Verb = Literal["create", "get", "list", "update", "updateStatus", "patch", "delete", "bind", "snapshot", "logs"]
+Verb = Literal["create", "get", "list", "update", "updateStatus", "patch", "delete", "bind", "snapshot", "logs",
+               "watch", "token"]
 WRITES = frozenset(("create", "update", "updateStatus", "patch", "delete", "bind"))
 REPLY_PREFIX = "amq.rabbitmq.reply-to"
 USER_HEADER = "x-kubus-user"  # on a command: the requester the apiserver admitted (broker-validated user_id)
@@ -42,6 +43,17 @@ class Request(_Strict):
     object: dict[str, Any] | None = None
     resourceVersion: str | None = Field(None, max_length=32)
     options: dict[str, Any] = Field(default_factory=dict)
+    # set by the apiserver on a command only (a client's request carrying them is refused):
+    guard: "Guard | None" = None  # a node's write: the stored pod must be bound to that node
+    warnings: list[str] | None = None  # admission's warnings, handed back with the store's answer
+
+
+class Guard(_Strict):
+    nodeName: str = Field(min_length=1, max_length=253)
+    message: str = Field(max_length=4096)  # the Forbidden message when the pod is bound elsewhere
+
+
+APISERVER_FIELDS = ("guard", "warnings")
 
 
 # ---- options, one model per verb --------------------------------------------------------------
@@ -77,6 +89,18 @@ class SnapshotOptions(_Strict):
     keys: list[str] = Field(min_length=1, max_length=100_000)
 
 
+class WatchOptions(_Strict):
+    """A person's watch: the apiserver declares a queue bound to the keys RBAC allows."""
+
+    keys: list[str] = Field(min_length=1, max_length=1000)
+
+
+class TokenOptions(_Strict):
+    """A node asks for the broker credentials of a ServiceAccount, for a pod bound to it."""
+
+    pod: str = Field(min_length=1, max_length=253)
+
+
 class LogsOptions(_Strict):
     container: str | None = Field(None, max_length=253)
     tail: int | None = None
@@ -101,7 +125,7 @@ class Binding(BaseModel):
 OPTIONS: dict[str, type[_Strict]] = {
     "create": NoOptions, "get": NoOptions, "update": NoOptions, "updateStatus": NoOptions,
     "list": ListOptions, "delete": DeleteOptions, "patch": PatchOptions, "bind": BindOptions,
-    "snapshot": SnapshotOptions, "logs": LogsOptions,
+    "snapshot": SnapshotOptions, "logs": LogsOptions, "watch": WatchOptions, "token": TokenOptions,
 }
 
 
@@ -151,9 +175,18 @@ def parse_request(body: dict[str, Any]) -> Request:
             Binding.model_validate(req.object)
         except ValidationError as exc:
             raise _bad_request(exc, ("object",)) from None
-    if req.verb == "snapshot" and any(len(k.encode()) > MAX_KEY_BYTES for k in req.options["keys"]):
+    if req.verb in ("snapshot", "watch") and any(len(k.encode()) > MAX_KEY_BYTES for k in req.options["keys"]):
         raise StatusError("BadRequest", f"options.keys: Invalid value: must be at most {MAX_KEY_BYTES} bytes each")
     return req
+
+
+def parse_client_request(body: dict[str, Any]) -> Request:
+    """A request as a client sent it: the fields only an apiserver sets are refused."""
+    for name in APISERVER_FIELDS:
+        if isinstance(body, dict) and body.get(name) is not None:
+            cause = cause_of({"type": "extra_forbidden", "loc": (name,), "msg": "", "input": body[name]}, ())
+            raise StatusError("BadRequest", f"the request is invalid: {cause.field}: {cause.message}", [cause])
+    return parse_request(body)
 
 
 def valid_reply_to(reply_to: str | None) -> bool:
@@ -179,3 +212,6 @@ def parse_event(body: dict[str, Any]) -> Event | Bookmark:
 def _first(exc: ValidationError) -> str:
     err = exc.errors()[0]
     return f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}"
+
+
+Request.model_rebuild()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 import time
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import structlog
@@ -26,6 +27,16 @@ from runtime.cache import BadEvent, Cache, Delta, Gap, StaleSnapshot
 from runtime.heap import freeze_survivors
 
 log = structlog.get_logger("informer")
+Declare = Callable[[QueueSpec, Callable[[], None]], None]  # declare the queue and its bindings, then call back
+
+
+@dataclass(frozen=True)
+class Route:
+    """Where snapshot requests go: the apiservers, or (for an apiserver's own cache) the store."""
+
+    exchange: str
+    key: str
+    headers: dict | None = None
 
 MIN_RESYNC_S = 1.0
 BIG_CACHE = 10_000  # objects; a cache this large is frozen out of the garbage collector's scans
@@ -37,11 +48,14 @@ class Informer:
     def __init__(self, bus: Bus, rpc: RpcClient, names: Names, spec: QueueSpec, handler: Callable[[Delta], None],
                  *, owner: str, max_bytes: int, timeout: float, prefetch: int = 256, max_depth: int = codec.MAX_DEPTH,
                  bounds: Bounds = DEFAULT_BOUNDS, on_synced: Callable[[], None] = lambda: None,
-                 clock: Callable[[], float] = time.monotonic):
+                 clock: Callable[[], float] = time.monotonic, declare: Declare | None = None,
+                 snapshot_route: Route | None = None):
         self.bus, self.rpc, self.names, self.spec = bus, rpc, names, spec
         self.handler, self.owner, self.max_bytes, self.timeout = handler, owner, max_bytes, timeout
         self.prefetch, self.max_depth, self.bounds = prefetch, max_depth, bounds
         self.on_synced, self.clock = on_synced, clock
+        self.declare = declare or self._declare  # a person's queue is declared by an apiserver (`watch`)
+        self.route = snapshot_route or Route(names.api, "apiserver")
         self.cache = Cache(spec.binding_keys(names.events))
         self.held: list[Message] = []  # deliveries waiting for a resync to finish
         self.resyncing = False
@@ -61,7 +75,10 @@ class Informer:
         self.tag = None
         self.resyncing = True
         self.replay = self.replay or replay
-        declare_queue(self.bus, self.names, self.spec, lambda: self._request_snapshot(gen), bounds=self.bounds)
+        self.declare(self.spec, lambda: self._request_snapshot(gen))
+
+    def _declare(self, spec: QueueSpec, then: Callable[[], None]) -> None:
+        declare_queue(self.bus, self.names, spec, then, bounds=self.bounds)
 
     def stop(self, then: Callable[[], None] = lambda: None) -> None:
         """Stop consuming; whatever is still in flight for this generation is ignored."""
@@ -79,8 +96,8 @@ class Informer:
         if gen != self.generation or self.bus.channel is None:
             return  # stopped or restarted meanwhile; a reconnect starts it again
         body = {"verb": "snapshot", "kind": "*", "options": {"keys": list(self.cache.bindings)}}
-        self.rpc.call(self.names.api, "apiserver", body, lambda reply: self._on_snapshot(gen, reply), self.timeout,
-                      user_id=self.bus.user)
+        self.rpc.call(self.route.exchange, self.route.key, body, lambda reply: self._on_snapshot(gen, reply),
+                      self.timeout, user_id=self.bus.user, headers=self.route.headers)
 
     def _on_snapshot(self, gen: int, reply: dict[str, Any] | StatusError) -> None:
         if gen != self.generation:

@@ -30,17 +30,19 @@ def failure(exc: StatusError) -> bytes:
 
 def _dispatch(state: State, req: Request, chunk_bytes: int) -> Parts:
     verb, opts = req.verb, req.options
+    if req.guard is not None:
+        _check_guard(state, req)
     if verb == "get":
         return [_one(state.get(req.kind, req.namespace, _name(req)))]
     if verb == "create":
-        return [_one(state.create(req.kind, req.namespace, _object(req)))]
+        return [_one(state.create(req.kind, req.namespace, _object(req)), req.warnings)]
     if verb in ("update", "updateStatus"):
         return [_one(state.update(req.kind, req.namespace, _object(req), req.resourceVersion,
-                                  status_only=verb == "updateStatus"))]
+                                  status_only=verb == "updateStatus"), req.warnings)]
     if verb == "delete":
-        return [_one(state.delete(req.kind, req.namespace, _name(req), opts))]
+        return [_one(state.delete(req.kind, req.namespace, _name(req), opts), req.warnings)]
     if verb == "bind":
-        return [_one(state.bind(req.namespace, _name(req), _object(req), opts.get("uid"), req.resourceVersion))]
+        return [_one(state.bind(req.namespace, _name(req), _object(req), opts.get("uid"), req.resourceVersion), req.warnings)]
     lazy = len(state.objects) >= LAZY_OBJECTS
     if verb == "list":
         return _chunks(state.list(req.kind, req.namespace, opts), state.rev, chunk_bytes, lazy)
@@ -49,8 +51,17 @@ def _dispatch(state: State, req: Request, chunk_bytes: int) -> Parts:
     raise bad_request(f"the store does not take the verb {verb!r}")
 
 
-def _one(entry: Entry) -> bytes:
-    return codec.pack_map({"ok": True}, {"object": entry.raw})
+def _check_guard(state: State, req: Request) -> None:
+    """A node's command on a pod: only a pod bound to that node (the node authorizer's condition,
+    checked here, where the stored pod is, so it cannot race with a binding)."""
+    current = state.get(req.kind, req.namespace, _name(req)).obj
+    if (current.get("spec") or {}).get("nodeName") != req.guard.nodeName:
+        raise StatusError("Forbidden", req.guard.message, details={"name": req.name or "", "kind": "pods"})
+
+
+def _one(entry: Entry, warnings: list[str] | None = None) -> bytes:
+    """A one-object answer, with admission's warnings when there are any."""
+    return codec.pack_map({"ok": True, "warnings": warnings} if warnings else {"ok": True}, {"object": entry.raw})
 
 
 def _name(req: Request) -> str:

@@ -129,3 +129,39 @@ def test_events_go_out_in_runs_that_share_key_and_from():
     for confirm in reversed(bus.confirms):
         confirm(True)
     assert box.confirmed == 5
+
+
+def _pod_on(state: State, node: str) -> None:
+    state.create("Pod", "default", {"metadata": {"name": "p", "namespace": "default"},
+                                    "spec": {"nodeName": node, "containers": [{"name": "c", "image": "i"}]}})
+
+
+@pytest.mark.parametrize("node, ok", [pytest.param("node-1", True, id="own-pod"),
+                                      pytest.param("node-2", False, id="pod-bound-elsewhere")])
+def test_a_guarded_command_needs_the_pod_bound_to_the_guards_node(node, ok):
+    from bus.messages import parse_request
+    from store.commands import execute
+
+    state = State(lambda: 0.0)
+    state.seed_namespaces()
+    _pod_on(state, "node-1")
+    message = f'node "{node}" can only update pod status for pods with spec.nodeName set to itself'
+    req = parse_request({"verb": "updateStatus", "kind": "Pod", "namespace": "default", "name": "p",
+                         "object": {"metadata": {"name": "p"}, "status": {"phase": "Running"}},
+                         "guard": {"nodeName": node, "message": message}})
+    reply = msgpack.unpackb(execute(state, req, 1 << 20)[0])
+    assert reply["ok"] is ok
+    if not ok:
+        assert reply["status"]["code"] == 403 and reply["status"]["message"] == message
+
+
+def test_admission_warnings_come_back_with_the_answer():
+    from bus.messages import parse_request
+    from store.commands import execute
+
+    state = State(lambda: 0.0)
+    state.seed_namespaces()
+    req = parse_request({"verb": "create", "kind": "Namespace", "object": {"metadata": {"name": "w"}},
+                         "warnings": ['would violate PodSecurity "restricted:latest": host namespaces']})
+    reply = msgpack.unpackb(execute(state, req, 1 << 20)[0])
+    assert reply["ok"] and reply["warnings"] == ['would violate PodSecurity "restricted:latest": host namespaces']
