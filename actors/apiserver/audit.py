@@ -1,0 +1,359 @@
+"""The audit log: which requests are recorded at which level (an `audit.k8s.io/v1` Policy, matched as
+kube-apiserver's `pkg/audit/policy/checker.go` does), and one `audit.k8s.io/v1` Event per request written
+as a JSON line, as kube-apiserver's log backend writes them.
+
+The policy part is pure. `AuditLog` buffers lines and a daemon thread appends them to the file at least
+every second, so an apiserver's mailbox never waits on the disk; a failing disk costs audit lines
+(logged), never a request.
+"""
+from __future__ import annotations
+
+import json
+import threading
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Literal
+
+import structlog
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from api.registry import KINDS, known, lookup
+
+log = structlog.get_logger("audit")
+
+DEFAULT_POLICY = Path(__file__).resolve().parents[2] / "config" / "audit-policy.yaml"
+Level = Literal["None", "Metadata", "Request", "RequestResponse"]
+Stage = Literal["RequestReceived", "ResponseStarted", "ResponseComplete", "Panic"]
+LEVELS = ("None", "Metadata", "Request", "RequestResponse")  # in order: each adds to the one before
+
+
+# ---- the policy -----------------------------------------------------------------------------------
+class _Strict(BaseModel):
+    """A typo in a policy file must be loud, not a rule that silently matches everything."""
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class GroupResources(_Strict):
+    group: str = ""  # the core group is ""
+    resources: list[str] = Field(default_factory=list)
+    resourceNames: list[str] = Field(default_factory=list)
+
+
+class PolicyRule(_Strict):
+    level: Level
+    users: list[str] = Field(default_factory=list)
+    userGroups: list[str] = Field(default_factory=list)
+    verbs: list[str] = Field(default_factory=list)
+    resources: list[GroupResources] = Field(default_factory=list)
+    namespaces: list[str] = Field(default_factory=list)
+    nonResourceURLs: list[str] = Field(default_factory=list)
+    omitStages: list[Stage] = Field(default_factory=list)
+    omitManagedFields: bool | None = None
+
+    @model_validator(mode="after")
+    def _one_kind_of_request(self) -> "PolicyRule":
+        if self.nonResourceURLs and (self.resources or self.namespaces):
+            raise ValueError("rules cannot apply to both regular resources and non-resource URLs")
+        return self
+
+
+class Policy(_Strict):
+    apiVersion: Literal["audit.k8s.io/v1"] = "audit.k8s.io/v1"
+    kind: Literal["Policy"] = "Policy"
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    rules: list[PolicyRule] = Field(default_factory=list)
+    omitStages: list[Stage] = Field(default_factory=list)
+    omitManagedFields: bool = False
+
+
+def load_policy(path: str | Path = DEFAULT_POLICY) -> Policy:
+    """A Policy from a YAML file; raises (pydantic's ValidationError) on anything Kubernetes would refuse."""
+    return Policy.model_validate(yaml.safe_load(Path(path).read_text()) or {})
+
+
+@dataclass(frozen=True)
+class Attributes:
+    """What a rule is matched against (authorizer.Attributes). No resource means a non-resource request."""
+    user: str
+    groups: tuple[str, ...]
+    verb: str
+    api_group: str = ""
+    resource: str = ""
+    subresource: str = ""
+    namespace: str = ""
+    name: str = ""
+    path: str = ""
+
+
+def rule_for(policy: Policy, attrs: Attributes) -> PolicyRule | None:
+    """The first rule that matches, or None."""
+    return next((rule for rule in policy.rules if _rule_matches(rule, attrs)), None)
+
+
+def level_for(policy: Policy, user: str, groups, verb: str, api_group: str, resource: str, subresource: str,
+              namespace: str | None, name: str | None, path: str = "") -> str:
+    """The level of the first matching rule; `None` when no rule matches."""
+    rule = rule_for(policy, Attributes(user, tuple(groups or ()), verb, api_group or "", resource or "",
+                                       subresource or "", namespace or "", name or "", path))
+    return rule.level if rule else "None"
+
+
+def omitted_stages(policy: Policy, rule: PolicyRule | None) -> set[str]:
+    return set(policy.omitStages) | set(rule.omitStages if rule else ())
+
+
+def _rule_matches(rule: PolicyRule, a: Attributes) -> bool:
+    """Every field the rule lists must match; namespaces and resources only match resource requests,
+    nonResourceURLs only the others."""
+    if rule.users and a.user not in rule.users:
+        return False
+    if rule.userGroups and not set(a.groups) & set(rule.userGroups):
+        return False
+    if rule.verbs and a.verb not in rule.verbs:
+        return False
+    if rule.namespaces or rule.resources:
+        return bool(a.resource) and _matches_resource(rule, a)
+    if rule.nonResourceURLs:
+        return not a.resource and any(_path_matches(a.path, spec) for spec in rule.nonResourceURLs)
+    return True
+
+
+def _matches_resource(rule: PolicyRule, a: Attributes) -> bool:
+    if rule.namespaces and a.namespace not in rule.namespaces:  # cluster-scoped objects have namespace ""
+        return False
+    if not rule.resources:
+        return True
+    return any(_group_matches(gr, a) for gr in rule.resources if gr.group == a.api_group)
+
+
+def _group_matches(gr: GroupResources, a: Attributes) -> bool:
+    if not gr.resources:
+        return True
+    if gr.resourceNames and a.name not in gr.resourceNames:
+        return False
+    combined = f"{a.resource}/{a.subresource}" if a.subresource else a.resource
+    return any(res in (combined, "*")
+               or (a.subresource and res.startswith("*/") and res[2:] == a.subresource)
+               or (res.endswith("/*") and res[:-2] == a.resource)
+               for res in gr.resources)
+
+
+def _path_matches(path: str, spec: str) -> bool:
+    return spec in ("*", path) or (spec.endswith("*") and path.startswith(spec[:-1]))
+
+
+# ---- from a kubus request to Kubernetes' attributes --------------------------------------------
+_VERBS = {"updateStatus": ("update", "status"), "bind": ("create", "binding"), "logs": ("get", "log"),
+          "snapshot": ("list", "")}
+
+
+def kube_verb(verb: str, options: dict | None = None) -> tuple[str, str]:
+    """(Kubernetes verb, subresource) of a kubus request: `updateStatus` is an update of `status`, a
+    binding a create of `pods/binding`, `logs` a get of `pods/log`, a snapshot a list."""
+    kverb, sub = _VERBS.get(verb, (verb, ""))
+    return kverb, sub or str((options or {}).get("subresource") or "")
+
+
+def snapshot_kind(options: dict | None) -> str:
+    """The kind a snapshot reads, from its first binding key (`pod.team-a.*` → pod)."""
+    keys = (options or {}).get("keys") or []
+    return str(keys[0]).split(".", 1)[0] if keys else ""
+
+
+def attributes(user: str, groups, verb: str, kind: str, namespace: str | None, name: str | None,
+               options: dict | None = None) -> Attributes:
+    """The attributes of a kubus request (kind as the request names it: `Pod`, `pods`, `po`)."""
+    kverb, sub = kube_verb(verb, options)
+    kind = kind or (snapshot_kind(options) if verb == "snapshot" else "")
+    group, resource = _group_and_resource(kind)
+    return Attributes(user, tuple(groups or ()), kverb, group, resource, sub, namespace or "", name or "")
+
+
+def _group_and_resource(kind: str) -> tuple[str, str]:
+    if not kind or not known(kind):
+        return "", (kind or "").lower()
+    info = lookup(kind)
+    return (info.api_version.split("/")[0] if "/" in info.api_version else ""), info.plural
+
+
+def _api_version(attrs: Attributes) -> str:
+    info = next((i for i in KINDS.values() if i.plural == attrs.resource), None)
+    return info.api_version if info else ("v1" if not attrs.api_group else f"{attrs.api_group}/v1")
+
+
+def request_uri(attrs: Attributes) -> str:
+    """A Kubernetes-style URI: `/api/v1/namespaces/team-a/pods/web`, `/apis/apps/v1/deployments?watch=true`.
+    A create names its collection, as a POST does."""
+    if not attrs.resource:
+        return attrs.path or "/"
+    version = _api_version(attrs)
+    parts = ["/api/v1" if version == "v1" else f"/apis/{version}"]
+    if attrs.namespace and attrs.resource != "namespaces":
+        parts += ["namespaces", attrs.namespace]
+    parts.append(attrs.resource)
+    if attrs.name and (attrs.verb != "create" or attrs.subresource):
+        parts.append(attrs.name)
+    if attrs.subresource:
+        parts.append(attrs.subresource)
+    return "/".join(parts) + ("?watch=true" if attrs.verb == "watch" else "")
+
+
+# ---- the event ----------------------------------------------------------------------------------
+def micro_time(when: datetime) -> str:
+    """RFC 3339 with microseconds, UTC (metav1.MicroTime)."""
+    return when.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def response_status(code: int, reason: str | None = None, message: str | None = None) -> dict:
+    """metav1.Status as the audit log shows it: a bare code on success, Failure with reason and message."""
+    status: dict[str, Any] = {"metadata": {}, "code": code}
+    if code >= 400:
+        status["status"] = "Failure"
+    if reason:
+        status["reason"] = reason
+    if message:
+        status["message"] = message
+    return status
+
+
+def object_ref(attrs: Attributes) -> dict | None:
+    if not attrs.resource:
+        return None
+    ref = {"resource": attrs.resource, "namespace": attrs.namespace, "name": attrs.name,
+           "apiGroup": attrs.api_group, "apiVersion": _api_version(attrs).split("/")[-1],
+           "subresource": attrs.subresource}
+    return {k: v for k, v in ref.items() if v}  # omitempty, as Kubernetes writes it
+
+
+def _without_managed_fields(obj: Any) -> Any:
+    if not isinstance(obj, dict) or not isinstance(obj.get("metadata"), dict):
+        return obj
+    return {**obj, "metadata": {k: v for k, v in obj["metadata"].items() if k != "managedFields"}}
+
+
+def audit_event(level: str, attrs: Attributes, *, audit_id: str, user_agent: str, code: int,
+                reason: str | None, message: str | None, received: datetime, completed: datetime,
+                annotations: dict[str, str], request_object: Any = None, response_object: Any = None,
+                omit_managed_fields: bool = False) -> dict:
+    """One `audit.k8s.io/v1` Event at stage ResponseComplete; bodies as the level allows."""
+    event: dict[str, Any] = {
+        "kind": "Event", "apiVersion": "audit.k8s.io/v1", "level": level, "auditID": audit_id,
+        "stage": "ResponseComplete", "requestURI": request_uri(attrs), "verb": attrs.verb,
+        "user": {"username": attrs.user, "groups": list(attrs.groups)}, "sourceIPs": [], "userAgent": user_agent}
+    ref = object_ref(attrs)
+    if ref:
+        event["objectRef"] = ref
+    event["responseStatus"] = response_status(code, reason, message)
+    trim = _without_managed_fields if omit_managed_fields else (lambda o: o)
+    if LEVELS.index(level) >= LEVELS.index("Request") and request_object is not None and attrs.resource:
+        event["requestObject"] = trim(request_object)
+    if level == "RequestResponse" and response_object is not None and attrs.resource:
+        event["responseObject"] = trim(response_object)
+    event["requestReceivedTimestamp"] = micro_time(received)
+    event["stageTimestamp"] = micro_time(completed)
+    if annotations:
+        event["annotations"] = dict(annotations)
+    return event
+
+
+# ---- the file -------------------------------------------------------------------------------------
+class AuditLog:
+    """Appends one JSON line per audited request to `path`. `record` only formats and queues; a daemon
+    thread writes the queue out every `flush_s` seconds, and `close` writes what is left."""
+
+    MAX_PENDING = 100_000  # lines held while the disk fails; older ones are dropped beyond that
+
+    def __init__(self, path: str | Path, policy: Policy, flush_s: float = 1.0,
+                 clock: Callable[[], datetime] = lambda: datetime.now(timezone.utc)):
+        self.path, self.policy, self.flush_s, self.clock = Path(path), policy, flush_s, clock
+        self._pending: list[str] = []
+        self._lock = threading.Lock()  # the queue
+        self._writing = threading.Lock()  # the file: one flush at a time keeps lines in order
+        self._stop = threading.Event()
+        self._file = None
+        self.dropped = 0
+        self._thread = threading.Thread(target=self._run, name="audit-writer", daemon=True)
+        self._thread.start()
+
+    def record(self, *, user: str, groups=(), verb: str, kind: str, namespace: str | None = None,
+               name: str | None = None, options: dict | None = None, code: int = 200, reason: str | None = None,
+               message: str | None = None, request_object: Any = None, response_object: Any = None,
+               received: datetime | None = None, user_agent: str = "", audit_id: str | None = None,
+               decision: str = "allow", authz_reason: str = "", annotations: dict[str, str] | None = None) -> None:
+        """Audit one kubus request (its verb, kind, namespace, name and options as sent) and its outcome.
+        Never raises: an audit failure must not fail the request."""
+        try:
+            attrs = attributes(user, groups, verb, kind, namespace, name, options)
+            rule = rule_for(self.policy, attrs)
+            level = rule.level if rule else "None"
+            if level == "None" or "ResponseComplete" in omitted_stages(self.policy, rule):
+                return
+            notes = {"authorization.k8s.io/decision": decision, "authorization.k8s.io/reason": authz_reason,
+                     **(annotations or {})}
+            omit = rule.omitManagedFields if rule.omitManagedFields is not None else self.policy.omitManagedFields
+            now = self.clock()
+            event = audit_event(level, attrs, audit_id=audit_id or str(uuid.uuid4()), user_agent=user_agent,
+                                code=code, reason=reason, message=message, received=received or now,
+                                completed=now, annotations=notes, request_object=request_object,
+                                response_object=response_object, omit_managed_fields=omit)
+            self._queue(json.dumps(event, separators=(",", ":"), default=str) + "\n")
+        except Exception:
+            log.exception("audit.record_failed", verb=verb, kind=kind, name=name)
+
+    def _queue(self, line: str) -> None:
+        with self._lock:
+            self._pending.append(line)
+            if len(self._pending) > self.MAX_PENDING:
+                excess = len(self._pending) - self.MAX_PENDING
+                del self._pending[:excess]
+                self.dropped += excess
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.flush_s):
+            self.flush()
+
+    def flush(self) -> None:
+        """Write out what is queued; on failure the lines stay queued for the next try, and it is logged."""
+        with self._writing:
+            self._flush()
+
+    def _flush(self) -> None:
+        with self._lock:
+            lines, self._pending = self._pending, []
+        if not lines:
+            return
+        try:
+            if self._file is None:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._file = open(self.path, "a", encoding="utf-8")
+            self._file.write("".join(lines))
+            self._file.flush()
+        except Exception as exc:
+            log.error("audit.write_failed", path=str(self.path), lines=len(lines), error=str(exc))
+            self._close_file()
+            with self._lock:
+                self._pending[:0] = lines
+
+    def close(self) -> None:
+        """Stop the writer and write what is left (called on the apiserver's shutdown)."""
+        self._stop.set()
+        self._thread.join(timeout=5)
+        self.flush()
+        self._close_file()
+
+    def _close_file(self) -> None:
+        try:
+            if self._file is not None:
+                self._file.close()
+        except Exception:
+            pass
+        self._file = None
+
+    def __enter__(self) -> "AuditLog":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -1,0 +1,235 @@
+"""The audit policy as Kubernetes' checker matches it, the Event's shape, and the file writer."""
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+
+import pytest
+from pydantic import ValidationError
+
+from actors.apiserver.audit import (DEFAULT_POLICY, AuditLog, Policy, attributes, kube_verb, level_for,
+                                    load_policy, micro_time, request_uri)
+from tests.helpers import wait_until
+
+T0 = datetime(2026, 11, 23, 15, 4, 5, 123456, tzinfo=timezone.utc)
+
+
+def policy(*rules, **extra) -> Policy:
+    return Policy.model_validate({"rules": list(rules), **extra})
+
+
+def res(*resources, group="", names=()):
+    return {"group": group, "resources": list(resources), "resourceNames": list(names)}
+
+
+# (rule, attributes: user, groups, verb, group, resource, subresource, namespace, name) -> matches
+MATCHES = [
+    pytest.param({}, ("alice", (), "get", "", "pods", "", "a", "p"), True, id="empty-rule-matches-all"),
+    pytest.param({"users": ["bob"]}, ("alice", (), "get", "", "pods", "", "a", "p"), False, id="user-differs"),
+    pytest.param({"userGroups": ["devs"]}, ("alice", ("ops", "devs"), "get", "", "pods", "", "a", "p"), True,
+                 id="one-group-is-enough"),
+    pytest.param({"userGroups": ["devs"]}, ("alice", ("ops",), "get", "", "pods", "", "a", "p"), False,
+                 id="no-group-in-common"),
+    pytest.param({"verbs": ["create"]}, ("alice", (), "get", "", "pods", "", "a", "p"), False, id="verb-differs"),
+    pytest.param({"namespaces": ["a"]}, ("alice", (), "get", "", "pods", "", "a", "p"), True, id="namespace"),
+    pytest.param({"namespaces": ["a"]}, ("alice", (), "get", "", "nodes", "", "", "n"), False,
+                 id="cluster-scoped-has-namespace-empty"),
+    pytest.param({"namespaces": [""]}, ("alice", (), "get", "", "nodes", "", "", "n"), True,
+                 id="empty-namespace-names-cluster-scope"),
+    pytest.param({"resources": [res("pods")]}, ("alice", (), "get", "", "pods", "log", "a", "p"), False,
+                 id="subresource-needs-its-own-entry"),
+    pytest.param({"resources": [res("pods/log")]}, ("alice", (), "get", "", "pods", "log", "a", "p"), True,
+                 id="resource-slash-subresource"),
+    pytest.param({"resources": [res("pods/*")]}, ("alice", (), "get", "", "pods", "log", "a", "p"), True,
+                 id="resource-slash-star"),
+    pytest.param({"resources": [res("pods/*")]}, ("alice", (), "get", "", "pods", "", "a", "p"), True,
+                 id="resource-slash-star-matches-the-resource-too"),
+    pytest.param({"resources": [res("*/status")]}, ("alice", (), "update", "", "pods", "status", "a", "p"), True,
+                 id="star-slash-subresource"),
+    pytest.param({"resources": [res("*/status")]}, ("alice", (), "update", "", "pods", "", "a", "p"), False,
+                 id="star-slash-subresource-not-the-resource"),
+    pytest.param({"resources": [res("*")]}, ("alice", (), "get", "", "pods", "log", "a", "p"), True,
+                 id="star-matches-subresources"),
+    pytest.param({"resources": [res()]}, ("alice", (), "get", "", "pods", "", "a", "p"), True,
+                 id="group-without-resources-is-the-whole-group"),
+    pytest.param({"resources": [res("deployments")]}, ("alice", (), "get", "apps", "deployments", "", "a", "d"),
+                 False, id="group-differs"),
+    pytest.param({"resources": [res("deployments", group="apps")]},
+                 ("alice", (), "get", "apps", "deployments", "", "a", "d"), True, id="named-group"),
+    pytest.param({"resources": [res("pods", names=["p"])]}, ("alice", (), "get", "", "pods", "", "a", "p"), True,
+                 id="resource-name"),
+    pytest.param({"resources": [res("pods", names=["q"])]}, ("alice", (), "get", "", "pods", "", "a", "p"), False,
+                 id="resource-name-differs"),
+    pytest.param({"nonResourceURLs": ["/healthz*"]}, ("alice", (), "get", "", "pods", "", "a", "p"), False,
+                 id="non-resource-rule-skips-resources"),
+    pytest.param({"resources": [res("pods")], "namespaces": ["a"], "verbs": ["get"], "users": ["alice"]},
+                 ("alice", (), "get", "", "pods", "", "b", "p"), False, id="every-field-must-match"),
+]
+
+
+@pytest.mark.parametrize("rule, attrs, matches", MATCHES)
+def test_rule_matching_follows_kubernetes(rule, attrs, matches):
+    p = policy({"level": "Metadata", **rule})
+    assert level_for(p, *attrs) == ("Metadata" if matches else "None")
+
+
+@pytest.mark.parametrize("path, spec, matches", [
+    pytest.param("/healthz", "/healthz*", True, id="prefix-star"),
+    pytest.param("/healthz/etcd", "/healthz*", True, id="prefix-star-deeper"),
+    pytest.param("/version", "/version", True, id="exact"),
+    pytest.param("/versions", "/version", False, id="exact-only"),
+    pytest.param("/anything", "*", True, id="star"),
+])
+def test_non_resource_urls(path, spec, matches):
+    p = policy({"level": "Metadata", "nonResourceURLs": [spec]})
+    assert level_for(p, "alice", (), "get", "", "", "", "", "", path=path) == ("Metadata" if matches else "None")
+
+
+def test_first_matching_rule_wins_and_no_match_is_none():
+    p = policy({"level": "RequestResponse", "resources": [res("roles", group="rbac.authorization.k8s.io")]},
+               {"level": "Metadata", "namespaces": ["a"]})
+    assert level_for(p, "u", (), "get", "rbac.authorization.k8s.io", "roles", "", "a", "r") == "RequestResponse"
+    assert level_for(p, "u", (), "get", "", "pods", "", "a", "p") == "Metadata"
+    assert level_for(p, "u", (), "get", "", "pods", "", "b", "p") == "None"
+
+
+@pytest.mark.parametrize("body", [
+    pytest.param({"rules": [{"level": "Loud"}]}, id="unknown-level"),
+    pytest.param({"rules": [{"level": "None", "verb": ["get"]}]}, id="typo-in-a-field"),
+    pytest.param({"rules": [{"level": "None", "resources": [res("pods")], "nonResourceURLs": ["/x"]}]},
+                 id="both-resources-and-urls"),
+    pytest.param({"omitStages": ["Later"]}, id="unknown-stage"),
+])
+def test_policy_refuses_what_kubernetes_refuses(body):
+    with pytest.raises(ValidationError):
+        Policy.model_validate(body)
+
+
+@pytest.mark.parametrize("attrs, level", [
+    pytest.param(("system:node:n1", ("system:nodes",), "get", "coordination.k8s.io", "leases", "", "kube-node-lease",
+                  "n1"), "None", id="node-reads-its-lease"),
+    pytest.param(("system:node:n1", ("system:nodes",), "update", "coordination.k8s.io", "leases", "",
+                  "kube-node-lease", "n1"), "None", id="node-renews-its-lease"),
+    pytest.param(("system:node:n1", ("system:nodes",), "list", "", "events", "", "a", ""), "None",
+                 id="node-lists-events"),
+    pytest.param(("system:node:n1", ("system:nodes",), "update", "", "pods", "status", "a", "p"), "Metadata",
+                 id="node-writes-pod-status"),
+    pytest.param(("alice", (), "get", "coordination.k8s.io", "leases", "", "a", "l"), "Metadata",
+                 id="people-reading-leases"),
+    pytest.param(("alice", (), "create", "rbac.authorization.k8s.io", "clusterrolebindings", "", "", "x"),
+                 "RequestResponse", id="rbac-with-bodies"),
+    pytest.param(("alice", (), "delete", "apps", "deployments", "", "a", "d"), "Metadata", id="everything-else"),
+])
+def test_default_policy(attrs, level):
+    assert level_for(load_policy(DEFAULT_POLICY), *attrs) == level
+
+
+@pytest.mark.parametrize("verb, options, expected", [
+    pytest.param("updateStatus", {}, ("update", "status"), id="update-status"),
+    pytest.param("patch", {"subresource": "status"}, ("patch", "status"), id="patch-status"),
+    pytest.param("bind", {}, ("create", "binding"), id="bind"),
+    pytest.param("logs", {"container": "c"}, ("get", "log"), id="logs"),
+    pytest.param("snapshot", {"keys": ["pod.#"]}, ("list", ""), id="snapshot"),
+    pytest.param("watch", {}, ("watch", ""), id="watch"),
+    pytest.param("delete", None, ("delete", ""), id="delete"),
+])
+def test_kubus_verbs_become_kubernetes_verbs(verb, options, expected):
+    assert kube_verb(verb, options) == expected
+
+
+@pytest.mark.parametrize("verb, kind, ns, name, options, uri", [
+    pytest.param("get", "Pod", "team-a", "web", {}, "/api/v1/namespaces/team-a/pods/web", id="get-pod"),
+    pytest.param("create", "Pod", "team-a", "web", {}, "/api/v1/namespaces/team-a/pods", id="create-posts"),
+    pytest.param("list", "deployments", "team-a", None, {}, "/apis/apps/v1/namespaces/team-a/deployments",
+                 id="list-by-plural"),
+    pytest.param("watch", "Pod", None, None, {}, "/api/v1/pods?watch=true", id="watch-all-namespaces"),
+    pytest.param("updateStatus", "Node", None, "n1", {}, "/api/v1/nodes/n1/status", id="cluster-scoped-status"),
+    pytest.param("bind", "Pod", "a", "p", {}, "/api/v1/namespaces/a/pods/p/binding", id="binding"),
+    pytest.param("delete", "Namespace", None, "shop", {}, "/api/v1/namespaces/shop", id="namespace-itself"),
+    pytest.param("get", "ClusterRole", None, "system:controller:gc", {},
+                 "/apis/rbac.authorization.k8s.io/v1/clusterroles/system:controller:gc", id="rbac"),
+    pytest.param("snapshot", "", None, None, {"keys": ["lease.kube-node-lease.*"]},
+                 "/apis/coordination.k8s.io/v1/leases", id="snapshot-from-its-keys"),
+])
+def test_request_uri(verb, kind, ns, name, options, uri):
+    assert request_uri(attributes("u", (), verb, kind, ns, name, options)) == uri
+
+
+def test_micro_time_is_rfc3339_with_microseconds():
+    assert micro_time(T0) == "2026-11-23T15:04:05.123456Z"
+
+
+def _written(path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_an_event_per_request_at_the_rule_level(tmp_path):
+    p = policy({"level": "None", "users": ["quiet"]},
+               {"level": "RequestResponse", "resources": [res("clusterroles", group="rbac.authorization.k8s.io")]},
+               {"level": "Request", "resources": [res("pods")]}, {"level": "Metadata"})
+    path = tmp_path / "audit" / "audit.log"
+    role = {"metadata": {"name": "view", "managedFields": [{"manager": "x"}]}, "rules": []}
+    with AuditLog(path, p, flush_s=60, clock=lambda: T0) as audit:
+        audit.record(user="alice", groups=["devs"], verb="create", kind="ClusterRole", name="view", code=201,
+                     request_object=role, response_object=role, user_agent="cli", audit_id="id-1",
+                     authz_reason='RBAC: allowed by ClusterRoleBinding "admins"')
+        audit.record(user="quiet", verb="get", kind="Pod", namespace="a", name="p")
+        audit.record(user="bob", verb="create", kind="Pod", namespace="a", name="p", request_object={"x": 1},
+                     response_object={"y": 2}, code=403, reason="Forbidden", message="no",
+                     decision="forbid", annotations={"pod-security.kubernetes.io/enforce-policy": "restricted:latest"})
+        audit.record(user="carol", verb="updateStatus", kind="Node", name="n1", request_object={"x": 1})
+    rbac, pod, node = _written(path)
+    assert rbac == {
+        "kind": "Event", "apiVersion": "audit.k8s.io/v1", "level": "RequestResponse", "auditID": "id-1",
+        "stage": "ResponseComplete", "requestURI": "/apis/rbac.authorization.k8s.io/v1/clusterroles",
+        "verb": "create", "user": {"username": "alice", "groups": ["devs"]}, "sourceIPs": [], "userAgent": "cli",
+        "objectRef": {"resource": "clusterroles", "name": "view", "apiGroup": "rbac.authorization.k8s.io",
+                      "apiVersion": "v1"},
+        "responseStatus": {"metadata": {}, "code": 201}, "requestObject": role, "responseObject": role,
+        "requestReceivedTimestamp": "2026-11-23T15:04:05.123456Z", "stageTimestamp": "2026-11-23T15:04:05.123456Z",
+        "annotations": {"authorization.k8s.io/decision": "allow",
+                        "authorization.k8s.io/reason": 'RBAC: allowed by ClusterRoleBinding "admins"'}}
+    assert pod["level"] == "Request" and pod["requestObject"] == {"x": 1} and "responseObject" not in pod
+    assert pod["responseStatus"] == {"metadata": {}, "code": 403, "status": "Failure", "reason": "Forbidden",
+                                     "message": "no"}
+    assert pod["annotations"]["authorization.k8s.io/decision"] == "forbid"
+    assert pod["annotations"]["pod-security.kubernetes.io/enforce-policy"] == "restricted:latest"
+    assert node["level"] == "Metadata" and "requestObject" not in node
+    assert node["objectRef"] == {"resource": "nodes", "name": "n1", "apiVersion": "v1", "subresource": "status"}
+
+
+def test_managed_fields_omitted_when_the_policy_says_so(tmp_path):
+    p = policy({"level": "RequestResponse"}, omitManagedFields=True)
+    with AuditLog(tmp_path / "a.log", p) as audit:
+        audit.record(user="u", verb="create", kind="Pod", namespace="a", name="p",
+                     request_object={"metadata": {"name": "p", "managedFields": [{}]}})
+    assert _written(tmp_path / "a.log")[0]["requestObject"] == {"metadata": {"name": "p"}}
+
+
+def test_omitted_response_complete_writes_nothing(tmp_path):
+    p = policy({"level": "Metadata", "omitStages": ["ResponseComplete"]})
+    with AuditLog(tmp_path / "a.log", p) as audit:
+        audit.record(user="u", verb="get", kind="Pod", namespace="a", name="p")
+    assert not (tmp_path / "a.log").exists()
+
+
+def test_lines_reach_the_file_within_the_flush_interval_and_append(tmp_path):
+    path = tmp_path / "a.log"
+    path.write_text('{"earlier":true}\n')
+    audit = AuditLog(path, policy({"level": "Metadata"}), flush_s=0.05)
+    try:
+        audit.record(user="u", verb="get", kind="Pod", namespace="a", name="p")
+        wait_until(lambda: len(path.read_text().splitlines()) == 2, 5, what="the writer thread to flush")
+    finally:
+        audit.close()
+    assert _written(path)[0] == {"earlier": True}
+
+
+def test_a_failing_disk_never_raises_into_the_caller(tmp_path):
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("")
+    audit = AuditLog(blocker / "audit.log", policy({"level": "Metadata"}), flush_s=60)
+    audit.record(user="u", verb="get", kind="Pod", namespace="a", name="p")
+    audit.flush()
+    audit.close()
+    audit.record(user="u", verb="get", kind="Pod", namespace="a", name="p", request_object=object())
