@@ -51,6 +51,16 @@ class Names:
     def actor_queue(self, actor: str) -> str:
         return f"{self.cluster}.{actor}"
 
+    def watch_prefix(self, user: str) -> str:
+        """The names of a person's watch queues (declared by an apiserver, consumed by the person):
+        the user readable, and a hash of the exact name, so `a.b` and `a_b` never share a prefix."""
+        tag = hashlib.blake2b(user.encode(), digest_size=4).hexdigest()
+        return f"{self.cluster}.watch.{segment(user.replace('.', '_').replace(':', '_'))}~{tag}."
+
+    def kubelet_logs_queue(self, node: str) -> str:
+        """Where apiservers put a node's `logs` requests (through the default exchange)."""
+        return f"{self.cluster}.kubelet.{segment(node)}.logs"
+
     @staticmethod
     def logs_key(node: str) -> str:
         """The `{c}.api` routing key of a node's log service (its kubelet answers)."""
@@ -70,14 +80,15 @@ def segment(value: str) -> str:
     return f"{head}~{hashlib.blake2b(raw).hexdigest()[:16]}"
 
 
-def _word(value: str | None) -> str:
+def word(value: str | None) -> str:
+    """One segment of a routing key: the value with dots as `_`, shortened when long; `-` if absent."""
     return segment(value.replace(".", "_")) if value else NONE
 
 
 def routing_key(kind: str, namespace: str | None, node: str | None) -> str:
     """`{kind}.{namespace}.{node}`, `-` for an absent part, dots in names as `_`, a long part
     shortened by `segment`."""
-    return f"{kind.lower()}.{_word(namespace)}.{_word(node)}"
+    return f"{kind.lower()}.{word(namespace)}.{word(node)}"
 
 
 def object_key(kind: str, obj: dict) -> str:
