@@ -295,5 +295,25 @@ for command in (nodes.cordon, nodes.uncordon, nodes.drain, metadata.label, metad
     main.add_command(command)
 
 
+@main.command()
+@click.option("-f", "--filename", "path", default=None, help="Cluster file (default: config/cluster.yaml).")
+@click.option("--users", "users_path", default=None, help="Users file (default: KUBUS_USERS_FILE).")
+@click.option("--delete", is_flag=True, help="Delete the cluster's broker users instead.")
+def bootstrap(path: str | None, users_path: str | None, delete: bool) -> None:
+    """Create the cluster's broker users, permissions and shared names (idempotent), as KUBUS_ADMIN_URL."""
+    from cli.bootstrap import bootstrap as run, remove_accounts
+    from config.cluster import load_cluster
+    from config.settings import load_settings
+    from config.users import load_users
+
+    settings = load_settings()
+    if delete:
+        click.echo("\n".join(f"deleted {user}" for user in remove_accounts(settings)) or "no users to delete")
+        return
+    users_file = users_path or settings.users_file
+    rows = run(settings, load_cluster(path), load_users(users_file) if users_file else [])
+    click.echo(printers.table([["BROKER USER", "KUBERNETES USER", "GROUPS"], *[list(r) for r in rows]]))
+
+
 if __name__ == "__main__":
     main()

@@ -34,6 +34,12 @@ class Settings(BaseSettings):
     queue_max_bytes: int = Field(64 << 20, ge=1 << 20)  # an event queue's bound; overflow is dead-lettered
     request_queue_max_length: int = Field(50_000, ge=1)  # `{c}.apiserver` and `{c}.store`; more is refused
     log_level: str = "info"
+    # the front door (contract 5)
+    admin_url: str = "amqp://guest:guest@127.0.0.1:5672/"  # the broker administrator `kubus bootstrap` acts as
+    secrets_dir: Path = Path(".kubus/secrets")  # `<cluster>.key`: the secret every derived password comes from
+    users_file: Path | None = None  # people and their groups (the spirit of Kubernetes' static token file)
+    audit_log: Path | None = None  # an apiserver's audit log (JSON lines); none when unset
+    audit_policy: Path | None = None  # audit.k8s.io/v1 Policy; the shipped default when unset
 
     @model_validator(mode="after")
     def _objects_fit_messages(self) -> "Settings":
@@ -45,6 +51,10 @@ class Settings(BaseSettings):
     @property
     def amqp_user(self) -> str:
         return unquote(urlparse(self.amqp_url).username or "guest")
+
+    @property
+    def secret_file(self) -> Path:
+        return self.secrets_dir / f"{self.cluster}.key"
 
     def with_(self, **changes) -> "Settings":
         """A copy with some fields changed (settings are frozen)."""
