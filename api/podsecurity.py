@@ -50,6 +50,7 @@ class Check:
 
 
 _V = Versioned
+_userns, _windows, _selinux, _sysctls = c.user_namespaced, c.windows, c.se_linux_options, c.sysctls_allowing
 CHECKS = (
     Check("appArmorProfile", BASELINE, (_V(0, c.app_armor_profile),)),
     Check("capabilities_baseline", BASELINE, (_V(0, c.capabilities_baseline),)),
@@ -58,24 +59,24 @@ CHECKS = (
     Check("hostPorts", BASELINE, (_V(0, c.host_ports),)),
     Check("hostProbesAndHostLifecycle", BASELINE, (_V(34, c.host_probes_and_host_lifecycle),)),
     Check("privileged", BASELINE, (_V(0, c.privileged),)),
-    Check("procMount", BASELINE, (_V(0, c.proc_mount), _V(35, c.unless(c.user_namespaced, c.proc_mount)))),
-    Check("seLinuxOptions", BASELINE, (_V(0, c.se_linux_options(c.SELINUX_TYPES_1_0)), _V(31, c.se_linux_options(c.SELINUX_TYPES_1_31)))),
+    Check("procMount", BASELINE, (_V(0, c.proc_mount), _V(35, c.unless(_userns, c.proc_mount)))),
+    Check("seLinuxOptions", BASELINE, (_V(0, _selinux(c.SELINUX_TYPES_1_0)), _V(31, _selinux(c.SELINUX_TYPES_1_31)))),
     Check("seccompProfile_baseline", BASELINE, (_V(0, c.seccomp_annotations), _V(19, c.seccomp_profile_baseline))),
-    Check("sysctls", BASELINE, (_V(0, c.sysctls_allowing(c.SYSCTLS_1_0)), _V(27, c.sysctls_allowing(c.SYSCTLS_1_27)),
-                                _V(29, c.sysctls_allowing(c.SYSCTLS_1_29)), _V(32, c.sysctls_allowing(c.SYSCTLS_1_32)))),
+    Check("sysctls", BASELINE, (_V(0, _sysctls(c.SYSCTLS_1_0)), _V(27, _sysctls(c.SYSCTLS_1_27)),
+                                _V(29, _sysctls(c.SYSCTLS_1_29)), _V(32, _sysctls(c.SYSCTLS_1_32)))),
     Check("windowsHostProcess", BASELINE, (_V(0, c.windows_host_process),)),
     Check("allowPrivilegeEscalation", RESTRICTED, (_V(8, c.allow_privilege_escalation),
-                                                   _V(25, c.unless(c.windows, c.allow_privilege_escalation)))),
+                                                   _V(25, c.unless(_windows, c.allow_privilege_escalation)))),
     Check("capabilities_restricted", RESTRICTED, (
         _V(22, c.capabilities_restricted, ("capabilities_baseline",)),
-        _V(25, c.unless(c.windows, c.capabilities_restricted), ("capabilities_baseline",)))),
+        _V(25, c.unless(_windows, c.capabilities_restricted), ("capabilities_baseline",)))),
     Check("procMount_restricted", RESTRICTED, (_V(35, c.proc_mount, ("procMount",)),)),
     Check("restrictedVolumes", RESTRICTED, (_V(0, c.restricted_volumes, ("hostPathVolumes",)),)),
-    Check("runAsNonRoot", RESTRICTED, (_V(0, c.run_as_non_root), _V(35, c.unless(c.user_namespaced, c.run_as_non_root)))),
-    Check("runAsUser", RESTRICTED, (_V(23, c.run_as_user), _V(35, c.unless(c.user_namespaced, c.run_as_user)))),
+    Check("runAsNonRoot", RESTRICTED, (_V(0, c.run_as_non_root), _V(35, c.unless(_userns, c.run_as_non_root)))),
+    Check("runAsUser", RESTRICTED, (_V(23, c.run_as_user), _V(35, c.unless(_userns, c.run_as_user)))),
     Check("seccompProfile_restricted", RESTRICTED, (
         _V(19, c.seccomp_profile_restricted, ("seccompProfile_baseline",)),
-        _V(25, c.unless(c.windows, c.seccomp_profile_restricted), ("seccompProfile_baseline",)))),
+        _V(25, c.unless(_windows, c.seccomp_profile_restricted), ("seccompProfile_baseline",)))),
 )
 NEWEST = max(v.since for check in CHECKS for v in check.versions)
 ORDER = sorted(k.id for k in CHECKS if k.level == BASELINE) + sorted(k.id for k in CHECKS if k.level == RESTRICTED)

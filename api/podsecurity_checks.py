@@ -1,14 +1,13 @@
 """The Pod Security Standards checks, as pod-security-admission v0.35.6 `policy/check_*.go` words them.
 
 Each check is one small function of (pod metadata, pod spec) returning None when allowed or a
-(ForbiddenReason, ForbiddenDetail) pair; the CHECKS table says at which `v1.x` each version of a
-check starts and which baseline check a restricted one replaces. `evaluate` picks, per level and
-version, the checks upstream's registry would run, in its order: baseline IDs sorted byte-wise,
-then restricted IDs sorted. Objects are plain dicts in Kubernetes JSON shape.
+(ForbiddenReason, ForbiddenDetail) pair, so the strings can be compared with upstream's tests one
+check at a time. Which version of a check runs for a level and `v1.x`, and in what order, is the
+registry's business (`api.podsecurity.CHECKS`). Objects are plain dicts in Kubernetes JSON shape;
+a missing key is Go's nil pointer.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
 Finding = tuple[str, str] | None
@@ -186,7 +185,8 @@ def host_probes_and_host_lifecycle(meta: dict, spec: dict) -> Finding:
         return None
     return ("probe or lifecycle host",
             f'{_who(sorted(names))} {pluralize("uses", "use", len(names))} '
-            f'{pluralize("probe or lifecycle host", "probe or lifecycle hosts", len(hosts))} {join_quote(sorted(hosts))}')
+            f'{pluralize("probe or lifecycle host", "probe or lifecycle hosts", len(hosts))} '
+            f'{join_quote(sorted(hosts))}')
 
 
 def privileged(meta: dict, spec: dict) -> Finding:
@@ -228,7 +228,8 @@ def se_linux_options(allowed: set[str]) -> CheckFn:
             return None
         data = [f'{pluralize("type", "types", len(types))} {join_quote(sorted(types))}'] if types else []
         data += [f"{f} may not be set" for f in ("user", "role") if f in flags]
-        return ("seLinuxOptions", f"{_setters(pod, names)} set forbidden securityContext.seLinuxOptions: {'; '.join(data)}")
+        return ("seLinuxOptions",
+                f"{_setters(pod, names)} set forbidden securityContext.seLinuxOptions: {'; '.join(data)}")
     return check
 
 
@@ -320,7 +321,8 @@ def allow_privilege_escalation(meta: dict, spec: dict) -> Finding:
     names = _names(spec, lambda c: dig(c, "securityContext", "allowPrivilegeEscalation") is not False)
     if not names:
         return None
-    return ("allowPrivilegeEscalation != false", f"{_who(names)} must set securityContext.allowPrivilegeEscalation=false")
+    return ("allowPrivilegeEscalation != false",
+            f"{_who(names)} must set securityContext.allowPrivilegeEscalation=false")
 
 
 def capabilities_restricted(meta: dict, spec: dict) -> Finding:
@@ -335,7 +337,8 @@ def capabilities_restricted(meta: dict, spec: dict) -> Finding:
             caps.update(added)
     details = [f'{_who(no_drop)} must set securityContext.capabilities.drop=["ALL"]'] if no_drop else []
     if adding:
-        details.append(f"{_who(adding)} must not include {join_quote(sorted(caps))} in securityContext.capabilities.add")
+        details.append(f"{_who(adding)} must not include {join_quote(sorted(caps))} "
+                       "in securityContext.capabilities.add")
     return ("unrestricted capabilities", "; ".join(details)) if details else None
 
 
@@ -348,8 +351,12 @@ RESTRICTED_VOLUME_NAMES = ("hostPath", "gcePersistentDisk", "awsElasticBlockStor
 
 
 def restricted_volumes(meta: dict, spec: dict) -> Finding:
+    """A volume with no source at all is allowed: the apiserver defaults it to emptyDir before
+    admission (SetDefaults_Volume), and kubus does not."""
     names, kinds = [], set()
     for volume in spec.get("volumes") or ():
+        if all(v is None for k, v in volume.items() if k != "name"):
+            continue
         if any(volume.get(k) is not None for k in RESTRICTED_VOLUMES_OK):
             continue
         names.append(volume.get("name", ""))

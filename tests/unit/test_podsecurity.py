@@ -165,10 +165,10 @@ CHECK_CASES = [
                  id="procmount-restricted-ignores-user-namespace"),
     # restrictedVolumes
     case("restrictedVolumes", spec(ctr("a"), volumes=[{"name": "c", "configMap": {"name": "x"}},
-                                                            {"name": "p", "projected": {}}]), {}, None,
-                 id="volumes-ok"),
+                                                            {"name": "p", "projected": {}}, {"name": "d"}]), {}, None,
+                 id="volumes-ok-and-sourceless-defaults-to-emptydir"),
     case("restrictedVolumes", spec(ctr("a"), volumes=[{"name": "h", "hostPath": {"path": "/"}},
-                                                            {"name": "n", "nfs": {}}, {"name": "x"}]), {},
+                                                            {"name": "n", "nfs": {}}, {"name": "x", "fancy": {}}]), {},
                  ("restricted volume types", 'volumes "h", "n", "x" use restricted volume types '
                   '"hostPath", "nfs", "unknown"'), id="volumes-bad"),
     # runAsNonRoot
@@ -284,3 +284,154 @@ def test_messages(build, level_version, results, expected):
 ])
 def test_go_quote(text, expected):
     assert go_quote(text) == expected
+
+
+# ---- labels to policy ----
+
+LV = psa.LevelVersion
+
+
+@pytest.mark.parametrize("labels, enforce, audit, warn", [
+    pytest.param({}, LV("privileged"), LV("privileged"), LV("privileged"), id="defaults"),
+    pytest.param({P + "enforce": "baseline", P + "enforce-version": "v1.33"},
+                 LV("baseline", "v1.33"), LV("privileged"), LV("baseline", "v1.33"), id="warn-inherits-enforce"),
+    pytest.param({P + "enforce": "restricted", P + "warn-version": "v1.30"},
+                 LV("restricted"), LV("privileged"), LV("restricted", "v1.30"), id="warn-inherits-level-keeps-version"),
+    pytest.param({P + "enforce": "restricted", P + "warn": "baseline"},
+                 LV("restricted"), LV("privileged"), LV("baseline"), id="warn-set-not-inherited"),
+    pytest.param({P + "enforce": "restricted", P + "warn": "nope"},
+                 LV("restricted"), LV("privileged"), LV("privileged"), id="bad-warn-fails-open-no-inherit"),
+    pytest.param({P + "enforce": "nope"}, LV("restricted"), LV("privileged"), LV("privileged"),
+                 id="bad-enforce-fails-closed-no-inherit"),
+    pytest.param({P + "audit": "nope", P + "audit-version": "1.30"}, LV("privileged"), LV("privileged"),
+                 LV("privileged"), id="bad-audit-fails-open-bad-version-latest"),
+    pytest.param({P + "enforce": "baseline", P + "enforce-version": "v1.07"}, LV("baseline"), LV("privileged"),
+                 LV("baseline"), id="leading-zero-version-is-latest"),
+])
+def test_parse_policy(labels, enforce, audit, warn):
+    assert psa.parse_policy(labels)[0] == psa.Policy(enforce, audit, warn)
+
+
+def bad(label: str, value: str, message: str) -> Cause:
+    return Cause(f"metadata.labels[{P}{label}]", f'Invalid value: "{value}": {message}')
+
+
+@pytest.mark.parametrize("labels, old, expected", [
+    pytest.param({P + "enforce": "restricted", P + "warn-version": "v1.35", "x": "y"}, None, [], id="valid"),
+    pytest.param({P + "enforce": "x"}, None, [bad("enforce", "x", "must be one of privileged, baseline, restricted")],
+                 id="bad-level"),
+    pytest.param({P + "warn-version": "v2.0", P + "audit": "Baseline"}, None,
+                 [bad("audit", "Baseline", "must be one of privileged, baseline, restricted"),
+                  bad("warn-version", "v2.0", 'must be "latest" or "v1.x"')], id="mode-order"),
+    pytest.param({P + "enforce": "x", "app": "b"}, {P + "enforce": "x"}, [], id="update-unchanged-bad-label-allowed"),
+    pytest.param({P + "enforce": "y"}, {P + "enforce": "x"},
+                 [bad("enforce", "y", "must be one of privileged, baseline, restricted")],
+                 id="update-changed-bad-label"),
+    pytest.param({P + "enforce": "y"}, {}, [bad("enforce", "y", "must be one of privileged, baseline, restricted")],
+                 id="update-new-bad-label"),
+])
+def test_label_causes(labels, old, expected):
+    assert psa.label_causes(labels, old) == expected
+
+
+# ---- admission of pods and templates ----
+
+RESTRICTED = {P + "enforce": "restricted"}
+WARN_ONLY = {P + "warn": "baseline", P + "audit": "restricted", P + "audit-version": "v1.33"}
+PRIV_POD = pod("p", ctr("c", privileged=True))
+NGINX_AUDIT = NGINX_MESSAGE.replace("violates", "would violate", 1).replace("restricted:latest", "restricted:v1.33")
+
+
+def template(kind: str, pod_obj: dict) -> dict:
+    inner = {"metadata": {"labels": {"app": "x"}}, "spec": pod_obj["spec"]}
+    if kind == "CronJob":
+        return {"kind": kind, "spec": {"jobTemplate": {"spec": {"template": inner}}}}
+    return {"kind": kind, "spec": {"template": inner}}
+
+
+@pytest.mark.parametrize("labels, kind, obj, kwargs, expected", [
+    pytest.param(RESTRICTED, "Pod", pod(), {},
+                 psa.Result(NGINX_MESSAGE, [], {P + "enforce-policy": "restricted:latest"}),
+                 id="pod-enforce-denies-no-warning"),
+    pytest.param({}, "Pod", PRIV_POD, {}, psa.Result(None, [], {P + "enforce-policy": "privileged:latest"}),
+                 id="pod-privileged-namespace"),
+    pytest.param(WARN_ONLY, "Pod", PRIV_POD, {}, psa.Result(None, [
+        'would violate PodSecurity "baseline:latest": privileged (container "c" must not set '
+        'securityContext.privileged=true)'], {P + "enforce-policy": "privileged:latest", P + "audit-violations":
+        'would violate PodSecurity "restricted:v1.33": privileged (container "c" must not set '
+        'securityContext.privileged=true), allowPrivilegeEscalation != false (container "c" must set '
+        'securityContext.allowPrivilegeEscalation=false), unrestricted capabilities (container "c" must set '
+        'securityContext.capabilities.drop=["ALL"]), runAsNonRoot != true (pod or container "c" must set '
+        'securityContext.runAsNonRoot=true), seccompProfile (pod or container "c" must set '
+        'securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost")'}),
+                 id="pod-warn-and-audit"),
+    pytest.param({P + "enforce": "bogus"}, "Pod", pod(), {}, psa.Result(NGINX_MESSAGE, [], {
+        P + "error": f'Failed to parse policy: metadata.labels[{P}enforce]: Invalid value: "bogus": must be one of '
+                     'privileged, baseline, restricted', P + "enforce-policy": "restricted:latest"}),
+                 id="pod-bad-label-fails-closed"),
+    pytest.param(RESTRICTED, "Pod", pod(), {"subresource": "status"}, psa.Result(), id="pod-status-skipped"),
+    pytest.param(RESTRICTED, "Pod", pod(), {"exempt_user": True}, psa.Result(None, [], {P + "exempt": "user"}),
+                 id="pod-exempt-user"),
+    pytest.param(RESTRICTED, "Pod", pod(), {"old": {**pod(), "metadata": {"name": "nginx", "labels": {"a": "b"}}}},
+                 psa.Result(), id="pod-insignificant-update"),
+    pytest.param(RESTRICTED, "Pod", pod(), {"old": pod("nginx", ctr("nginx", "nginx:old"))},
+                 psa.Result(NGINX_MESSAGE, [], {P + "enforce-policy": "restricted:latest"}), id="pod-image-update"),
+    pytest.param(RESTRICTED, "Pod",
+                 {**pod(), "spec": {**pod()["spec"], "ephemeralContainers": [ctr("dbg", **GOOD_SC)]}},
+                 {"subresource": "ephemeralcontainers", "old": pod()}, psa.Result(NGINX_MESSAGE, [], {
+                     P + "enforce-policy": "restricted:latest"}), id="pod-ephemeral-added-evaluated"),
+    pytest.param({**RESTRICTED, P + "audit": "restricted", P + "audit-version": "v1.33"}, "Deployment",
+                 template("Deployment", pod()), {},
+                 psa.Result(None, [NGINX_MESSAGE.replace("violates", "would violate", 1)],
+                            {P + "audit-violations": NGINX_AUDIT}), id="deployment-never-enforced"),
+    pytest.param(RESTRICTED, "CronJob", template("CronJob", pod()), {},
+                 psa.Result(None, [NGINX_MESSAGE.replace("violates", "would violate", 1)], {}), id="cronjob-template"),
+    pytest.param({P + "enforce": "restricted", P + "warn": "privileged"}, "ReplicaSet", template("ReplicaSet", pod()),
+                 {}, psa.Result(), id="replicaset-warn-privileged"),
+    pytest.param(RESTRICTED, "ReplicaSet", template("ReplicaSet", pod()), {"subresource": "scale"}, psa.Result(),
+                 id="replicaset-subresource-skipped"),
+    pytest.param(RESTRICTED, "Service", {"spec": {}}, {}, psa.Result(), id="other-kind"),
+])
+def test_admit(labels, kind, obj, kwargs, expected):
+    assert psa.admit(labels, kind, obj, **kwargs) == expected
+
+
+# ---- namespace updates that tighten enforce ----
+
+def clean(name: str, owner: str | None = None) -> dict:
+    return pod(name, ctr("c", **GOOD_SC), owner=owner)
+
+
+BASELINE_REASONS = "allowPrivilegeEscalation != false, unrestricted capabilities, runAsNonRoot != true, seccompProfile"
+EXISTING = 'existing pods in namespace "ns" violate the new PodSecurity enforce level "restricted:latest"'
+
+
+@pytest.mark.parametrize("new, old, pods, kwargs, expected", [
+    pytest.param(RESTRICTED, {}, [clean("ok"), pod("b"), pod("a"), pod("c", ctr("c", privileged=True))], {}, [
+        EXISTING, f"a (and 1 other pod): {BASELINE_REASONS}",
+        f"c: privileged, {BASELINE_REASONS}"], id="grouped-and-sorted"),
+    pytest.param(RESTRICTED, {}, [pod("z"), pod("y"), pod("x")], {},
+                 [EXISTING, f"x (and 2 other pods): {BASELINE_REASONS}"],
+                 id="three-pods"),
+    pytest.param(RESTRICTED, {}, [clean("ok")], {}, [], id="all-pass"),
+    pytest.param(RESTRICTED, RESTRICTED, [pod()], {}, [], id="unchanged"),
+    pytest.param({P + "enforce": "baseline"}, RESTRICTED, [pod("p", ctr("c", privileged=True))], {}, [],
+                 id="looser-same-version"),
+    pytest.param({P + "enforce": "baseline", P + "enforce-version": "v1.30"}, {P + "enforce": "restricted"},
+                 [pod("p", ctr("c", privileged=True))], {}, [
+                     'existing pods in namespace "ns" violate the new PodSecurity enforce level "baseline:v1.30"',
+                     "p: privileged"], id="other-version-checked"),
+    pytest.param({P + "enforce": "privileged"}, RESTRICTED, [pod()], {}, [], id="to-privileged"),
+    pytest.param(RESTRICTED, {}, None, {}, ["failed to list pods while checking new PodSecurity enforce level"],
+                 id="list-failed"),
+    pytest.param(RESTRICTED, {}, [pod("a", owner="rs"), pod("b", owner="rs"), pod("c", ctr("c", privileged=True))],
+                 {"max_pods": 2}, [
+                     "new PodSecurity enforce level only checked against the first 2 of 3 existing pods", EXISTING,
+                     f"a: {BASELINE_REASONS}", f"c: privileged, {BASELINE_REASONS}"], id="one-per-controller-first"),
+    pytest.param(RESTRICTED, {}, [pod("a"), pod("b")], {"out_of_time": lambda: True, "namespace": "team"}, [
+        "new PodSecurity enforce level only checked against the first 1 of 2 existing pods",
+        'existing pods in namespace "team" violate the new PodSecurity enforce level "restricted:latest"',
+        f"a: {BASELINE_REASONS}"], id="deadline"),
+])
+def test_namespace_warnings(new, old, pods, kwargs, expected):
+    assert psa.namespace_warnings(new, old, pods, **kwargs) == expected
