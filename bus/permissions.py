@@ -75,16 +75,17 @@ def literal(*names: str) -> tuple[str, ...]:
 
 
 def watch_queue(names: Names, k8s_user: str, queue_id: str) -> str:
-    """The queue an apiserver declares for a person's (or a SA's) watch: `{c}.watch.<user>.<id>`,
-    the user's name with `:` as `_`, shortened as routing-key segments are. `queue_id` has no dot."""
-    if not queue_id or "." in queue_id:
-        raise ValueError(f"a watch queue id is one name part: {queue_id!r}")
-    return f"{names.cluster}.watch.{segment(k8s_user.replace(':', '_'))}.{queue_id}"
+    """The queue an apiserver declares for a person's (or a SA's) watch: `Names.watch_prefix`
+    (which ends in a hash of the exact user name and a dot) and a non-empty id."""
+    if not queue_id:
+        raise ValueError("a watch queue needs an id")
+    return names.watch_prefix(k8s_user) + queue_id
 
 
 def watch_queues_of(names: Names, k8s_user: str) -> str:
-    """The regex fragment matching every watch queue of one Kubernetes user."""
-    return re.escape(watch_queue(names, k8s_user, "x")[:-1]) + ID
+    """The regex fragment matching every watch queue of one Kubernetes user: the prefix has no dot
+    before its last, so no other user's prefix starts with it."""
+    return re.escape(names.watch_prefix(k8s_user)) + ".+"
 
 
 # ---- what each role needs ------------------------------------------------------------------
@@ -111,7 +112,7 @@ def _store(names: Names, _name: str | None, _nodes: tuple[str, ...]) -> Grants:
 
 
 def _apiserver(names: Names, _name: str | None, _nodes: tuple[str, ...]) -> Grants:
-    own = (re.escape(f"{names.apiserver_queue}.cache.") + ID, re.escape(f"{names.cluster}.watch.") + r".+\." + ID)
+    own = (re.escape(f"{names.apiserver_queue}.cache.") + ID, re.escape(f"{names.cluster}.watch.") + ID + r"\..+")
     base = _actor(names, own, (), EVERYTHING, answers=True)
     return Grants(configure=base.configure, write=base.write + literal(names.store),
                   read=base.read + literal(names.apiserver_queue), events=base.events)

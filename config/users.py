@@ -6,10 +6,8 @@
   groups: [team-a, system:masters]
 ```
 
-Names are Kubernetes user names. `system:` is Kubernetes' own prefix and is refused, as is
-`system_` (a watch queue spells `:` as `_`, so it would reach system identities' queues); two
-names that differ only by `:` against `_` are refused for the same reason. Every person is
-also in `system:authenticated` (added by `config.identities`, not written here).
+Names are Kubernetes user names, each once; `system:` is Kubernetes' own prefix and is refused.
+Every person is also in `system:authenticated` (added by `config.identities`, not written here).
 """
 from __future__ import annotations
 
@@ -18,7 +16,7 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, RootModel, SecretStr, field_validator, model_validator
 
-RESERVED_PREFIXES = ("system:", "system_")
+RESERVED_PREFIX = "system:"
 NAME_PATTERN = r"^[^\x00-\x1f\x7f]+$"  # printable: it becomes part of a broker user and a queue name
 
 
@@ -35,8 +33,8 @@ class UserEntry(BaseModel):
     @field_validator("name")
     @classmethod
     def _not_reserved(cls, name: str) -> str:
-        if name.startswith(RESERVED_PREFIXES):
-            raise ValueError(f"{name!r}: the prefixes {' and '.join(RESERVED_PREFIXES)} are reserved for the system")
+        if name.startswith(RESERVED_PREFIX):
+            raise ValueError(f"{name!r}: the prefix {RESERVED_PREFIX} is reserved for the system")
         return name
 
     @field_validator("groups")
@@ -61,12 +59,10 @@ class UserEntry(BaseModel):
 class UsersFile(RootModel[list[UserEntry]]):
     @model_validator(mode="after")
     def _distinct(self) -> "UsersFile":
-        seen: dict[str, str] = {}
-        for user in self.root:
-            key = user.name.replace(":", "_")
-            if key in seen:
-                raise ValueError(f"{user.name!r} and {seen[key]!r} would share watch queues (or are the same name)")
-            seen[key] = user.name
+        names = [user.name for user in self.root]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(f"listed more than once: {', '.join(twice)}")
         return self
 
 

@@ -211,7 +211,7 @@ def test_passive_declares_need_no_permission(cluster, who):
 
 # ---- people ---------------------------------------------------------------------------------------
 @pytest.mark.parametrize("operation", [
-    pytest.param(lambda n: declare(f"{n.cluster}.watch.alice.1"), id="declare-own-watch-name"),
+    pytest.param(lambda n: declare(watch_queue(n, "alice", "1")), id="declare-own-watch-name"),
     pytest.param(lambda n: declare("", exclusive=True), id="declare-server-named"),
     pytest.param(lambda n: bind(n.apiserver_queue, n.api, "logs.node-1"), id="bind-apiserver-queue"),
     pytest.param(lambda n: lambda ch: ch.queue_purge(n.apiserver_queue), id="purge-apiserver-queue"),
@@ -226,7 +226,7 @@ def test_a_person_only_asks(cluster, who, operation):
 
 def test_a_person_consumes_the_watch_queue_an_apiserver_made_but_cannot_bind_it(cluster):
     names = cluster.names
-    queue = watch_queue(names, "alice", uuid.uuid4().hex[:12])
+    queue = watch_queue(names, "alice", f"pods.{uuid.uuid4().hex[:12]}")
 
     def make(ch) -> None:
         ch.queue_declare(queue, arguments={**event_queue_arguments(names), "x-expires": 60_000})

@@ -95,9 +95,6 @@ def test_users_file_feeds_identities():
 
 @pytest.mark.parametrize("entries", [
     pytest.param([{"name": "system:admin", "password": "12345678"}], id="system-prefix"),
-    pytest.param([{"name": "system_serviceaccount_a_b", "password": "12345678"}], id="system-underscore"),
-    pytest.param([{"name": "a:b", "password": "12345678"}, {"name": "a_b", "password": "12345678"}],
-                 id="same-watch-segment"),
     pytest.param([{"name": "a", "password": "12345678"}, {"name": "a", "token": "12345678"}], id="duplicate"),
     pytest.param([{"name": "a"}], id="no-credential"),
     pytest.param([{"name": "a", "password": "12345678", "token": "12345678"}], id="two-credentials"),

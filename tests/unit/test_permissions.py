@@ -42,8 +42,9 @@ CASES = [
     ("apiserver", None, "configure", "c1.apiserver", False),
     ("apiserver", None, "configure", "c1.apiserver.cache.3f2a", True),
     ("apiserver", None, "configure", "c1.apiserver.cache.a.b", False),
-    ("apiserver", None, "configure", "c1.watch.alice.3f2a", True),
-    ("apiserver", None, "configure", "c1.watch.system_node_n1.3f2a", True),
+    ("apiserver", None, "configure", watch_queue(N, "alice", "3f2a"), True),
+    ("apiserver", None, "configure", watch_queue(N, "system:node:n1.example.com", "3f.2a"), True),
+    ("apiserver", None, "configure", "c1.watch.x", False),
     ("apiserver", None, "configure", "c1.store.lock", False),
     ("apiserver", None, "topic-read", "#", True),
     ("apiserver", None, "topic-write", "pod.a.b", False),
@@ -96,20 +97,24 @@ CASES = [
     # people and ServiceAccounts: write `{c}.api`, read their watch queues, nothing else
     ("user", "alice", "write", "c1.api", True),
     ("user", "alice", "write", "amq.default", False),
-    ("user", "alice", "read", "c1.watch.alice.3f2a", True),
-    ("user", "alice", "read", "c1.watch.alice2.3f2a", False),
-    ("user", "alice", "read", "c1.watch.bob.3f2a", False),
-    ("user", "alice", "read", "c1.watch.alice.smith.3f2a", False),
-    ("user", "alice", "read", "c1.watch.alice", False),
+    ("user", "alice", "read", watch_queue(N, "alice", "3f2a"), True),
+    ("user", "alice", "read", watch_queue(N, "alice", "3f.2a"), True),
+    ("user", "alice", "read", watch_queue(N, "alice2", "3f2a"), False),
+    ("user", "alice", "read", watch_queue(N, "bob", "3f2a"), False),
+    ("user", "alice", "read", watch_queue(N, "alice.smith", "3f2a"), False),
+    ("user", "alice", "read", watch_queue(N, "alice", "3f2a").replace("alice~", "alice~0"), False),
+    ("user", "alice", "read", N.watch_prefix("alice"), False),
+    ("user", "alice", "read", "c1.watch.alice.3f2a", False),
     ("user", "alice", "read", "c1.events", False),
-    ("user", "ann.lee", "read", "c1.watch.ann.lee.3f2a", True),
-    ("user", "ann.lee", "read", "c1.watch.annxlee.3f2a", False),
+    ("user", "ann.lee", "read", watch_queue(N, "ann.lee", "3f2a"), True),
+    ("user", "ann.lee", "read", watch_queue(N, "ann_lee", "3f2a"), False),
+    ("user", "a:b", "read", watch_queue(N, "a_b", "3f2a"), False),
     ("user", "alice", "topic-read", "pod.#", False),
     ("user", "alice", "topic-write", "pod.a.b", False),
-    ("sa", "team-a.builder", "read", "c1.watch.system_serviceaccount_team-a_builder.3f2a", True),
-    ("sa", "team-a.builder", "read", "c1.watch.system_serviceaccount_team-a_other.3f2a", False),
+    ("sa", "team-a.builder", "read", watch_queue(N, "system:serviceaccount:team-a:builder", "3f2a"), True),
+    ("sa", "team-a.builder", "read", watch_queue(N, "system:serviceaccount:team-a:other", "3f2a"), False),
     ("sa", "team-a.builder", "write", "c1.api", True),
-    ("sa", "team-a.builder", "configure", "c1.watch.system_serviceaccount_team-a_builder.3f2a", False),
+    ("sa", "team-a.builder", "configure", watch_queue(N, "system:serviceaccount:team-a:builder", "3f2a"), False),
 ]
 
 
@@ -142,7 +147,7 @@ def test_who_may(kind, name, writers):
 def test_nothing_of_another_cluster(role, name):
     p = permissions(N, role, name)
     for regex in (p.configure, p.write, p.read):
-        for other in ("c10.api", "c10.store", "xc1.store", "c1x.events", "c1.api.x", "c10.watch.alice.1"):
+        for other in ("c10.api", "c10.store", "xc1.store", "c1x.events", "c1.api.x", watch_queue(Names("c10"), "alice", "1")):
             assert not allows(regex, other), (regex, other)
     assert list(p.topics) == ["c1.events"]
 
@@ -169,11 +174,12 @@ def test_cluster_name_with_dashes():
 
 
 def test_watch_queue_names():
-    assert watch_queue(N, "system:serviceaccount:a:b", "1f") == "c1.watch.system_serviceaccount_a_b.1f"
+    assert watch_queue(N, "system:serviceaccount:a:b", "1f") == N.watch_prefix("system:serviceaccount:a:b") + "1f"
     long_user = "u" * 150
     assert allows(perm("user", long_user, "read"), watch_queue(N, long_user, "1f"))
+    assert allows(perm("apiserver", None, "configure"), watch_queue(N, long_user, "1f"))
     with pytest.raises(ValueError):
-        watch_queue(N, "alice", "a.b")
+        watch_queue(N, "alice", "")
 
 
 def test_tags():
