@@ -13,7 +13,8 @@ def normalized(rule: dict) -> dict:
 
 def aggregate(role: dict, all_cluster_roles: list[dict]) -> list[dict] | None:
     """The rules `role` should hold, or None when it has no aggregationRule or already holds them.
-    Per selector, matching roles in name order (the role itself skipped), duplicates dropped."""
+    Per selector, matching roles in name order (the role itself skipped), duplicates dropped. A
+    selector that does not parse raises ValueError: Kubernetes then leaves the role as it is."""
     if not role.get("aggregationRule"):
         return None
     name = (role.get("metadata") or {}).get("name")

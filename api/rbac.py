@@ -68,8 +68,6 @@ class ClusterRoleBinding(Resource):
     roleRef: RoleRef
 
 
-
-
 # ---- what an authorizer sees and says (apiserver `authorizer.Attributes`, `Decision`) ------------
 
 @dataclass(frozen=True)
