@@ -1,0 +1,104 @@
+"""The Priority admission plugin: a pod's priority comes from its PriorityClass (or the global default),
+never from the pod; PriorityClass writes keep one global default and the reserved system classes."""
+from __future__ import annotations
+
+import copy
+
+from api.policy import admission_forbidden
+from api.status import forbidden
+
+HIGHEST_USER_DEFINABLE = 1_000_000_000
+SYSTEM_CRITICAL = 2_000_000_000
+SYSTEM_PREFIX = "system-"
+NO_DEFAULT_PRIORITY = 0
+DEFAULT_PREEMPTION = "PreemptLowerPriority"
+
+
+def _builtin(name: str, value: int, description: str) -> dict:
+    return {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name},
+            "value": value, "globalDefault": False, "preemptionPolicy": DEFAULT_PREEMPTION,
+            "description": description}
+
+
+BUILTIN_CLASSES = (
+    _builtin("system-cluster-critical", SYSTEM_CRITICAL, "Used for system critical pods that must run in the "
+             "cluster, but can be moved to another node if necessary."),
+    _builtin("system-node-critical", SYSTEM_CRITICAL + 1000, "Used for system critical pods that must not be "
+             "moved from their current node."),
+)
+
+
+def default_class(classes: list[dict]) -> dict | None:
+    """The globalDefault class; should a race have made two, the lowest value wins."""
+    defaults = [pc for pc in classes if pc.get("globalDefault")]
+    return min(defaults, key=lambda pc: pc.get("value", 0)) if defaults else None
+
+
+def _resolve(pod: dict, classes: list[dict]) -> tuple[str, int, str]:
+    name = (pod.get("spec") or {}).get("priorityClassName") or ""
+    if not name:
+        pc = default_class(classes)
+        if pc is None:
+            return "", NO_DEFAULT_PRIORITY, DEFAULT_PREEMPTION
+    else:
+        pc = next((c for c in classes if c["metadata"]["name"] == name), None)
+        if pc is None:
+            raise admission_forbidden("Pod", pod, f"no PriorityClass with name {name} was found")
+    return pc["metadata"]["name"], pc.get("value", 0), pc.get("preemptionPolicy") or DEFAULT_PREEMPTION
+
+
+def admit_pod(pod: dict, priority_classes: list[dict]) -> dict:
+    """A created pod with priorityClassName, priority and preemptionPolicy resolved from its class;
+    Forbidden when the class is missing or the pod states a different priority or policy."""
+    name, value, policy = _resolve(pod, priority_classes)
+    spec = pod.get("spec") or {}
+    if spec.get("priority") is not None and spec["priority"] != value:
+        raise admission_forbidden("Pod", pod, (
+            f"the integer value of priority ({spec['priority']}) must not be provided in pod spec; "
+            f"priority admission controller computed {value} from the given PriorityClass name"))
+    if spec.get("preemptionPolicy") is not None and spec["preemptionPolicy"] != policy:
+        raise admission_forbidden("Pod", pod, (
+            f"the string value of PreemptionPolicy ({spec['preemptionPolicy']}) must not be provided in pod "
+            f"spec; priority admission controller computed {policy} from the given PriorityClass name"))
+    pod = copy.deepcopy(pod)
+    pod["spec"].update(priorityClassName=name, priority=value, preemptionPolicy=policy)
+    if not name:
+        del pod["spec"]["priorityClassName"]
+    return pod
+
+
+def admit_pod_update(pod: dict, old: dict) -> dict:
+    """An update keeps the priority and policy admission set when the new object leaves them out."""
+    pod = copy.deepcopy(pod)
+    for field in ("priority", "preemptionPolicy"):
+        if pod["spec"].get(field) is None and (old.get("spec") or {}).get(field) is not None:
+            pod["spec"][field] = old["spec"][field]
+    return pod
+
+
+def validate_class_write(pc: dict, existing_classes: list[dict], update: bool = False) -> None:
+    """Forbidden when a class would become a second globalDefault (the message names the current one)."""
+    if not pc.get("globalDefault"):
+        return
+    current = default_class(existing_classes)
+    if current is not None and (not update or current["metadata"]["name"] != pc["metadata"]["name"]):
+        raise admission_forbidden("PriorityClass", pc, f"PriorityClass {current['metadata']['name']} is already "
+                                                      f"marked as default. Only one default can exist")
+
+
+def validate_class_delete(name: str) -> None:
+    """The registry refuses to delete the built-in system classes."""
+    if any(b["metadata"]["name"] == name for b in BUILTIN_CLASSES):
+        raise forbidden("PriorityClass", name, "this is a system priority class and cannot be deleted")
+
+
+def system_class_error(name: str, value: int, global_default: bool) -> str | None:
+    """IsKnownSystemPriorityClass: why a `system-` name is not one of the built-ins as they are."""
+    builtin = next((b for b in BUILTIN_CLASSES if b["metadata"]["name"] == name), None)
+    if builtin is None:
+        return f"{name} is not a known system priority class"
+    if builtin["value"] != value:
+        return f"value of {name} PriorityClass must be {builtin['value']}"
+    if builtin["globalDefault"] != global_default:
+        return f"globalDefault of {name} PriorityClass must be {str(builtin['globalDefault']).lower()}"
+    return None
