@@ -1,16 +1,21 @@
 """`python -m actors.controllers NAME [flags]`: run one controller (active, or a hot standby)."""
 import argparse
 
+from actors.controllers.aggregation import ClusterRoleAggregationController
 from actors.controllers.deployment import DeploymentController
 from actors.controllers.gc import GarbageCollector
 from actors.controllers.namespace import NamespaceController
 from actors.controllers.nodehealth import Rates
 from actors.controllers.nodelifecycle import NodeLifecycleController
 from actors.controllers.replicaset import ReplicaSetController
+from actors.controllers.resourcequota import ResourceQuotaController
+from actors.controllers.serviceaccount import ServiceAccountController
 from config.settings import load_settings
 
 CONTROLLERS = {"replicaset": ReplicaSetController, "deployment": DeploymentController, "gc": GarbageCollector,
-               "nodelifecycle": NodeLifecycleController, "namespace": NamespaceController}
+               "nodelifecycle": NodeLifecycleController, "namespace": NamespaceController,
+               "serviceaccount": ServiceAccountController, "resourcequota": ResourceQuotaController,
+               "clusterrole-aggregation": ClusterRoleAggregationController}
 
 
 def main() -> None:

@@ -1,0 +1,158 @@
+"""The serviceaccount, resourcequota and clusterrole-aggregation controllers as real processes against
+a store and an apiserver; and, first, their pure parts on plain objects (table-driven)."""
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from actors.controllers.resourcequota import canonical, recompute
+from api.times import seconds
+from tests.helpers import wait_until
+from tests.integration.test_gc import _gone
+
+EPOCH = "2026-01-01T00:00:00Z"
+
+
+def pod(name, requests=None, limits=None, phase="Pending", init=None, **spec):
+    container = {"name": "c", "image": "busybox", "resources": {k: v for k, v in
+                                                                (("requests", requests), ("limits", limits)) if v}}
+    body = {"containers": [container], **spec}
+    if init:
+        body["initContainers"] = [{"name": "i", "image": "busybox", "resources": {"requests": init}}]
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"}, "spec": body,
+            "status": {"phase": phase}}
+
+
+def quota(hard, name="q", **spec):
+    return {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": name, "namespace": "default"},
+            "spec": {"hard": hard, **spec}}
+
+
+# ---- pure ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("resource, value, text", [
+    pytest.param("requests.cpu", Decimal("0.5"), "500m", id="milli"),
+    pytest.param("requests.cpu", Decimal("2"), "2", id="whole-cores"),
+    pytest.param("requests.cpu", Decimal("1024"), "1024", id="cpu-never-binary"),
+    pytest.param("requests.memory", Decimal(192 * 2**20), "192Mi", id="mebibytes"),
+    pytest.param("requests.memory", Decimal(10**9), "1G", id="decimal-memory"),
+    pytest.param("pods", Decimal(0), "0", id="zero"),
+    pytest.param("count/pods", Decimal(1000), "1k", id="counts-are-decimal-si"),
+])
+def test_quantities_print_as_kubernetes_prints_sums(resource, value, text):
+    assert canonical(resource, value) == text
+
+
+@pytest.mark.parametrize("hard, pods, used", [
+    pytest.param({"pods": "5", "requests.cpu": "2", "cpu": "2", "requests.memory": "1Gi", "memory": "1Gi"},
+                 [pod("a", {"cpu": "100m", "memory": "64Mi"}), pod("b", {"cpu": "400m", "memory": "128Mi"})],
+                 {"pods": "2", "requests.cpu": "500m", "cpu": "500m", "requests.memory": "192Mi", "memory": "192Mi"},
+                 id="requests-summed"),
+    pytest.param({"limits.cpu": "4", "limits.memory": "4Gi"},
+                 [pod("a", {"cpu": "1"}, {"cpu": "2", "memory": "1Gi"}), pod("b", {"cpu": "1"})],
+                 {"limits.cpu": "2", "limits.memory": "1Gi"}, id="limits-of-those-that-have-them"),
+    pytest.param({"pods": "5", "count/pods": "5", "requests.cpu": "2"},
+                 [pod("a", {"cpu": "1"}, phase="Succeeded"), pod("b", {"cpu": "1"}, phase="Failed"),
+                  pod("c", {"cpu": "1"}, phase="Running")],
+                 {"pods": "1", "count/pods": "3", "requests.cpu": "1"}, id="terminal-pods-not-charged-but-counted"),
+    pytest.param({"requests.cpu": "4"}, [pod("a", {"cpu": "1"}, init={"cpu": "3"})], {"requests.cpu": "3"},
+                 id="init-container-peak"),
+    pytest.param({"pods": "5", "services": "2", "count/widgets.example.com": "1"}, [], {"pods": "0"},
+                 id="unmeasurable-resources-left-out"),
+    pytest.param({"requests.example.com/gpu": "4"}, [pod("a", {"example.com/gpu": "2"})],
+                 {"requests.example.com/gpu": "2"}, id="extended-resource"),
+])
+def test_recompute_follows_the_pod_evaluator(hard, pods, used):
+    assert recompute(quota(hard), {"Pod": pods}, now=0) == {"hard": hard, "used": used}
+
+
+def test_a_pod_stuck_terminating_past_its_grace_is_not_charged():
+    stuck = pod("a", {"cpu": "1"})
+    stuck["metadata"].update(deletionTimestamp=EPOCH, deletionGracePeriodSeconds=30)
+    q = quota({"pods": "5"})
+    assert recompute(q, {"Pod": [stuck]}, now=seconds(EPOCH) + 29)["used"] == {"pods": "1"}
+    assert recompute(q, {"Pod": [stuck]}, now=seconds(EPOCH) + 31)["used"] == {"pods": "0"}
+
+
+@pytest.mark.parametrize("spec, charged", [
+    pytest.param({"scopes": ["BestEffort"]}, ["be"], id="best-effort"),
+    pytest.param({"scopes": ["NotBestEffort"]}, ["burst", "late"], id="not-best-effort"),
+    pytest.param({"scopes": ["Terminating"]}, ["late"], id="terminating"),
+    pytest.param({"scopeSelector": {"matchExpressions": [{"scopeName": "PriorityClass", "operator": "In",
+                                                          "values": ["high"]}]}}, ["burst"], id="priority-class"),
+])
+def test_quota_scopes_pick_the_pods(spec, charged):
+    pods = [pod("be"), pod("burst", {"cpu": "1"}, priorityClassName="high"),
+            pod("late", {"cpu": "1"}, activeDeadlineSeconds=60)]
+    assert recompute(quota({"pods": "9"}, **spec), {"Pod": pods}, now=0)["used"] == {"pods": str(len(charged))}
+
+
+def role(name, rules=(), labels=None, selectors=None):
+    obj = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+           "metadata": {"name": name, "labels": labels or {}}, "rules": list(rules)}
+    if selectors is not None:
+        obj["aggregationRule"] = {"clusterRoleSelectors": selectors}
+    return obj
+
+
+READ_PODS = {"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list"]}
+READ_NODES = {"apiGroups": [""], "resources": ["nodes"], "verbs": ["get"]}
+AGG = {"example.com/aggregate-to-watcher": "true"}
+
+
+# ---- real processes --------------------------------------------------------------------------------
+def test_every_active_namespace_gets_its_default_service_account_back(cluster, procs):
+    procs.start("actors.controllers", "serviceaccount", label="sa-controller")
+    wait_until(lambda: cluster.get("ServiceAccount", "default", "default"), 30, what="default/default")
+    cluster.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-a"}})
+    first = wait_until(lambda: cluster.get("ServiceAccount", "default", "team-a"), 30, what="team-a/default")
+    cluster.delete("ServiceAccount", "default", "team-a")
+    again = wait_until(lambda: (sa := cluster.get("ServiceAccount", "default", "team-a"))["metadata"]["uid"]
+                       != first["metadata"]["uid"] and sa, 30, what="team-a/default made again")
+    assert again["metadata"]["namespace"] == "team-a"
+
+
+def _used(client, name="q"):
+    return (client.get("ResourceQuota", name, "default").get("status") or {}).get("used")
+
+
+def test_quota_status_follows_pods_created_finished_and_deleted(cluster, procs):
+    procs.start("actors.controllers", "resourcequota", label="quota-controller")
+    hard = {"pods": "5", "count/pods": "10", "requests.cpu": "2", "requests.memory": "1Gi", "limits.cpu": "4",
+            "count/resourcequotas": "2"}
+    cluster.create(quota(hard))
+    zero = {"pods": "0", "count/pods": "0", "requests.cpu": "0", "requests.memory": "0", "limits.cpu": "0",
+            "count/resourcequotas": "1"}
+    wait_until(lambda: _used(cluster) == zero, 30, what="an empty namespace's usage")
+    assert cluster.get("ResourceQuota", "q", "default")["status"]["hard"] == hard
+    cluster.create(pod("a", {"cpu": "100m", "memory": "64Mi"}, {"cpu": "1"}))
+    cluster.create(pod("b", {"cpu": "400m", "memory": "128Mi"}))
+    two = {**zero, "pods": "2", "count/pods": "2", "requests.cpu": "500m", "requests.memory": "192Mi",
+           "limits.cpu": "1"}
+    wait_until(lambda: _used(cluster) == two, 30, what="two pods charged")
+    b = cluster.get("Pod", "b", "default")
+    cluster.update_status({**b, "status": {**(b.get("status") or {}), "phase": "Failed"}})
+    one = {**two, "pods": "1", "requests.cpu": "100m", "requests.memory": "64Mi"}
+    wait_until(lambda: _used(cluster) == one, 30, what="the failed pod no longer charged")
+    cluster.delete("Pod", "a", "default")
+    cluster.delete("Pod", "b", "default")
+    wait_until(lambda: _gone(cluster, "Pod", "a", "default") and _gone(cluster, "Pod", "b", "default"), 30,
+               what="the pods to go")
+    wait_until(lambda: _used(cluster) == zero, 30, what="usage back to zero")
+
+
+def test_an_aggregated_clusterrole_follows_the_labelled_roles(cluster, procs):
+    procs.start("actors.controllers", "clusterrole-aggregation", label="aggregation-controller")
+    cluster.create(role("watcher", selectors=[{"matchLabels": AGG}]))
+    cluster.create(role("pod-reader", [READ_PODS], AGG))
+
+    def rules():
+        return cluster.get("ClusterRole", "watcher").get("rules") or []
+
+    wait_until(lambda: rules() == [READ_PODS], 30, what="the pod-reader's rules aggregated")
+    cluster.create(role("node-reader", [READ_NODES, READ_PODS], AGG))
+    wait_until(lambda: rules() == [READ_NODES, READ_PODS], 30, what="node-reader's rules, once each, by name")
+    cluster.delete("ClusterRole", "node-reader")
+    wait_until(lambda: rules() == [READ_PODS], 30, what="node-reader's own rule gone")
+    cluster.delete("ClusterRole", "pod-reader")
+    wait_until(lambda: rules() == [], 30, what="nothing left to aggregate")
