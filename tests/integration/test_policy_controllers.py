@@ -1,12 +1,11 @@
 """The serviceaccount, resourcequota and clusterrole-aggregation controllers as real processes against
-a store and an apiserver; and, first, their pure parts on plain objects (table-driven)."""
+a store and an apiserver; first, the quota recount the controller relies on (`api.quota.recompute`),
+on plain objects."""
 from __future__ import annotations
-
-from decimal import Decimal
 
 import pytest
 
-from actors.controllers.resourcequota import canonical, recompute
+from api.quota import recompute
 from api.times import seconds
 from tests.helpers import wait_until
 from tests.integration.test_gc import _gone
@@ -30,19 +29,6 @@ def quota(hard, name="q", **spec):
 
 
 # ---- pure ------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("resource, value, text", [
-    pytest.param("requests.cpu", Decimal("0.5"), "500m", id="milli"),
-    pytest.param("requests.cpu", Decimal("2"), "2", id="whole-cores"),
-    pytest.param("requests.cpu", Decimal("1024"), "1024", id="cpu-never-binary"),
-    pytest.param("requests.memory", Decimal(192 * 2**20), "192Mi", id="mebibytes"),
-    pytest.param("requests.memory", Decimal(10**9), "1G", id="decimal-memory"),
-    pytest.param("pods", Decimal(0), "0", id="zero"),
-    pytest.param("count/pods", Decimal(1000), "1k", id="counts-are-decimal-si"),
-])
-def test_quantities_print_as_kubernetes_prints_sums(resource, value, text):
-    assert canonical(resource, value) == text
-
-
 @pytest.mark.parametrize("hard, pods, used", [
     pytest.param({"pods": "5", "requests.cpu": "2", "cpu": "2", "requests.memory": "1Gi", "memory": "1Gi"},
                  [pod("a", {"cpu": "100m", "memory": "64Mi"}), pod("b", {"cpu": "400m", "memory": "128Mi"})],
@@ -59,8 +45,6 @@ def test_quantities_print_as_kubernetes_prints_sums(resource, value, text):
                  id="init-container-peak"),
     pytest.param({"pods": "5", "services": "2", "count/widgets.example.com": "1"}, [], {"pods": "0"},
                  id="unmeasurable-resources-left-out"),
-    pytest.param({"requests.example.com/gpu": "4"}, [pod("a", {"example.com/gpu": "2"})],
-                 {"requests.example.com/gpu": "2"}, id="extended-resource"),
 ])
 def test_recompute_follows_the_pod_evaluator(hard, pods, used):
     assert recompute(quota(hard), {"Pod": pods}, now=0) == {"hard": hard, "used": used}
