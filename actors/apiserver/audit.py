@@ -8,11 +8,12 @@ every second, so an apiserver's mailbox never waits on the disk; a failing disk 
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
+import time
 import uuid
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Literal
 
@@ -21,6 +22,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from api.registry import KINDS, known, lookup
+from api.times import micro_time
 
 log = structlog.get_logger("audit")
 
@@ -157,17 +159,13 @@ def kube_verb(verb: str, options: dict | None = None) -> tuple[str, str]:
     return kverb, sub or str((options or {}).get("subresource") or "")
 
 
-def snapshot_kind(options: dict | None) -> str:
-    """The kind a snapshot reads, from its first binding key (`pod.team-a.*` → pod)."""
-    keys = (options or {}).get("keys") or []
-    return str(keys[0]).split(".", 1)[0] if keys else ""
-
-
 def attributes(user: str, groups, verb: str, kind: str, namespace: str | None, name: str | None,
                options: dict | None = None) -> Attributes:
-    """The attributes of a kubus request (kind as the request names it: `Pod`, `pods`, `po`)."""
+    """The attributes of a kubus request (kind as the request names it: `Pod`, `pods`, `po`; a
+    snapshot's from its first binding key, `pod.team-a.*`)."""
     kverb, sub = kube_verb(verb, options)
-    kind = kind or (snapshot_kind(options) if verb == "snapshot" else "")
+    keys = ((options or {}).get("keys") if verb == "snapshot" else None) or [""]
+    kind = kind or str(keys[0]).split(".", 1)[0]
     group, resource = _group_and_resource(kind)
     return Attributes(user, tuple(groups or ()), kverb, group, resource, sub, namespace or "", name or "")
 
@@ -202,21 +200,11 @@ def request_uri(attrs: Attributes) -> str:
 
 
 # ---- the event ----------------------------------------------------------------------------------
-def micro_time(when: datetime) -> str:
-    """RFC 3339 with microseconds, UTC (metav1.MicroTime)."""
-    return when.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
 def response_status(code: int, reason: str | None = None, message: str | None = None) -> dict:
     """metav1.Status as the audit log shows it: a bare code on success, Failure with reason and message."""
-    status: dict[str, Any] = {"metadata": {}, "code": code}
-    if code >= 400:
-        status["status"] = "Failure"
-    if reason:
-        status["reason"] = reason
-    if message:
-        status["message"] = message
-    return status
+    status = {"metadata": {}, "code": code, "status": "Failure" if code >= 400 else None, "reason": reason,
+              "message": message}
+    return {k: v for k, v in status.items() if v is not None and v != ""}
 
 
 def object_ref(attrs: Attributes) -> dict | None:
@@ -235,7 +223,7 @@ def _without_managed_fields(obj: Any) -> Any:
 
 
 def audit_event(level: str, attrs: Attributes, *, audit_id: str, user_agent: str, code: int,
-                reason: str | None, message: str | None, received: datetime, completed: datetime,
+                reason: str | None, message: str | None, received: float, completed: float,
                 annotations: dict[str, str], request_object: Any = None, response_object: Any = None,
                 omit_managed_fields: bool = False) -> dict:
     """One `audit.k8s.io/v1` Event at stage ResponseComplete; bodies as the level allows."""
@@ -267,21 +255,22 @@ class AuditLog:
     MAX_PENDING = 100_000  # lines held while the disk fails; older ones are dropped beyond that
 
     def __init__(self, path: str | Path, policy: Policy, flush_s: float = 1.0,
-                 clock: Callable[[], datetime] = lambda: datetime.now(timezone.utc)):
+                 clock: Callable[[], float] = time.time):
         self.path, self.policy, self.flush_s, self.clock = Path(path), policy, flush_s, clock
         self._pending: list[str] = []
         self._lock = threading.Lock()  # the queue
         self._writing = threading.Lock()  # the file: one flush at a time keeps lines in order
         self._stop = threading.Event()
         self._file = None
-        self.dropped = 0
+        self.dropped = 0  # lines lost to a full queue while the disk failed
+        self.failing = False
         self._thread = threading.Thread(target=self._run, name="audit-writer", daemon=True)
         self._thread.start()
 
     def record(self, *, user: str, groups=(), verb: str, kind: str, namespace: str | None = None,
                name: str | None = None, options: dict | None = None, code: int = 200, reason: str | None = None,
                message: str | None = None, request_object: Any = None, response_object: Any = None,
-               received: datetime | None = None, user_agent: str = "", audit_id: str | None = None,
+               received: float | None = None, user_agent: str = "", audit_id: str | None = None,
                decision: str = "allow", authz_reason: str = "", annotations: dict[str, str] | None = None) -> None:
         """Audit one kubus request (its verb, kind, namespace, name and options as sent) and its outcome.
         Never raises: an audit failure must not fail the request."""
@@ -331,8 +320,13 @@ class AuditLog:
                 self._file = open(self.path, "a", encoding="utf-8")
             self._file.write("".join(lines))
             self._file.flush()
+            if self.failing:
+                log.info("audit.writing_again", path=str(self.path))
+            self.failing = False
         except Exception as exc:
-            log.error("audit.write_failed", path=str(self.path), lines=len(lines), error=str(exc))
+            if not self.failing:  # once per failing spell, not every second
+                log.error("audit.write_failed", path=str(self.path), lines=len(lines), error=str(exc))
+            self.failing = True
             self._close_file()
             with self._lock:
                 self._pending[:0] = lines
@@ -345,11 +339,9 @@ class AuditLog:
         self._close_file()
 
     def _close_file(self) -> None:
-        try:
+        with contextlib.suppress(Exception):
             if self._file is not None:
                 self._file.close()
-        except Exception:
-            pass
         self._file = None
 
     def __enter__(self) -> "AuditLog":
