@@ -81,17 +81,6 @@ def validate(pod: dict, limit_ranges: list[dict]) -> None:
             raise admission_forbidden("Pod", pod, aggregate_message(errors))
 
 
-def validate_claim(pvc: dict, limit_ranges: list[dict]) -> None:
-    """PersistentVolumeClaims: min and max bound `spec.resources.requests` only."""
-    requests = amounts(((pvc.get("spec") or {}).get("resources") or {}).get("requests"))
-    for lr in limit_ranges:
-        errors = []
-        for item in _items([lr], "PersistentVolumeClaim"):
-            errors += _bounds(item, "PersistentVolumeClaim", requests, None)
-        if errors:
-            raise admission_forbidden("PersistentVolumeClaim", pvc, aggregate_message(errors))
-
-
 def aggregate_message(errors: list[str]) -> str:
     """utilerrors.NewAggregate(...).Error(): one message alone, several deduplicated in brackets."""
     unique = list(dict.fromkeys(errors))
@@ -113,15 +102,11 @@ def pod_errors(pod: dict, limit_range: dict) -> list[str]:
     return errors
 
 
-def _bounds(item: dict, kind: str, requests: dict, limits: dict | None) -> list[str]:
-    """Min, max and ratio of one item; `limits` None means a claim, whose max bounds its request."""
-    errors = [_min(kind, k, amount(v), requests, limits or {}) for k, v in sorted((item.get("min") or {}).items())]
-    check_max = _max if limits is not None else _max_request
-    errors += [check_max(kind, k, amount(v), requests, limits or {})
-               for k, v in sorted((item.get("max") or {}).items())]
-    if limits is not None:
-        errors += [_ratio(kind, k, amount(v), requests, limits)
-                   for k, v in sorted((item.get("maxLimitRequestRatio") or {}).items())]
+def _bounds(item: dict, kind: str, requests: dict, limits: dict) -> list[str]:
+    """Min, max and limit/request ratio of one item, resources in name order."""
+    errors = []
+    for field, check in (("min", _min), ("max", _max), ("maxLimitRequestRatio", _ratio)):
+        errors += [check(kind, k, amount(v), requests, limits) for k, v in sorted((item.get(field) or {}).items())]
     return [e for e in errors if e]
 
 
@@ -157,16 +142,6 @@ def _max(kind: str, name: str, bound: Amount, requests: dict, limits: dict) -> s
     if l > b:
         return f"maximum {name} usage per {kind} is {bound}, but limit is {lim}"
     if req is not None and r > b:
-        return f"maximum {name} usage per {kind} is {bound}, but request is {req}"
-    return None
-
-
-def _max_request(kind: str, name: str, bound: Amount, requests: dict, _limits: dict) -> str | None:
-    req = requests.get(name)
-    r, _, b = _comparable(req, None, bound)
-    if req is None:
-        return f"maximum {name} usage per {kind} is {bound}.  No request is specified"
-    if r > b:
         return f"maximum {name} usage per {kind} is {bound}, but request is {req}"
     return None
 

@@ -86,9 +86,9 @@ def mirror_pod_create(node_name: str, pod: dict, node: dict | None) -> None:
     if _references_configmaps(spec):
         deny(f"node {quoted} can not create pods that reference configmaps")
     volumes = spec.get("volumes") or []
-    if any(s.get("clusterTrustBundle") for v in volumes for s in (v.get("projected") or {}).get("sources") or []):
+    if any(s.get("clusterTrustBundle") is not None for s in _projections(volumes)):
         deny(f"node {quoted} can not create pods that reference clustertrustbundles")
-    if any(v.get("persistentVolumeClaim") for v in volumes):
+    if any(v.get("persistentVolumeClaim") is not None for v in volumes):
         deny(f"node {quoted} can not create pods that reference persistentvolumeclaims")
     if spec.get("resourceClaims"):
         deny(f"node {quoted} can not create pods that reference resourceclaims")
@@ -120,8 +120,13 @@ def _references_configmaps(spec: dict) -> bool:
         if any(e.get("configMapRef") for e in c.get("envFrom") or []) or \
                 any((e.get("valueFrom") or {}).get("configMapKeyRef") for e in c.get("env") or []):
             return True
-    return any(v.get("configMap") or any(s.get("configMap") for s in (v.get("projected") or {}).get("sources") or [])
-               for v in spec.get("volumes") or [])
+    volumes = spec.get("volumes") or []
+    return any(v.get("configMap") is not None for v in volumes) or \
+        any(s.get("configMap") is not None for s in _projections(volumes))
+
+
+def _projections(volumes: list[dict]) -> list[dict]:
+    return [s for v in volumes for s in (v.get("projected") or {}).get("sources") or []]
 
 
 def _node(node_name: str, operation: str, obj, old) -> None:

@@ -155,7 +155,7 @@ def validate_limit_range(obj: dict) -> list[Cause]:
         if kind in seen:
             causes.append(Cause(f"{path}.type", f"Duplicate value: {_show(kind)}", "FieldValueDuplicate"))
         seen.add(kind)
-        causes += _limit_item_errors(path, default_item(item))
+        causes += _limit_item_errors(path, item, default_item(item))
     return causes
 
 
@@ -166,8 +166,10 @@ def _limit_type_errors(path: str, kind: str) -> list[Cause]:
     return errors
 
 
-def _limit_item_errors(path: str, item: dict) -> list[Cause]:
-    kind, causes, values = item.get("type"), [], {}
+def _limit_item_errors(path: str, item: dict, defaulted: dict) -> list[Cause]:
+    """Names and quantities as written; the order of min, defaults and max as decode-time defaulting
+    leaves them (a default taken from max is compared too, as in Kubernetes)."""
+    kind, causes = item.get("type"), []
     fields = ["max", "min", "default", "defaultRequest", "maxLimitRequestRatio"]
     if kind == "Pod":
         for field in ("default", "defaultRequest"):
@@ -178,13 +180,16 @@ def _limit_item_errors(path: str, item: dict) -> list[Cause]:
     for field in fields:
         for name, raw in (item.get(field) or {}).items():
             causes += _limit_resource_errors(kind, f"{path}.{field}[{name}]", name)
-            value, bad = _quantity(f"{path}.{field}[{name}]", raw)
-            causes += bad
-            if value is not None:
-                values.setdefault(name, {})[field] = (value, raw)
+            causes += _quantity(f"{path}.{field}[{name}]", raw)[1]
     if kind == "PersistentVolumeClaim" and "storage" not in (item.get("min") or {}) | (item.get("max") or {}):
         causes.append(Cause(f"{path}.limits", "Required value: either minimum or maximum storage value is required, "
                                               "but neither was provided", "FieldValueRequired"))
+    values: dict[str, dict] = {}
+    for field in fields:
+        for name, raw in (defaulted.get(field) or {}).items():
+            value = _quantity("", raw)[0]
+            if value is not None:
+                values.setdefault(name, {})[field] = (value, raw)
     for name in sorted(values):
         causes += _relations(path, name, values[name])
     return causes
@@ -230,7 +235,8 @@ def _relations(path: str, name: str, q: dict) -> list[Cause]:
         if "min" in q and "max" in q and q["min"][0] > 0 and ratio > q["max"][0] / q["min"][0]:
             causes.append(_bad(ratio_path, shown["maxLimitRequestRatio"], f"ratio {shown['maxLimitRequestRatio']} is "
                                f"greater than max/min = {float(q['max'][0] / q['min'][0]):f}"))
-    if _no_overcommit(name) and "default" in q and "defaultRequest" in q and q["default"][0] != q["defaultRequest"][0]:
+    both = "default" in q and "defaultRequest" in q
+    if _no_overcommit(name) and both and q["default"][0] != q["defaultRequest"][0]:
         causes.append(_bad(f"{path}.defaultRequest[{name}]", shown["defaultRequest"], f"default value "
                            f"{shown['default']} must equal to defaultRequest value {shown['defaultRequest']} in {name}"))
     return causes

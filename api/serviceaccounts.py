@@ -51,10 +51,10 @@ def secret_names(pod: dict) -> Iterator[str]:
 
 
 def _volume_secrets(volume: dict) -> Iterator[str]:
-    if volume.get("secret"):
+    if volume.get("secret") is not None:
         yield volume["secret"].get("secretName", "")
     for source in (volume.get("projected") or {}).get("sources") or []:
-        if source.get("secret"):
+        if source.get("secret") is not None:
             yield source["secret"].get("name", "")
     for kind in _SECRET_REF_VOLUMES:
         ref = (volume.get(kind) or {}).get("secretRef")
@@ -67,7 +67,7 @@ def _volume_secrets(volume: dict) -> Iterator[str]:
 
 
 def _uses_token_projection(pod: dict) -> bool:
-    return any(s.get("serviceAccountToken") for v in (pod.get("spec") or {}).get("volumes") or []
+    return any(s.get("serviceAccountToken") is not None for v in (pod.get("spec") or {}).get("volumes") or []
                for s in (v.get("projected") or {}).get("sources") or [])
 
 

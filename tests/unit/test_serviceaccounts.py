@@ -1,0 +1,63 @@
+import pytest
+
+from api import serviceaccounts as sa
+from api.status import StatusError
+
+MIRROR = {"kubernetes.io/config.mirror": "abc"}
+
+
+def pod(annotations=None, **spec):
+    return {"metadata": {"name": "p", "namespace": "ns", "annotations": annotations or {}},
+            "spec": {"containers": [{"name": "c"}], **spec}}
+
+
+def account(name="default", **fields):
+    return {"metadata": {"name": name, "namespace": "ns"}, **fields}
+
+
+def test_defaults_the_account_and_copies_pull_secrets():
+    out = sa.admit_pod(pod(), account(imagePullSecrets=[{"name": "reg"}]))
+    assert out["spec"]["serviceAccountName"] == "default" and out["spec"]["imagePullSecrets"] == [{"name": "reg"}]
+
+
+def test_own_pull_secrets_are_kept():
+    out = sa.admit_pod(pod(imagePullSecrets=[{"name": "mine"}]), account(imagePullSecrets=[{"name": "reg"}]))
+    assert out["spec"]["imagePullSecrets"] == [{"name": "mine"}]
+
+
+@pytest.mark.parametrize("p,account_,message", [
+    pytest.param(pod(serviceAccountName="robot"), None,
+                 'error looking up service account ns/robot: serviceaccount "robot" not found', id="missing"),
+    pytest.param(pod(MIRROR, serviceAccountName="robot"), None, "a mirror pod may not reference service accounts",
+                 id="mirror-account"),
+    pytest.param(pod(MIRROR, volumes=[{"name": "v", "secret": {"secretName": "s"}}]), None,
+                 "a mirror pod may not reference secrets", id="mirror-secret"),
+    pytest.param(pod(MIRROR, volumes=[{"name": "v", "projected": {"sources": [{"serviceAccountToken": {}}]}}]),
+                 None, "a mirror pod may not use ServiceAccountToken volume projections", id="mirror-token"),
+    pytest.param(pod(volumes=[{"name": "v", "secret": {"secretName": "x"}}]),
+                 account("default", metadata={"name": "default", "annotations": {sa.ENFORCE_MOUNTABLE: "true"}}),
+                 'volume with secret.secretName="x" is not allowed because service account default does not '
+                 'reference that secret', id="enforce-mountable"),
+])
+def test_admit_refuses(p, account_, message):
+    with pytest.raises(StatusError) as err:
+        sa.admit_pod(p, account_)
+    assert err.value.message == f'pods "p" is forbidden: {message}'
+
+
+def test_mirror_pod_is_left_alone():
+    assert sa.admit_pod(pod(MIRROR), None) == pod(MIRROR)
+
+
+@pytest.mark.parametrize("pod_says,account_says,expected", [
+    pytest.param(None, None, True, id="default-true"),
+    pytest.param(None, False, False, id="account-says-no"),
+    pytest.param(True, False, True, id="pod-wins"),
+])
+def test_automount(pod_says, account_says, expected):
+    assert sa.automount(pod(automountServiceAccountToken=pod_says),
+                        account(automountServiceAccountToken=account_says)) is expected
+
+
+def test_default_service_account():
+    assert sa.default_service_account("ns")["metadata"] == {"name": "default", "namespace": "ns"}
