@@ -110,13 +110,13 @@ def test_quota_status_follows_pods_created_finished_and_deleted(cluster, procs):
     wait_until(lambda: _used(cluster) == zero, 30, what="an empty namespace's usage")
     assert cluster.get("ResourceQuota", "q", "default")["status"]["hard"] == hard
     cluster.create(pod("a", {"cpu": "100m", "memory": "64Mi"}, {"cpu": "1"}))
-    cluster.create(pod("b", {"cpu": "400m", "memory": "128Mi"}))
+    cluster.create(pod("b", {"cpu": "400m", "memory": "128Mi"}, {"cpu": "500m"}))  # a limits.cpu quota needs one
     two = {**zero, "pods": "2", "count/pods": "2", "requests.cpu": "500m", "requests.memory": "192Mi",
-           "limits.cpu": "1"}
+           "limits.cpu": "1500m"}
     wait_until(lambda: _used(cluster) == two, 30, what="two pods charged")
     b = cluster.get("Pod", "b", "default")
     cluster.update_status({**b, "status": {**(b.get("status") or {}), "phase": "Failed"}})
-    one = {**two, "pods": "1", "requests.cpu": "100m", "requests.memory": "64Mi"}
+    one = {**two, "pods": "1", "requests.cpu": "100m", "requests.memory": "64Mi", "limits.cpu": "1"}
     wait_until(lambda: _used(cluster) == one, 30, what="the failed pod no longer charged")
     cluster.delete("Pod", "a", "default")
     cluster.delete("Pod", "b", "default")
