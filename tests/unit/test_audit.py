@@ -113,6 +113,8 @@ def test_policy_refuses_what_kubernetes_refuses(body):
                   "kube-node-lease", "n1"), "None", id="node-renews-its-lease"),
     pytest.param(("system:node:n1", ("system:nodes",), "list", "", "events", "", "a", ""), "None",
                  id="node-lists-events"),
+    pytest.param(("system:kubus:hollow-kubelet", ("system:masters",), "update", "coordination.k8s.io", "leases", "",
+                  "kube-node-lease", "n1"), "None", id="hollow-kubelet-renews-leases"),
     pytest.param(("system:node:n1", ("system:nodes",), "update", "", "pods", "status", "a", "p"), "Metadata",
                  id="node-writes-pod-status"),
     pytest.param(("alice", (), "get", "coordination.k8s.io", "leases", "", "a", "l"), "Metadata",
