@@ -3,8 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-DEFAULT_TOLERATION_SECONDS = 300
-_NOEXECUTE_TAINTS = ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable")
+from api import rbac
 
 
 def _pull_policy(image: str | None) -> str:
@@ -48,23 +47,10 @@ def pod_spec(spec: dict) -> None:
         _container(c)
 
 
-def _tolerations(spec: dict) -> None:
-    """DefaultTolerationSeconds: tolerate not-ready/unreachable NoExecute for 300 s."""
-    tolerations = spec.setdefault("tolerations", [])
-    for key in _NOEXECUTE_TAINTS:
-        if not any(t.get("key") in (key, None, "") and t.get("effect") in ("NoExecute", None, "")
-                   for t in tolerations):
-            tolerations.append({"key": key, "operator": "Exists", "effect": "NoExecute",
-                                "tolerationSeconds": DEFAULT_TOLERATION_SECONDS})
-
-
 def pod(obj: dict) -> None:
     spec = obj["spec"]
-    pod_spec(spec)
-    _tolerations(spec)
-    spec.setdefault("priority", 0)
-    spec.setdefault("preemptionPolicy", "PreemptLowerPriority")
-    spec.setdefault("enableServiceLinks", True)
+    pod_spec(spec)  # priority and the not-ready/unreachable tolerations come from admission (Priority,
+    spec.setdefault("enableServiceLinks", True)  # DefaultTolerationSeconds), as in Kubernetes
 
 
 def node(obj: dict) -> None:
@@ -115,6 +101,7 @@ def event(obj: dict) -> None:
 DEFAULTERS: dict[str, Callable[[dict], Any]] = {
     "Pod": pod, "Node": node, "Namespace": namespace, "ReplicaSet": replicaset,
     "Deployment": deployment, "Event": event,
+    "RoleBinding": rbac.set_binding_defaults, "ClusterRoleBinding": rbac.set_binding_defaults,
 }
 
 

@@ -36,7 +36,7 @@ class Subject(K8sModel):
 
 
 class RoleRef(K8sModel):
-    apiGroup: str
+    apiGroup: str = ""  # defaulted to rbac.authorization.k8s.io
     kind: str
     name: str
 

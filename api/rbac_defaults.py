@@ -142,7 +142,8 @@ def _components() -> list[dict]:
                  new_rule(READ, CORE, "persistentvolumeclaims persistentvolumes"), *_reviews(),
                  new_rule(READ, ("storage.k8s.io",), "csinodes"), new_rule(READ, CORE, "namespaces"),
                  new_rule(READ, ("storage.k8s.io",), "csidrivers"),
-                 new_rule(READ, ("storage.k8s.io",), "csistoragecapacities")]
+                 new_rule(READ, ("storage.k8s.io",), "csistoragecapacities"),
+                 new_rule("patch", CORE, "pods")]  # kubus: `recordDecisions` writes its verdicts as an annotation
     controller_manager = [EVENTS, *_leader("kube-controller-manager"),
                           new_rule("create", CORE, "secrets serviceaccounts"), new_rule("delete", CORE, "secrets"),
                           new_rule("get", CORE, "configmaps namespaces secrets serviceaccounts"),
@@ -173,11 +174,13 @@ def _controller_rules() -> dict[str, list[dict]]:
         "namespace-controller": [
             new_rule("delete get list watch", CORE, "namespaces"),
             new_rule("update", CORE, "namespaces/finalize namespaces/status"),
+            new_rule("update", CORE, "namespaces"),  # kubus: no finalize subresource, the finalizer goes by update
             new_rule("delete deletecollection get list watch", ("*",), "*")],
         "node-controller": [
             new_rule("delete get list patch update watch", CORE, "nodes"),
             new_rule("patch update", CORE, "nodes/status"), new_rule("patch update", CORE, "pods/status"),
-            new_rule("delete get list watch", CORE, "pods")],
+            new_rule("delete get list watch", CORE, "pods"),
+            new_rule("list watch", ("coordination.k8s.io",), "leases")],  # kubus: it watches for itself
         "replicaset-controller": [
             new_rule("get list update watch", workloads, "replicasets"),
             new_rule("update", workloads, "replicasets/status"),
@@ -185,12 +188,15 @@ def _controller_rules() -> dict[str, list[dict]]:
             new_rule("create delete list patch watch", CORE, "pods")],
         "resourcequota-controller": [
             new_rule("list watch", ("*",), "*"), new_rule("update", CORE, "resourcequotas/status")],
-        "service-account-controller": [new_rule("create", CORE, "serviceaccounts")],
+        "service-account-controller": [new_rule("create", CORE, "serviceaccounts"),
+                                       new_rule("list watch", CORE, "namespaces serviceaccounts")],
     }
 
 
 def _controllers() -> list[dict]:
-    """Every controller role also writes Events (Kubernetes leaves that out of the namespace and
+    """kubus's controllers read through their own caches (Kubernetes' share kube-controller-manager's
+    informers), so node-controller and service-account-controller also list and watch what they
+    watch. Every controller role also writes Events (Kubernetes leaves that out of the namespace and
     aggregation controllers' roles; kubus's controllers all record events)."""
     rules = _controller_rules()
     return [cluster_role(f"system:controller:{name}", [*rules[name], EVENTS]) for name in CONTROLLERS]

@@ -101,9 +101,15 @@ def conflict(kind: str, name: str, why: str | None = None) -> StatusError:
 
 
 def invalid(kind: str, name: str, causes: list[Cause]) -> StatusError:
-    listed = ", ".join(f"{c.field}: {c.message}" for c in causes)
-    return StatusError("Invalid", f'{kind} "{name}" is invalid: [{listed}]', causes,
-                       details={"name": name, "kind": kind})
+    """apimachinery `NewInvalid`: `Deployment.apps "web" is invalid: <error>`, or `[e1, e2]` for several."""
+    from api.registry import known, lookup
+
+    group = lookup(kind).api_version.rpartition("/")[0] if known(kind) else ""
+    errors = list(dict.fromkeys(f"{c.field}: {c.message}" for c in causes))
+    text = errors[0] if len(errors) == 1 else f"[{', '.join(errors)}]"
+    details = {"name": name, "kind": kind, **({"group": group} if group else {})}
+    return StatusError("Invalid", f'{f"{kind}.{group}" if group else kind} "{name}" is invalid: {text}', causes,
+                       details=details)
 
 
 def forbidden(kind: str, name: str, why: str) -> StatusError:

@@ -60,3 +60,13 @@ def _changed(path: str, new, old) -> list[str]:
             out += _changed(f"{path}.{key}", new.get(key), old.get(key))
         return out
     return [] if new == old else [path]
+
+
+def update_causes(kind: str, old: dict, new: dict) -> list[Cause]:
+    """What an update may not change of a kind's stored object (immutable fields)."""
+    from api import policy, rbac
+
+    checks = {"RoleBinding": rbac.role_ref_update, "ClusterRoleBinding": rbac.role_ref_update,
+              "PriorityClass": lambda o, n: policy.validate_priority_class_update(n, o)}
+    check = checks.get(kind)
+    return check(old, new) if check else []

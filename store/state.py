@@ -8,7 +8,7 @@ from typing import Any, Callable, Iterator
 from api import selectors
 from api.registry import KindInfo, lookup
 from api.status import already_exists, bad_request, conflict, forbidden, invalid, not_found, too_large, Cause
-from api.updates import pod_spec_update
+from api.updates import pod_spec_update, update_causes
 from bus import codec
 from bus.digest import KeyDigest
 from bus.topology import matcher, object_key
@@ -201,10 +201,11 @@ class State:
                               [Cause("spec.nodeName", "Forbidden: may not be changed directly", "FieldValueForbidden")])
             return merged
         objects.carry_server_fields(info.kind, old, new)
+        causes = update_causes(info.kind, old, new)
         if info.kind == "Pod" and new.get("spec") != old.get("spec"):
-            causes = pod_spec_update(old.get("spec") or {}, new.get("spec") or {})
-            if causes:
-                raise invalid(info.kind, old["metadata"]["name"], causes)
+            causes += pod_spec_update(old.get("spec") or {}, new.get("spec") or {})
+        if causes:
+            raise invalid(info.kind, old["metadata"]["name"], causes)
         if "status" in old:
             new["status"] = old["status"]
         if info.has_spec_generation and new.get("spec") != old.get("spec"):
