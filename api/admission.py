@@ -1,7 +1,7 @@
 """Admission of one object: parse with its model, apply defaults, validate; errors as Invalid causes."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -35,8 +35,10 @@ def _check_type(info: KindInfo, obj: dict) -> None:
                           f"expected {info.api_version!r}")
 
 
-def admit(kind: str, obj: Any, namespace: str | None = None) -> dict:
-    """The object as it will be stored, or StatusError (Invalid 422 with field causes, BadRequest 400)."""
+def admit(kind: str, obj: Any, namespace: str | None = None,
+          mutate: Callable[[dict], dict] | None = None) -> dict:
+    """The object as it will be stored, or StatusError (Invalid 422 with field causes, BadRequest 400).
+    `mutate` (mutating admission) changes the defaulted object before it is validated."""
     info = lookup(kind)
     if not isinstance(obj, dict):
         raise bad_request(f"the request carries no {info.kind} object")
@@ -53,6 +55,8 @@ def admit(kind: str, obj: Any, namespace: str | None = None) -> dict:
         meta.setdefault("namespace", namespace or "default")
     parsed = _parse(info, obj)
     defaults.apply(info.kind, parsed)
+    if mutate is not None:
+        parsed = mutate(parsed)
     causes = validation.validate(info, parsed)
     if causes:
         name = parsed["metadata"].get("name") or parsed["metadata"].get("generateName") or ""

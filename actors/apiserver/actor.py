@@ -1,150 +1,193 @@
-"""The apiserver: the gate every request passes. Identity from the broker-validated `user_id`,
-authorization, admission (defaults, validation), then the command to the store, which answers
-the client directly (the request's reply_to and correlation id travel with the command)."""
+"""The apiserver: the gate every request passes (contract 5). Authentication (the broker-validated
+`user_id`), authorization (system:masters, the node authorizer, RBAC), admission (mutating, the
+object's validation, validating), then the command to the store, which answers the client
+directly (the request's reply_to and correlation id travel with the command). Its chain reads a
+local cache of the policy objects, fed straight from the store; it serves once that is synced."""
 from __future__ import annotations
 
-from typing import Any
+import uuid
+from dataclasses import dataclass, field
 
-from actors.apiserver.authz import authorize
+from actors.apiserver.authn import Authenticator
+from actors.apiserver.authz import Authorizer
+from actors.apiserver.attributes import REVIEWS, of_request
+from actors.apiserver.audit import AuditLog, DEFAULT_POLICY, load_policy
 from actors.apiserver.batches import CommandBatches
-from actors.apiserver.patch import merge_patch
-from api.admission import admit, admit_status
-from api.registry import lookup
-from api.status import StatusError, bad_request, internal_error, too_large
-from bus.declare import QueueSpec, apiserver_queue, store_queue
+from actors.apiserver.defaults import ensure_defaults
+from actors.apiserver.policycache import POLICY_KINDS, PolicyCache
+from actors.apiserver.services import Services
+from actors.apiserver.watches import Watches
+from actors.apiserver.writes import Writes
+from api.authorization import Decision, UserInfo, audit_annotations
+from api.status import StatusError, internal_error, too_large
+from bus.declare import QueueSpec, apiserver_queue
 from bus.message import Message
-from bus.messages import USER_HEADER, Request, parse_request, valid_reply_to
-from bus.rpc import unwrap
+from bus.messages import USER_HEADER, Request, parse_client_request, valid_reply_to
 from bus.topology import segment
 from config.settings import Settings
+from config.users import load_users, people
 from runtime.actor import Actor, Consumer
+from runtime.informer import Route
 
-PATCH_RETRIES = 5
 OBJECT_VERBS = frozenset(("create", "update", "updateStatus", "patch"))
 REQUEST_ENVELOPE = 4096  # a request's fields besides its object
 
 
-class ApiServer(Actor):
+class ApiServer(Writes, Services, Actor):
     name = "apiserver"
 
     def __init__(self, settings: Settings, **kw):
         super().__init__(settings, **kw)
         self.batches = CommandBatches(self.bus, self.names.store, settings.max_message_bytes,
                                       settings.durable_commands, self._queue_full)
+        self.cache = PolicyCache()
+        users = load_users(settings.users_file) if settings.users_file else []
+        self.authn = Authenticator(settings.cluster, people(users), self.cache)
+        self.authz = Authorizer(self.cache)
+        self.watches = Watches(self.bus, self.names, self.bounds, self.authz.allowed)
+        self.cache.on_rbac_change.append(self.watches.recheck)
+        self.audit = AuditLog(settings.audit_log, load_policy(settings.audit_policy or DEFAULT_POLICY)) \
+            if settings.audit_log else None
+        self.instance = uuid.uuid4().hex[:12]
+        self._serving = False
+        self._sa_users: dict[str, str] = {}  # ServiceAccount broker users made (user -> uid), from a worker thread
 
-    def consumers(self) -> list[Consumer]:
-        return [Consumer(apiserver_queue(self.names, self.bounds), self.on_request, self.settings.prefetch)]
+    # ---- start: the policy cache first, then requests -------------------------------------------
+    def informers(self):
+        keys = tuple((self.names.events, f"{kind.lower()}.#") for kind in POLICY_KINDS)
+        spec = QueueSpec(f"{self.names.apiserver_queue}.cache.{self.instance}", keys, durable=False,
+                         exclusive=True, auto_delete=True)
+        return [(spec, self.cache.on_delta)]
 
-    def declarations(self) -> list[QueueSpec]:
-        return [store_queue(self.names, self.bounds)]  # commands wait there while no store runs
+    def snapshot_route(self) -> Route:
+        return Route(self.names.store, "store", {USER_HEADER: self.bus.user})  # apiservers may not be serving yet
 
+    def on_synced(self) -> None:
+        if not self._serving:
+            self._serving = True
+            self.start_consumer(Consumer(apiserver_queue(self.names, self.bounds), self.on_request,
+                                         self.settings.prefetch))
+            ensure_defaults(self)
+
+    def on_lost(self) -> None:
+        self._serving = False
+
+    def on_drain(self, done) -> None:
+        if self.audit:
+            self.audit.close()
+        done()
+
+    # ---- one request ----------------------------------------------------------------------------
     def on_request(self, msg: Message) -> None:
         if not valid_reply_to(msg.reply_to):
             self.dead_letter(msg, "reply-to", f"{msg.reply_to!r} is not a direct reply-to address")
             return
         try:
-            req = parse_request(msg.body)
+            req = parse_client_request(msg.body)
         except StatusError as exc:
             self._malformed(msg, exc)
             return
+        call = Call(msg, req)
         try:
-            self._admit_and_forward(msg, req)
+            self._admit_and_forward(call)
         except StatusError as exc:
-            self._refuse(msg, exc)
+            self.refuse(call, exc)
         except Exception as exc:  # a bug met by one request: answer it, keep serving the rest
             self.log.exception("apiserver.request_failed", message_id=msg.message_id, user=msg.user_id)
-            self._refuse(msg, internal_error(exc))
+            self.refuse(call, internal_error(exc))
 
     def _malformed(self, msg: Message, exc: StatusError) -> None:
         """A request that is not one: answered 400 when it can be, else dead-lettered with the reason."""
         if msg.reply_to:
-            self._refuse(msg, exc)
+            self.refuse(Call(msg, None), exc)
         else:
             self.dead_letter(msg, "invalid", exc.message)
 
-    def _refuse(self, msg: Message, exc: StatusError) -> None:
-        body = msg.body if isinstance(msg.body, dict) else {}
+    def refuse(self, call: Call, exc: StatusError) -> None:
+        body = call.msg.body if isinstance(call.msg.body, dict) else {}
         self.log.info("apiserver.refused", verb=str(body.get("verb"))[:32], kind=str(body.get("kind"))[:64],
-                      name=str(body.get("name"))[:253], user=msg.user_id, reason=exc.reason, message=exc.message[:200])
-        self.reply(msg, {"ok": False, "status": exc.to_dict()})
-        msg.ack()
+                      name=str(body.get("name"))[:253], user=call.msg.user_id, reason=exc.reason,
+                      message=exc.message[:200])
+        self.finish(call, {"ok": False, "status": exc.to_dict()})
 
-    def _admit_and_forward(self, msg: Message, req: Request) -> None:
-        if not msg.user_id:
-            raise StatusError("Unauthorized", "the request carries no user_id: the broker could not vouch "
-                                              "for who sent it")
-        authorize(msg.user_id, req)
-        if req.verb in OBJECT_VERBS and len(msg.raw) > self.settings.max_object_bytes + REQUEST_ENVELOPE:
+    def _admit_and_forward(self, call: Call) -> None:
+        req = call.req
+        call.user = self.authn.user(call.msg.user_id)
+        call.decision = self.authz.check(of_request(call.user, req))
+        if req.verb in OBJECT_VERBS and len(call.msg.raw) > self.settings.max_object_bytes + REQUEST_ENVELOPE:
             raise too_large(self.settings.max_object_bytes)
-        body = dict(msg.body)
-        if req.verb == "snapshot":  # spans kinds: the binding keys choose
-            self._forward(msg, body)
-            return
-        info = lookup(req.kind)
-        body["kind"] = info.kind
-        if req.verb in ("update", "updateStatus"):
-            _check_name(req)
-        if req.verb in ("create", "update"):
-            body["object"] = admit(info.kind, req.object, req.namespace)
-        elif req.verb == "updateStatus":
-            body["object"] = admit_status(info.kind, req.object)
-        elif req.verb == "patch":
-            self._patch(msg, req, info.kind, attempt=1)
-            return
-        self._forward(msg, body)
+        if req.kind in REVIEWS:
+            self.review(call)
+        elif req.verb in ("watch", "logs", "token"):
+            getattr(self, f"serve_{req.verb}")(call)
+        elif req.verb == "snapshot":
+            self.forward(call, dict(call.msg.body))
+        else:
+            self.write(call)
 
-    def _forward(self, msg: Message, body: dict[str, Any]) -> None:
+    def forward(self, call: Call, body: dict, warnings: list[str] | None = None) -> None:
         """Hand the command to the store, in the next `commands` batch, with the client's reply address."""
-        self.batches.add(msg, body)
+        if warnings:
+            body["warnings"] = warnings
+        self._audit(call, 0, None, None)
+        self.batches.add(call.msg, body)
 
     def _queue_full(self, requests: list[Message]) -> None:
         for msg in requests:
-            self._refuse(msg, StatusError("TooManyRequests", "the store's command queue is full; try again later"))
+            self.refuse(Call(msg, None), StatusError("TooManyRequests", "the store's command queue is full; "
+                                                                        "try again later"))
 
-    # ---- patch: get, merge, admit, update with the read resourceVersion; retry on Conflict ----
-    def _patch(self, msg: Message, req: Request, kind: str, attempt: int) -> None:
-        get = {"verb": "get", "kind": kind, "namespace": req.namespace, "name": req.name, "options": {}}
-        self._call(msg, get, "get", attempt, lambda r: self._patch_got(msg, req, kind, attempt, r))
+    def call_store(self, call: Call, body: dict, step: str, done, as_self: bool = False) -> None:
+        """A command of the apiserver's own on behalf of a request, in the requester's name (or its
+        own); its id derives from the request's (none without one: no dedupe, and never an id shared
+        with another request), shortened as a routing-key segment is when long."""
+        call.steps += 1
+        msg = call.msg
+        sub_id = segment(f"{msg.message_id}.{step}.{call.steps}") if msg.message_id else None
+        user = self.bus.user if as_self else msg.user_id
+        self.rpc.call(self.names.store, "store", body, self.safe(call, done), self.settings.request_timeout_s,
+                      message_id=sub_id, persistent=self.settings.durable_commands, headers={USER_HEADER: user},
+                      user_id=self.bus.user)
 
-    def _patch_got(self, msg: Message, req: Request, kind: str, attempt: int, reply) -> None:
-        try:
-            current = unwrap(reply)["object"]
-            if not isinstance(req.object, dict):
-                raise bad_request("patch needs a merge patch object")
-            status_only = req.options.get("subresource") == "status"
-            patched = admit(kind, merge_patch(current, req.object), req.namespace)
-        except StatusError as exc:
-            self._finish(msg, {"ok": False, "status": exc.to_dict()})
-            return
-        update = {"verb": "updateStatus" if status_only else "update", "kind": kind, "namespace": req.namespace,
-                  "name": req.name, "object": patched, "resourceVersion": current["metadata"]["resourceVersion"],
-                  "options": {}}
-        self._call(msg, update, "update", attempt, lambda r: self._patch_done(msg, req, kind, attempt, r))
+    def safe(self, call: Call, step):
+        """A continuation of a request: a StatusError it raises is the answer; a bug is a 500."""
+        def run(*args) -> None:
+            try:
+                step(*args)
+            except StatusError as exc:
+                self.refuse(call, exc)
+            except Exception as exc:
+                self.log.exception("apiserver.request_failed", message_id=call.msg.message_id)
+                self.refuse(call, internal_error(exc))
+        return run
 
-    def _patch_done(self, msg: Message, req: Request, kind: str, attempt: int, reply) -> None:
-        if isinstance(reply, dict) and not reply.get("ok") and reply["status"]["reason"] == "Conflict" \
-                and attempt < PATCH_RETRIES:
-            self._patch(msg, req, kind, attempt + 1)
-            return
-        self._finish(msg, reply if isinstance(reply, dict) else {"ok": False, "status": reply.to_dict()})
-
-    def _call(self, msg: Message, body: dict, step: str, attempt: int, done) -> None:
-        """A command of the patch's own, in the requester's name; its id derives from the request's
-        (none without one: no dedupe, and never an id shared with another request), shortened as a
-        routing-key segment is when long, so it fits an AMQP message id."""
-        sub_id = segment(f"{msg.message_id}.{step}.{attempt}") if msg.message_id else None
-        self.rpc.call(self.names.store, "store", body, done, self.settings.request_timeout_s,
-                      message_id=sub_id, persistent=self.settings.durable_commands,
-                      headers={USER_HEADER: msg.user_id})
-
-    def _finish(self, msg: Message, reply: dict) -> None:
+    def finish(self, call: Call, reply: dict) -> None:
         reply.pop("more", None)
-        self.reply(msg, reply)
-        msg.ack()
+        status = reply.get("status") or {}
+        self._audit(call, status.get("code", 200), status.get("reason"), status.get("message"))
+        self.reply(call.msg, reply)
+        call.msg.ack()
+
+    def _audit(self, call: Call, code: int, reason: str | None, message: str | None) -> None:
+        """`code` 0: forwarded, the store answers (the event records the request as received)."""
+        if self.audit is None or call.req is None:
+            return
+        req, user, notes = call.req, call.user, audit_annotations(call.decision) if call.decision else {}
+        self.audit.record(user=user.name if user else (call.msg.user_id or "system:anonymous"),
+                          groups=user.groups if user else (), verb=req.verb, kind=req.kind,
+                          namespace=req.namespace, name=req.name, options=req.options, code=code, reason=reason,
+                          message=message, request_object=req.object, user_agent=call.msg.app_id or "",
+                          audit_id=call.msg.message_id, decision=notes.get("authorization.k8s.io/decision", "forbid"),
+                          authz_reason=notes.get("authorization.k8s.io/reason", ""), annotations=call.annotations)
 
 
-def _check_name(req: Request) -> None:
-    meta = (req.object or {}).get("metadata")
-    name = meta.get("name") if isinstance(meta, dict) else None
-    if req.name and name and name != req.name:
-        raise bad_request(f"the name of the object ({name}) does not match the name on the URL ({req.name})")
+@dataclass
+class Call:
+    """A request on its way through the apiserver."""
+
+    msg: Message
+    req: Request | None
+    user: UserInfo | None = None
+    decision: Decision | None = None
+    annotations: dict[str, str] = field(default_factory=dict)
+    steps: int = 0  # commands of the apiserver's own made for it so far

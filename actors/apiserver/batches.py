@@ -42,7 +42,7 @@ class CommandBatches:
         batch, self.pending, self.size = self.pending, [], 0
         requests = [msg for msg, _ in batch]
         self.bus.publish(self.exchange, "store", codec.pack_array([entry for _, entry in batch]), type="commands",
-                         persistent=self.persistent, on_confirm=lambda ok: self._confirmed(requests, ok))
+                         persistent=self.persistent, user_id=self.bus.user, on_confirm=lambda ok: self._confirmed(requests, ok))
 
     def _confirmed(self, requests: list[Message], ok: bool) -> None:
         """Acked once the broker has the batch. A nack: the store's queue is full. A lost channel:

@@ -1,0 +1,72 @@
+"""Admission, in Kubernetes' order: every mutating plugin, then (after the object is validated)
+every validating plugin. A plugin is a small class with `mutate(attempt)` and/or
+`validate(attempt)`; it changes `attempt.obj`, adds warnings and audit annotations, or raises a
+StatusError. The Kubernetes logic lives in `api/`; these are the wiring to the apiserver's cache."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from api.authorization import UserInfo
+from api.registry import KindInfo
+
+NODE_PREFIX = "system:node:"
+NODES_GROUP = "system:nodes"
+
+
+@dataclass
+class Attempt:
+    """One write on its way through admission."""
+
+    operation: str  # CREATE UPDATE DELETE, as Kubernetes' admission names them
+    info: KindInfo
+    subresource: str
+    namespace: str
+    name: str
+    obj: dict | None
+    old: dict | None
+    user: UserInfo
+    cache: Any  # actors.apiserver.policycache.PolicyCache
+    warnings: list[str] = field(default_factory=list)
+    annotations: dict[str, str] = field(default_factory=dict)
+    charges: list[tuple[dict, dict[str, str]]] = field(default_factory=list)  # ResourceQuota: (quota, used)
+
+    @property
+    def kind(self) -> str:
+        return self.info.kind
+
+    @property
+    def node(self) -> str | None:
+        """The node a kubelet calls as (`system:node:<name>` in `system:nodes`), else None."""
+        if self.user.name.startswith(NODE_PREFIX) and NODES_GROUP in self.user.groups:
+            return self.user.name[len(NODE_PREFIX):]
+        return None
+
+    @property
+    def pod_create(self) -> bool:
+        return self.kind == "Pod" and self.operation == "CREATE" and not self.subresource
+
+
+def _plugins():
+    from actors.apiserver.admission import limits, noderestriction, podsecurity, priority, quota, rbacwrites, \
+        serviceaccount, tolerations
+    mutating = [limits.LimitRanger(), serviceaccount.ServiceAccount(), noderestriction.NodeRestriction(),
+                priority.Priority(), tolerations.DefaultTolerationSeconds()]
+    validating = [limits.LimitRanger(), podsecurity.PodSecurity(), priority.Priority(), rbacwrites.RbacWrites(),
+                  quota.ResourceQuota()]
+    return mutating, validating
+
+
+MUTATING, VALIDATING = _plugins()
+
+
+def mutate(attempt: Attempt) -> None:
+    for plugin in MUTATING:
+        if hasattr(plugin, "mutate"):
+            plugin.mutate(attempt)
+
+
+def validate(attempt: Attempt) -> None:
+    for plugin in VALIDATING:
+        if hasattr(plugin, "validate"):
+            plugin.validate(attempt)

@@ -1,0 +1,38 @@
+"""PodSecurity: the namespace's `pod-security.kubernetes.io/*` labels; pods are refused (enforce),
+pod templates only warned about; namespaces with invalid labels are refused, and a namespace
+made stricter warns about the pods it already has."""
+from __future__ import annotations
+
+from api import podsecurity
+from api.status import StatusError, invalid
+
+TEMPLATED = ("ReplicaSet", "Deployment")
+
+
+class PodSecurity:
+    name = "PodSecurity"
+
+    def validate(self, a) -> None:
+        if a.operation not in ("CREATE", "UPDATE"):
+            return
+        if a.kind == "Namespace":
+            self._namespace(a)
+        elif a.kind == "Pod" or a.kind in TEMPLATED:
+            self._pod(a)
+
+    def _pod(self, a) -> None:
+        ns = a.cache.get("Namespace", None, a.namespace)
+        labels = ((ns or {}).get("metadata") or {}).get("labels") or {}
+        result = podsecurity.admit(labels, a.kind, a.obj, a.subresource, a.old)
+        a.annotations.update(result.audit_annotations)
+        if result.forbidden_message:
+            raise StatusError("Forbidden", f'pods "{a.name}" is forbidden: {result.forbidden_message}',
+                              details={"name": a.name, "kind": "pods"})
+        a.warnings.extend(result.warnings)
+
+    def _namespace(self, a) -> None:
+        labels = (a.obj.get("metadata") or {}).get("labels") or {}
+        old_labels = ((a.old or {}).get("metadata") or {}).get("labels") if a.old else None
+        causes = podsecurity.label_causes(labels, old=old_labels) if a.old else podsecurity.label_causes(labels)
+        if causes:
+            raise invalid("Namespace", a.name, causes)

@@ -1,0 +1,115 @@
+"""What the apiserver answers or hands on itself, after authorization: people's watches, `logs`
+(to the kubelet of the pod's node), a ServiceAccount's broker credentials for a pod (`token`),
+and the access reviews behind `kubus auth can-i` and `whoami`."""
+from __future__ import annotations
+
+from actors.apiserver.attributes import of_request
+from api.authorization import Attributes, UserInfo
+from api.status import StatusError, bad_request, not_found
+from bus import accounts
+from bus.permissions import permissions, tags
+from bus.rpc import unwrap
+from config.credentials import read_secret
+from config.identities import password_for, sa_broker_user
+
+TOKEN_REQUEST = {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest"}
+
+
+class Services:
+    # ---- watch ------------------------------------------------------------------------------------
+    def serve_watch(self, call) -> None:
+        queue = call.req.options["queue"]
+        if not self.watches.queue_allowed(call.user, queue):
+            raise StatusError("Forbidden", f'a watch queue of user "{call.user.name}" is named '
+                                           f'{self.names.watch_prefix(call.user.name)}<id>, not {queue}')
+        self.watches.set_up(call.user, queue, call.req.options["keys"], of_request(call.user, call.req),
+                            lambda: self.finish(call, {"ok": True, "queue": queue}))
+
+    # ---- logs: on to the kubelet of the pod's node, which answers the client ----------------------------
+    def serve_logs(self, call) -> None:
+        req = call.req
+        get = {"verb": "get", "kind": "Pod", "namespace": req.namespace, "name": req.name, "options": {}}
+        self.call_store(call, get, "pod", lambda r: self._logs_to(call, unwrap(r)["object"]), as_self=True)
+
+    def _logs_to(self, call, pod: dict) -> None:
+        node = (pod.get("spec") or {}).get("nodeName")
+        if not node:
+            raise bad_request(f'pod "{call.req.name}" is not scheduled to a node yet')
+        msg = call.msg
+
+        def unserved(why: str) -> None:
+            self.reply(msg, {"ok": False, "status": StatusError(
+                "ServiceUnavailable", f'the kubelet of node "{node}" does not serve logs ({why})').to_dict()})
+
+        self._audit(call, 0, None, None)
+        self.bus.publish("", self.names.kubelet_logs_queue(node), {**msg.body, "kind": "Pod"}, type="request",
+                         message_id=msg.message_id, correlation_id=msg.correlation_id, reply_to=msg.reply_to,
+                         mandatory=True, user_id=self.bus.user, expiration_s=self.settings.request_timeout_s,
+                         on_return=unserved)
+        msg.ack()
+
+    # ---- token: a ServiceAccount's broker credentials, for a pod that runs as it ---------------------
+    def serve_token(self, call) -> None:
+        req = call.req
+        get = {"verb": "get", "kind": "Pod", "namespace": req.namespace, "name": req.options["pod"], "options": {}}
+        self.call_store(call, get, "pod", lambda r: self._token_for(call, unwrap(r)["object"]), as_self=True)
+
+    def _token_for(self, call, pod: dict) -> None:
+        req, node = call.req, call.decision.node_guard
+        spec = pod.get("spec") or {}
+        if node is not None and spec.get("nodeName") != node:
+            raise StatusError("Forbidden", f'serviceaccounts "{req.name}" is forbidden: node requested token bound '
+                                           f'to a pod scheduled on a different node')
+        if (spec.get("serviceAccountName") or "default") != req.name:
+            raise StatusError("Forbidden", f'serviceaccounts "{req.name}" is forbidden: pod "{pod["metadata"]["name"]}"'
+                                           f' does not run as this service account')
+        account = self.cache.get("ServiceAccount", req.namespace, req.name or "")
+        if account is None:
+            raise not_found("ServiceAccount", req.name or "")
+        self.offload(lambda: self._ensure_sa_user(req.namespace, req.name, account["metadata"]["uid"]),
+                     self.safe(call, lambda token: self._issued(call, token)))
+
+    def _issued(self, call, token: dict | StatusError) -> None:
+        if isinstance(token, StatusError):
+            raise token
+        self.finish(call, {"ok": True, "object": {**TOKEN_REQUEST, "status": token, "metadata": {
+            "name": call.req.name, "namespace": call.req.namespace}}})
+
+    def _ensure_sa_user(self, namespace: str, name: str, uid: str) -> dict | StatusError:
+        """(On a worker thread.) The account's broker user, its password tied to this ServiceAccount's
+        uid: one made again under the same name gets new credentials."""
+        try:
+            user = sa_broker_user(self.settings.cluster, namespace, name)
+            token = password_for(read_secret(self.settings), user, salt=uid)
+            if self._sa_users.get(user) != uid:
+                accounts.ensure_user(self.settings.admin_url, user, token, tags("sa"))
+                accounts.apply(self.settings.admin_url, user, permissions(self.names, "sa", f"{namespace}.{name}"))
+                self._sa_users[user] = uid
+            return {"token": token, "user": user}
+        except (accounts.AdminError, SystemExit) as exc:
+            return StatusError("ServiceUnavailable", f"cannot issue a token now: {exc}")
+
+    # ---- access reviews --------------------------------------------------------------------------
+    def review(self, call) -> None:
+        kind, obj = call.req.kind, call.req.object or {}
+        if kind == "SelfSubjectReview":
+            status = {"userInfo": {"username": call.user.name, "groups": list(call.user.groups)}}
+        else:
+            spec = obj.get("spec") or {}
+            user = call.user if kind == "SelfSubjectAccessReview" else \
+                UserInfo(str(spec.get("user") or ""), tuple(spec.get("groups") or ()))
+            decision = self.authz.decide(_review_attributes(user, spec))
+            status = {"allowed": decision.allowed, **({"reason": decision.reason} if decision.reason else {})}
+        group = "authentication.k8s.io" if kind == "SelfSubjectReview" else "authorization.k8s.io"
+        self.finish(call, {"ok": True, "object": {"apiVersion": f"{group}/v1", "kind": kind, "metadata": {},
+                                                  "spec": obj.get("spec") or {}, "status": status}})
+
+
+def _review_attributes(user: UserInfo, spec: dict) -> Attributes:
+    ra, nra = spec.get("resourceAttributes"), spec.get("nonResourceAttributes")
+    if isinstance(ra, dict):
+        return Attributes(user, str(ra.get("verb") or ""), str(ra.get("resource") or ""), str(ra.get("group") or ""),
+                          str(ra.get("subresource") or ""), str(ra.get("namespace") or ""), str(ra.get("name") or ""))
+    if isinstance(nra, dict):
+        return Attributes(user, str(nra.get("verb") or ""), path=str(nra.get("path") or ""))
+    raise bad_request("spec.resourceAttributes or spec.nonResourceAttributes is required")

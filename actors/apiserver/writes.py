@@ -1,0 +1,168 @@
+"""Reads and writes of objects through the chain: the node authorizer's guard, admission
+(mutating, the object's validation, validating) with the stored object where a plugin needs it,
+ResourceQuota charged by compare-and-swap, then the command to the store."""
+from __future__ import annotations
+
+from actors.apiserver import admission
+from actors.apiserver.admission import Attempt
+from actors.apiserver.patch import merge_patch
+from api.admission import admit, admit_status
+from api.authorization import forbidden
+from api.quota import check as quota_check
+from api.registry import KindInfo, lookup
+from api.status import StatusError, bad_request
+from bus.rpc import unwrap
+
+PATCH_RETRIES = 5
+QUOTA_RETRIES = 5
+OPERATIONS = {"create": "CREATE", "update": "UPDATE", "updateStatus": "UPDATE", "patch": "UPDATE",
+              "delete": "DELETE"}
+
+
+class Writes:
+    def write(self, call) -> None:
+        req = call.req
+        info = lookup(req.kind)
+        body = {**call.msg.body, "kind": info.kind}
+        guard = self._node_guard(call, info)
+        if guard:
+            body["guard"] = guard
+        if req.verb in ("update", "updateStatus"):
+            _check_name(req)
+        if req.verb == "patch":
+            self._patch(call, info, guard)
+        elif req.verb in ("create", "update", "updateStatus"):
+            if self._needs_old(call, info):
+                get = {"verb": "get", "kind": info.kind, "namespace": req.namespace, "name": req.name, "options": {}}
+                self.call_store(call, get, "old", lambda r: self._admit(call, info, body, unwrap(r)["object"]),
+                                as_self=True)
+            else:
+                self._admit(call, info, body, None)
+        else:
+            self.forward(call, body)
+
+    def _needs_old(self, call, info: KindInfo) -> bool:
+        """Plugins that judge a change, not a state: NodeRestriction (a node's labels and taints),
+        Pod Security (only significant pod changes, a namespace's new labels), RBAC escalation."""
+        if call.req.verb != "update":
+            return False
+        return info.kind in ("Pod", "Namespace", "Role", "ClusterRole") or (
+            info.kind == "Node" and call.decision.node_guard is None and call.user.name.startswith("system:node:"))
+
+    def _admit(self, call, info: KindInfo, body: dict, old: dict | None) -> None:
+        attempt = self.admit_object(call, info, call.req.object, old, call.req.verb == "updateStatus")
+        body["object"] = attempt.obj
+        self._charge(call, body, attempt, 0)
+
+    def admit_object(self, call, info: KindInfo, obj, old: dict | None, status_only: bool = False) -> Attempt:
+        req = call.req
+        namespace = (req.namespace or "default") if info.namespaced else ""
+        attempt = Attempt(OPERATIONS[req.verb], info, "status" if status_only else "", namespace,
+                          req.name or _name_of(obj), None, old, call.user, self.cache)
+        if status_only:
+            attempt.obj = admit_status(info.kind, obj)
+            admission.mutate(attempt)
+        else:
+            attempt.obj = admit(info.kind, obj, req.namespace, mutate=lambda parsed: _mutated(attempt, parsed))
+            attempt.name = attempt.name or _name_of(attempt.obj)
+        admission.validate(attempt)
+        call.annotations.update(attempt.annotations)
+        return attempt
+
+    # ---- the node authorizer's condition, checked by the store -----------------------------------
+    def _node_guard(self, call, info: KindInfo) -> dict | None:
+        node = call.decision.node_guard
+        if node is None or info.kind != "Pod":
+            return None
+        verb, name = call.req.verb, call.req.name or ""
+        if verb == "delete":
+            why = f'node "{node}" can only delete pods with spec.nodeName set to itself'
+        elif verb in ("updateStatus", "patch"):
+            why = f'node "{node}" can only update pod status for pods with spec.nodeName set to itself'
+        else:
+            from actors.apiserver.attributes import of_request
+            return {"nodeName": node, "message": forbidden(of_request(call.user, call.req)[0],
+                    f"no relationship found between node '{node}' and this object").message}
+        return {"nodeName": node, "message": f'pods "{name}" is forbidden: {why}'}
+
+    # ---- ResourceQuota: each quota's usage moves by compare-and-swap before the write --------------
+    def _charge(self, call, body: dict, attempt: Attempt, tries: int) -> None:
+        if not attempt.charges:
+            self.forward(call, body, attempt.warnings)
+            return
+        quota, used = attempt.charges[0]
+        meta = quota["metadata"]
+        update = {"verb": "updateStatus", "kind": "ResourceQuota", "namespace": meta["namespace"],
+                  "name": meta["name"], "object": {**quota, "status": {**(quota.get("status") or {}), "used": used}},
+                  "resourceVersion": meta["resourceVersion"], "options": {}}
+        self.call_store(call, update, "quota", lambda r: self._charged(call, body, attempt, tries, r), as_self=True)
+
+    def _charged(self, call, body: dict, attempt: Attempt, tries: int, reply) -> None:
+        if isinstance(reply, dict) and reply.get("ok"):
+            attempt.charges.pop(0)
+            self._charge(call, body, attempt, tries)
+            return
+        status = reply["status"] if isinstance(reply, dict) else reply.to_dict()
+        if status.get("reason") != "Conflict" or tries >= QUOTA_RETRIES:
+            raise StatusError.from_dict(status)
+        name = attempt.charges[0][0]["metadata"]["name"]
+        get = {"verb": "get", "kind": "ResourceQuota", "namespace": attempt.namespace, "name": name, "options": {}}
+        self.call_store(call, get, "quota-get", lambda r: self._recharge(call, body, attempt, tries, unwrap(r)),
+                        as_self=True)
+
+    def _recharge(self, call, body: dict, attempt: Attempt, tries: int, fresh: dict) -> None:
+        """Another write moved the quota first: check again against what it says now."""
+        current = fresh["object"]
+        quotas = [current if q["metadata"]["name"] == current["metadata"]["name"] else q
+                  for q in [c for c, _ in attempt.charges]]
+        attempt.charges = quota_check(quotas, attempt.obj, attempt.kind)
+        self._charge(call, body, attempt, tries + 1)
+
+    # ---- patch: get, merge, admit, update with the read resourceVersion; retry on Conflict ----------
+    def _patch(self, call, info: KindInfo, guard: dict | None, attempt: int = 1) -> None:
+        req = call.req
+        get = {"verb": "get", "kind": info.kind, "namespace": req.namespace, "name": req.name, "options": {}}
+        if guard:
+            get["guard"] = guard
+        self.call_store(call, get, "get", lambda r: self._patch_got(call, info, guard, attempt, r))
+
+    def _patch_got(self, call, info: KindInfo, guard: dict | None, attempt: int, reply) -> None:
+        req = call.req
+        current = unwrap(reply)["object"]
+        if not isinstance(req.object, dict):
+            raise bad_request("patch needs a merge patch object")
+        status_only = req.options.get("subresource") == "status"
+        admitted = self.admit_object(call, info, merge_patch(current, req.object), current, status_only)
+        update = {"verb": "updateStatus" if status_only else "update", "kind": info.kind,
+                  "namespace": req.namespace, "name": req.name, "object": admitted.obj,
+                  "resourceVersion": current["metadata"]["resourceVersion"], "options": {}}
+        if guard:
+            update["guard"] = guard
+        if admitted.warnings:
+            update["warnings"] = admitted.warnings
+        self.call_store(call, update, "update", lambda r: self._patch_done(call, info, guard, attempt, r))
+
+    def _patch_done(self, call, info: KindInfo, guard: dict | None, attempt: int, reply) -> None:
+        if isinstance(reply, dict) and not reply.get("ok") and reply["status"]["reason"] == "Conflict" \
+                and attempt < PATCH_RETRIES:
+            self._patch(call, info, guard, attempt + 1)
+            return
+        self.finish(call, reply if isinstance(reply, dict) else {"ok": False, "status": reply.to_dict()})
+
+
+def _mutated(attempt: Attempt, parsed: dict) -> dict:
+    attempt.obj = parsed
+    admission.mutate(attempt)
+    return attempt.obj
+
+
+def _name_of(obj) -> str:
+    meta = obj.get("metadata") if isinstance(obj, dict) else None
+    return (meta.get("name") or meta.get("generateName") or "") if isinstance(meta, dict) else ""
+
+
+def _check_name(req) -> None:
+    meta = (req.object or {}).get("metadata")
+    name = meta.get("name") if isinstance(meta, dict) else None
+    if req.name and name and name != req.name:
+        raise bad_request(f"the name of the object ({name}) does not match the name on the URL ({req.name})")
