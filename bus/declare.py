@@ -33,6 +33,7 @@ class QueueSpec:
     auto_delete: bool = False
     single_active: bool = False
     arguments: dict = field(default_factory=dict)
+    shared: bool = False  # declared by `kubus bootstrap`: only checked (passively), never declared again
 
     def binding_keys(self, exchange: str) -> tuple[str, ...]:
         return tuple(key for ex, key in self.bindings if ex == exchange)
@@ -98,6 +99,9 @@ def declare_queue(bus: Bus, names: Names, spec: QueueSpec, on_done: Callable[[],
     """Declare `spec` and bind it; then, for a durable queue bound to `{c}.events`, drop the bindings
     it no longer lists."""
     channel = bus.channel
+    if spec.shared:  # declaring needs the configure permission, which also allows deleting it
+        channel.queue_declare(spec.name, passive=True, callback=lambda _frame: on_done())
+        return
 
     def done(_frame) -> None:
         on_done()
@@ -151,11 +155,11 @@ def _warn_once(queue: str, error: str) -> None:
 
 
 def store_queue(names: Names, bounds: Bounds = DEFAULT_BOUNDS) -> QueueSpec:
-    """The store's command queue; apiservers declare it too, so commands wait while no store runs."""
+    """The store's command queue (made by `kubus bootstrap`, so commands wait while no store runs)."""
     return QueueSpec(names.store_queue, ((names.store, "store"),), single_active=True,
-                     arguments=request_queue_arguments(names, bounds))
+                     arguments=request_queue_arguments(names, bounds), shared=True)
 
 
 def apiserver_queue(names: Names, bounds: Bounds = DEFAULT_BOUNDS) -> QueueSpec:
     return QueueSpec(names.apiserver_queue, ((names.api, "apiserver"),),
-                     arguments=request_queue_arguments(names, bounds))
+                     arguments=request_queue_arguments(names, bounds), shared=True)

@@ -93,6 +93,7 @@ class WatchOptions(_Strict):
     """A person's watch: the apiserver declares a queue bound to the keys RBAC allows."""
 
     keys: list[str] = Field(min_length=1, max_length=1000)
+    queue: ShortStr  # the person's own name for it (it must start with their watch prefix)
 
 
 class TokenOptions(_Strict):

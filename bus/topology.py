@@ -61,11 +61,6 @@ class Names:
         """Where apiservers put a node's `logs` requests (through the default exchange)."""
         return f"{self.cluster}.kubelet.{segment(node)}.logs"
 
-    @staticmethod
-    def logs_key(node: str) -> str:
-        """The `{c}.api` routing key of a node's log service (its kubelet answers)."""
-        return f"logs.{segment(node)}"
-
 
 def segment(value: str) -> str:
     """A routing-key segment or per-node name part that fits (contract 1): up to 100 bytes of

@@ -16,7 +16,7 @@ import structlog
 from api.events import event
 from bus import codec, side
 from bus.connection import Bus
-from bus.declare import Bounds, QueueSpec, declare_exchanges, declare_queue
+from bus.declare import Bounds, QueueSpec, declare_queue
 from bus.message import Message
 from bus.rpc import RpcClient
 from bus.dead import dead_letter
@@ -79,6 +79,10 @@ class Actor:
         """Queues to declare but not consume."""
         return []
 
+    def snapshot_route(self):
+        """Where this actor's informers ask for snapshots (None: the apiservers)."""
+        return None
+
     def on_active(self) -> None:
         """A singleton became the active instance (before it consumes anything). State kept from
         informer deltas may be reset here: the informers then hand every cached object again (ADDED)
@@ -118,7 +122,6 @@ class Actor:
         self.on_drain(lambda: self.bus.confirmed(self.bus.stop))
 
     def _on_ready(self, bus: Bus) -> None:
-        declare_exchanges(bus, self.names, self.bounds)
         for spec in self.declarations():
             declare_queue(bus, self.names, spec, lambda: None, bounds=self.bounds)
         self.rpc.setup()
@@ -173,7 +176,7 @@ class Actor:
         return Informer(self.bus, self.rpc, self.names, spec, handler, owner=self.name,
                         max_bytes=self.settings.max_message_bytes, max_depth=self.settings.max_depth,
                         timeout=self.settings.request_timeout_s, prefetch=self.settings.prefetch, bounds=self.bounds,
-                        on_synced=self._informer_synced, clock=time.monotonic)
+                        on_synced=self._informer_synced, clock=time.monotonic, snapshot_route=self.snapshot_route())
 
     def _informer_synced(self) -> None:
         self._unsynced -= 1

@@ -23,6 +23,7 @@ from bus.message import Message
 from bus.messages import Bookmark, Event, parse_event
 from bus.rpc import RpcClient, unwrap
 from bus.topology import Names
+from config.identities import broker_user_of
 from runtime.cache import BadEvent, Cache, Delta, Gap, StaleSnapshot
 from runtime.heap import freeze_survivors
 
@@ -56,6 +57,7 @@ class Informer:
         self.on_synced, self.clock = on_synced, clock
         self.declare = declare or self._declare  # a person's queue is declared by an apiserver (`watch`)
         self.route = snapshot_route or Route(names.api, "apiserver")
+        self.publisher = broker_user_of(names.cluster, "store")
         self.cache = Cache(spec.binding_keys(names.events))
         self.held: list[Message] = []  # deliveries waiting for a resync to finish
         self.resyncing = False
@@ -159,6 +161,9 @@ class Informer:
     def _on_message(self, msg: Message) -> None:
         if self.resyncing:
             self.held.append(msg)
+            return
+        if msg.user_id != self.publisher:  # the default exchange reaches every queue: only the store's count
+            self._dead_letter(msg, "forbidden", f"events come from the store only, not from {msg.user_id!r}")
             return
         try:
             body = codec.decode(msg.raw, msg.headers, self.max_bytes, self.max_depth, batch=True)

@@ -23,6 +23,7 @@ from bus.declare import store_queue
 from bus.message import Message
 from bus.messages import WRITES, parse_request, valid_reply_to
 from bus.dead import publish_dead
+from config.identities import broker_user_of
 from config.settings import Settings
 from runtime.actor import Actor, Consumer
 from runtime.heap import freeze_survivors
@@ -71,6 +72,7 @@ class StoreActor(Actor):
         self.bookmarks_due = False
         self._drained: Callable[[], None] | None = None
         self._timers_started = False
+        self.apiserver_user = broker_user_of(settings.cluster, "apiserver")
 
     # ---- leadership ------------------------------------------------------------------------
     def consumers(self) -> list[Consumer]:
@@ -129,6 +131,9 @@ class StoreActor(Actor):
 
     # ---- commands --------------------------------------------------------------------------
     def on_command(self, msg: Message) -> None:
+        if msg.user_id != self.apiserver_user:  # the default exchange reaches this queue too
+            self.dead_letter(msg, "forbidden", f"commands come from apiservers only, not from {msg.user_id!r}")
+            return
         try:
             commands = commands_of(msg)
         except DecodeError as exc:
@@ -284,7 +289,7 @@ class StoreActor(Actor):
         for key, digest in self.bookmarks.take(self.state.digests, self.clock()):
             self.bus.publish(self.names.events, key, {
                 "type": "BOOKMARK", "kind": key.split(".", 1)[0], "shard": key, "rev": self.state.rev,
-                "count": digest.count, "digest": digest.digest}, type="event")
+                "count": digest.count, "digest": digest.digest}, type="event", user_id=self.bus.user)
 
     def compact(self) -> None:
         if not self.active:

@@ -62,7 +62,7 @@ class Outbox:
             return
         try:
             sent = self.bus.publish(self.exchange, key, body, type="event", cc=[from_key] if from_key else None,
-                                    mandatory=True, on_confirm=lambda ok: self._confirm(revs, key, body, ok))
+                                    mandatory=True, user_id=self.bus.user, on_confirm=lambda ok: self._confirm(revs, key, body, ok))
         except Exception as exc:  # pika refused to frame it
             self._give_up(revs, key, body, f"publishing raised {type(exc).__name__}: {exc}")
             return

@@ -16,7 +16,9 @@ from bus.codec import DecodeError
 from bus.declare import QueueSpec
 from bus.message import Message
 from bus.messages import parse_request
-from bus.topology import Names, routing_key, segment
+from bus.topology import routing_key, segment
+from config.credentials import url_as
+from config.identities import broker_user_of
 from config.settings import Settings
 from runtime.actor import Actor, Consumer
 from runtime.cache import Delta
@@ -32,9 +34,16 @@ class Kubelet(Actor):
         self.name = _actor_name(name or f"kubelet.{nodes[0].name}")
         self.renew_interval = renew_interval
         super().__init__(settings, **kw)
-        self.agents = {cfg.name: NodeAgent(cfg, self._runtime(cfg), self.ask, self.clock, self.offload)
+        self.agents = {cfg.name: NodeAgent(cfg, self._runtime(cfg), self.ask, self.clock, self.offload,
+                                           self._pod_environment if cfg.runtime == "process" else None)
                        for cfg in nodes}
         self._timers = False
+        self.apiserver_user = broker_user_of(settings.cluster, "apiserver")
+
+    def _pod_environment(self, token: dict) -> dict[str, str]:
+        """What a pod's containers connect with: its ServiceAccount's broker user, so `Client()` just works."""
+        return {"KUBUS_AMQP_URL": url_as(self.settings.amqp_url, token["user"], token["token"]),
+                "KUBUS_CLUSTER": self.settings.cluster}
 
     @property
     def connection_name(self) -> str:
@@ -46,13 +55,16 @@ class Kubelet(Actor):
         return ProcessRuntime(Path(self.settings.data_dir) / "kubelet" / cfg.name)
 
     def consumers(self) -> list[Consumer]:
-        """The log service: `{c}.api` requests with key `logs.<node>`; gone with this process."""
-        spec = QueueSpec(f"{self.names.actor_queue(self.name)}.logs",
-                         tuple((self.names.api, Names.logs_key(node)) for node in self.agents),
-                         durable=False, exclusive=True, auto_delete=True)
-        return [Consumer(spec, self.on_logs, 16)]
+        """The log service of each node whose containers run for real: `logs` requests an apiserver
+        authorized and put in `{c}.kubelet.<node>.logs`; gone with this process."""
+        return [Consumer(QueueSpec(self.names.kubelet_logs_queue(node), durable=False, exclusive=True,
+                                   auto_delete=True), self.on_logs, 16)
+                for node, agent in self.agents.items() if agent.runtime.name == "process"]
 
     def on_logs(self, msg: Message) -> None:
+        if msg.user_id != self.apiserver_user:  # the default exchange reaches this queue from anyone who answers
+            self.dead_letter(msg, "forbidden", f"logs requests come from apiservers only, not {msg.user_id!r}")
+            return
         try:
             req = parse_request(msg.body)
             worker = next((w for a in self.agents.values() for w in a.workers.values()

@@ -44,6 +44,8 @@ def test_dedupe_keeps_the_newest_replies_within_its_byte_budget():
 class FakeBus:
     """Confirms are handed back by the test; `publish` may raise."""
 
+    user = "t-store"
+
     def __init__(self):
         self.channel = object()
         self.confirms = []

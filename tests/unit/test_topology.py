@@ -69,5 +69,5 @@ def test_long_names_fit_in_keys_and_match_their_bindings():
     assert len(key.encode()) <= 255
     assert key_matches(routing_key("pod", "*", NODE_253), key)
     assert object_key("Node", {"metadata": {"name": NODE_253}}) == routing_key("node", None, NODE_253)
-    assert Names.logs_key(NODE_253) == f"logs.{segment(NODE_253)}"
-    assert len(Names.logs_key(NODE_253).encode()) <= 255
+    assert Names("kubus").kubelet_logs_queue(NODE_253) == f"kubus.kubelet.{segment(NODE_253)}.logs"
+    assert len(Names("c" * 63).kubelet_logs_queue(NODE_253).encode()) <= 255
