@@ -117,6 +117,16 @@ def identity_of(cluster: str, broker_user: str, people: People) -> Identity | No
     return user, tuple(dict.fromkeys((*groups, AUTHENTICATED)))
 
 
+def kube_name_of(cluster: str, broker_user: str) -> str | None:
+    """The Kubernetes user name of a broker user, groups aside (a person's name needs no users file)."""
+    found = role_of(cluster, broker_user)
+    if found is None:
+        return None
+    role, name = found
+    identity = ROLES[role][1](name or "", {name: ()} if role == "user" else {})
+    return identity[0] if identity else None
+
+
 def password_for(secret: bytes, user: str, salt: str = "") -> str:
     """A broker user's password derived from the cluster's secret: the URL-safe base64 of
     HMAC-SHA256(secret, salt + NUL + user), cut to 32 characters (192 bits)."""

@@ -6,6 +6,7 @@ waits on a future. `request_async` returns the future itself, for many calls in 
 from __future__ import annotations
 
 import queue
+import sys
 import uuid
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -15,9 +16,10 @@ from api.registry import lookup
 from api.status import StatusError
 from bus.connection import Bus
 from bus import side
-from bus.declare import Bounds, QueueSpec, apiserver_queue, declare_exchanges, declare_queue
+from bus.declare import Bounds, QueueSpec
 from bus.rpc import RpcClient, unwrap
 from bus.topology import Names, routing_key
+from config.identities import kube_name_of
 from config.settings import Settings, load_settings
 from runtime.cache import Delta
 from runtime.informer import Informer
@@ -29,9 +31,16 @@ class ListResult:
     rev: int
 
 
+def print_warning(text: str) -> None:
+    """What kubectl (and client-go's default handler) does with an API warning."""
+    print(f"Warning: {text}", file=sys.stderr)
+
+
 class Client:
-    def __init__(self, settings: Settings | None = None, name: str | None = None):
+    def __init__(self, settings: Settings | None = None, name: str | None = None,
+                 on_warning: Callable[[str], None] = print_warning):
         self.settings = settings or load_settings()
+        self.on_warning = on_warning  # admission's warnings (Pod Security's `would violate …`)
         self.names = Names(self.settings.cluster)
         user = self.settings.amqp_user
         self.bus = Bus(self.settings.amqp_url, name or f"cli {user}", "kubus-client", self._on_ready, self._on_lost,
@@ -42,9 +51,6 @@ class Client:
         self.bus.start_thread()
 
     def _on_ready(self, bus: Bus) -> None:
-        declare_exchanges(bus, self.names, self.bounds)
-        declare_queue(bus, self.names, apiserver_queue(self.names, self.bounds), lambda: None,
-                      bounds=self.bounds)  # requests wait for an apiserver
         self.rpc.setup()
         for informer in self._watches:
             informer.start()
@@ -91,7 +97,10 @@ class Client:
     def request(self, verb: str, kind: str, **kw: Any) -> dict:
         """The ok reply, or raise StatusError."""
         timeout = (kw.get("timeout") or self.settings.request_timeout_s) + 5
-        return unwrap(self.request_async(verb, kind, **kw).result(timeout))
+        reply = unwrap(self.request_async(verb, kind, **kw).result(timeout))
+        for text in reply.get("warnings") or ():
+            self.on_warning(text)
+        return reply
 
     def create(self, obj: dict, namespace: str | None = None, **kw: Any) -> dict:
         ns = namespace or (obj.get("metadata") or {}).get("namespace")
@@ -141,19 +150,11 @@ class Client:
 
     def logs(self, name: str, namespace: str | None = None, container: str | None = None, tail: int | None = None,
              previous: bool = False, offset: int | None = None) -> dict:
-        """{text, offset, running} from the kubelet of the pod's node."""
-        pod = self.get("Pod", name, namespace)
-        node = pod["spec"].get("nodeName")
-        if not node:
-            raise StatusError("BadRequest", f'pod "{name}" is not scheduled to a node yet')
+        """{text, offset, running} from the kubelet of the pod's node (an apiserver authorizes
+        `get pods/log` and hands the request on)."""
         options = {k: v for k, v in (("container", container), ("tail", tail), ("previous", previous or None),
                                      ("offset", offset)) if v is not None}
-        body = {"verb": "logs", "kind": "Pod", "namespace": pod["metadata"]["namespace"], "name": name,
-                "object": None, "resourceVersion": None, "options": options}
-        fut: Future = Future()
-        self.bus.call_soon(lambda: self.rpc.call(self.names.api, Names.logs_key(node), body, fut.set_result,
-                                                 self.settings.request_timeout_s, user_id=self.bus.user))
-        return unwrap(fut.result(self.settings.request_timeout_s + 5))
+        return self.request("logs", "Pod", namespace=_ns("Pod", namespace), name=name, options=options)
 
     # ---- watching -------------------------------------------------------------------------------
     def watch(self, kind: str, namespace: str | None = None, node: str | None = None,
@@ -165,11 +166,32 @@ class Client:
         key = routing_key(info.kind, ns or "*", node or "*") if (ns or node) else f"{info.kind.lower()}.#"
         return Watch(self, self.watch_queue([key]), handler=handler)
 
-    def watch_queue(self, keys: list[str], name: str | None = None, exclusive: bool = True) -> QueueSpec:
-        """A watch queue bound to `keys`: exclusive and auto-delete unless named for reuse."""
-        return QueueSpec(name or f"{self.names.cluster}.watch.{uuid.uuid4().hex[:12]}",
-                         tuple((self.names.events, k) for k in keys), durable=not exclusive,
-                         exclusive=exclusive, auto_delete=exclusive)
+    def watch_queue(self, keys: list[str], name: str | None = None) -> QueueSpec:
+        """A watch queue bound to `keys`, named under this user's watch prefix (`name`: its own part,
+        for a queue to reuse). An apiserver declares it, after RBAC allows every key (contract 5)."""
+        queue = self.names.watch_prefix(self.identity) + (name or uuid.uuid4().hex[:12])
+        return QueueSpec(queue, tuple((self.names.events, k) for k in keys), durable=False, auto_delete=True)
+
+    @property
+    def identity(self) -> str:
+        """The Kubernetes user this client's broker user stands for."""
+        return kube_name_of(self.names.cluster, self.bus.user) or self.bus.user
+
+    def declare_watch(self, spec: QueueSpec, then: Callable[[], None], failed: Callable[[StatusError], None]) -> None:
+        """Ask an apiserver to declare `spec` (an informer's declare step), on the connection's thread."""
+        body = {"verb": "watch", "kind": "*", "options": {"keys": list(spec.binding_keys(self.names.events)),
+                                                          "queue": spec.name}}
+
+        def answered(reply) -> None:
+            try:
+                unwrap(reply)
+            except StatusError as exc:
+                failed(exc)
+                return
+            then()
+
+        self.rpc.call(self.names.api, "apiserver", body, answered, self.settings.request_timeout_s,
+                      user_id=self.bus.user, retry=True)
 
 
 class Watch:
@@ -184,7 +206,8 @@ class Watch:
                                  owner="watch", max_bytes=client.settings.max_message_bytes,
                                  max_depth=client.settings.max_depth, bounds=client.bounds,
                                  timeout=client.settings.request_timeout_s, prefetch=prefetch,
-                                 on_synced=lambda: self.synced.put(True))
+                                 on_synced=lambda: self.synced.put(True),
+                                 declare=lambda spec, then: client.declare_watch(spec, then, self.fail))
         client._watches.append(self.informer)
         client.bus.call_soon(self.informer.start)
 
@@ -192,22 +215,34 @@ class Watch:
         """Runs on the connection's thread; queues the delta for the iterator."""
         self.events.put(delta)
 
+    def fail(self, error: StatusError) -> None:
+        """The watch was refused (or its access ended): the iterator raises `error`."""
+        self.synced.put(error)
+        self.events.put(error)
+
     def wait_synced(self, timeout: float = 30) -> "Watch":
-        self.synced.get(timeout=timeout)
+        if isinstance(error := self.synced.get(timeout=timeout), StatusError):
+            raise error
         return self
 
     def next(self, timeout: float | None = None) -> Delta:
-        """The next delta; raises queue.Empty after `timeout` seconds."""
-        return self.events.get(timeout=timeout)
+        """The next delta; raises queue.Empty after `timeout` seconds, or the StatusError that ended it."""
+        return _delta(self.events.get(timeout=timeout))
 
     def __iter__(self) -> Iterator[Delta]:
         while True:
-            yield self.events.get()
+            yield _delta(self.events.get())
 
     def close(self) -> None:
         if self.informer in self.client._watches:
             self.client._watches.remove(self.informer)
         self.client.bus.call_soon(self.informer.stop)
+
+
+def _delta(item: Delta | StatusError) -> Delta:
+    if isinstance(item, StatusError):
+        raise item
+    return item
 
 
 def _ns(kind: str, namespace: str | None) -> str | None:
