@@ -14,12 +14,14 @@ from api.status import StatusError
 
 log = structlog.get_logger("kubelet")
 Call = Callable[[dict, Callable[[Any], None]], None]  # send a request body, get the reply
+Credentials = Callable[[dict], dict[str, str]]  # a TokenRequest's status -> the containers' environment
 
 
 class NodeAgent:
     def __init__(self, cfg: NodeConfig, runtime: Runtime, call: Call, clock: Callable[[], float],
-                 offload: Offload | None = None):
+                 offload: Offload | None = None, credentials: Credentials | None = None):
         self.cfg, self.runtime, self.call, self.clock, self.offload = cfg, runtime, call, clock, offload
+        self.credentials = credentials  # a ServiceAccount's token → the environment its pods connect with
         self.workers: dict[str, PodWorker] = {}
         self.written: dict[str, dict] = {}  # uid -> the status last written
         self.writing: set[str] = set()
@@ -82,6 +84,7 @@ class NodeAgent:
             return
         if worker is None:
             worker = self.workers[uid] = PodWorker(pod, self.runtime, self.clock, self.cfg.ip, self.offload)
+            self._fetch_credentials(worker)
             latest = self.runtime.adopt(uid)
             if latest:
                 worker.adopt(latest)
@@ -89,6 +92,28 @@ class NodeAgent:
         else:
             worker.pod = pod
         self.sync_pod(worker)
+
+    def _fetch_credentials(self, worker: PodWorker) -> None:
+        """A pod's containers talk to the API as its ServiceAccount: ask for the account's broker
+        credentials (the node authorizer allows it for pods bound here) before they start. Without
+        them (no such account, no token service) the containers start with none, and say so."""
+        spec, meta = worker.pod["spec"], worker.pod["metadata"]
+        if self.credentials is None or spec.get("automountServiceAccountToken") is False:
+            return
+        worker.credentials = None
+        account = spec.get("serviceAccountName") or "default"
+
+        def done(reply) -> None:
+            if isinstance(reply, dict) and reply.get("ok"):
+                worker.credentials = self.credentials(reply["object"]["status"])
+            else:
+                worker.credentials = {}
+                why = reply["status"]["message"] if isinstance(reply, dict) else str(reply)
+                log.warning("kubelet.no_credentials", node=self.cfg.name, pod=worker.key, account=account, why=why)
+            self.sync_pod(worker)
+
+        self.call({"verb": "token", "kind": "ServiceAccount", "namespace": meta.get("namespace"), "name": account,
+                   "options": {"pod": meta["name"]}}, done)
 
     def clean_orphans(self) -> None:
         """Runtime state of pods this node no longer has: stop and remove it (never run twice)."""

@@ -28,6 +28,7 @@ class PodWorker:
         self.admitted_at = clock()
         self.kill_at: float | None = None
         self.failed_init = False
+        self.credentials: dict[str, str] | None = {}  # None: being fetched, nothing starts until they come
 
     @property
     def uid(self) -> str:
@@ -72,7 +73,7 @@ class PodWorker:
                 c.signaled = "KILL"
         if self.terminating:
             self._stop_all(now)
-        elif not self._inits_done(now):
+        elif self.credentials is None or not self._inits_done(now):
             return
         else:
             for c in self.apps:
@@ -174,7 +175,7 @@ class PodWorker:
                   "spec.serviceAccountName": spec.get("serviceAccountName", "default"),
                   "status.podIP": self.node_ip, "status.hostIP": self.node_ip}
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOSTNAME": meta["name"],
-               "KUBERNETES_SERVICE_HOST": "127.0.0.1", "KUBERNETES_SERVICE_PORT": "443"}
+               "KUBERNETES_SERVICE_HOST": "127.0.0.1", "KUBERNETES_SERVICE_PORT": "443", **(self.credentials or {})}
         for var in container.get("env") or []:
             ref = ((var.get("valueFrom") or {}).get("fieldRef") or {}).get("fieldPath")
             env[var["name"]] = fields.get(ref, "") if ref else var.get("value", "")
