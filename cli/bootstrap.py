@@ -12,7 +12,7 @@ from bus.permissions import permissions, tags
 from bus.shared import declare_shared
 from bus.topology import Names
 from config.cluster import ClusterFile
-from config.credentials import ensure_secret, role_of_actor
+from config.credentials import actor_url, ensure_secret, read_secret, role_of_actor
 from config.identities import broker_user_of, identity_of, password_for, role_of
 from config.settings import Settings
 from config.users import UserEntry, people
@@ -59,6 +59,15 @@ def ensure_account(settings: Settings, secret: bytes, account: Account) -> str:
     accounts.apply(settings.admin_url, user, permissions(Names(settings.cluster), account.role, account.name,
                                                          account.nodes))
     return user
+
+
+def actor_account_url(settings: Settings, module: str, args) -> str:
+    """The URL an actor process (`python -m module args`) connects with, its account made or updated
+    now: how the tests and the benchmarks start actors of a cluster they bootstrapped."""
+    role, name = role_of_actor(module, args)
+    secret = read_secret(settings)
+    ensure_account(settings, secret, Account(role, name))
+    return actor_url(settings, secret, role, name)
 
 
 def remove_accounts(settings: Settings) -> list[str]:

@@ -13,6 +13,7 @@ from api import selectors
 from api.registry import lookup
 from api.status import StatusError
 from cli import manifests, metadata, nodes, printers
+from cli.auth import auth
 from cli import rollout as rollout_view
 from cli.apply import apply_one
 from cli.describe import describe as describe_text
@@ -291,7 +292,7 @@ def up(path: str | None) -> None:
     sys.exit(run_cluster(path))
 
 
-for command in (nodes.cordon, nodes.uncordon, nodes.drain, metadata.label, metadata.annotate):
+for command in (nodes.cordon, nodes.uncordon, nodes.drain, metadata.label, metadata.annotate, auth):
     main.add_command(command)
 
 

@@ -3,6 +3,7 @@
 the tests can hand each process its own URL without a password file."""
 from __future__ import annotations
 
+import json
 import os
 import secrets
 from pathlib import Path
@@ -44,6 +45,8 @@ def role_of_actor(module: str, args: list[str] | tuple[str, ...]) -> tuple[str, 
     if module == "actors.kubelet":
         if "--hollow" in args:
             return "hollow", None
+        if "--node-json" in args:
+            return "node", json.loads(args[list(args).index("--node-json") + 1])["name"]
         return "node", args[list(args).index("--node") + 1]
     raise ValueError(f"no broker identity for the module {module!r}")
 

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from typing import IO
 
 from config.cluster import ActorSpec, NodeSpec, load_cluster
+from config.credentials import actor_url, read_secret, role_of_actor
+from config.settings import Settings
 
 BACKOFF_START_S = 1.0
 BACKOFF_MAX_S = 30.0
@@ -116,13 +118,23 @@ def kubelets(nodes: list[NodeSpec]) -> list[ActorSpec]:
             for n in nodes]
 
 
+def with_credentials(actor: ActorSpec, env: dict[str, str]) -> ActorSpec:
+    """The actor connects as its own broker user (contract 5), its password derived from the
+    cluster's secret, which `kubus bootstrap` made."""
+    settings = Settings()
+    settings = settings.with_(cluster=env.get("KUBUS_CLUSTER", settings.cluster))
+    url = actor_url(settings, read_secret(settings), *role_of_actor(actor.module, actor.args))
+    return actor.model_copy(update={"env": {"KUBUS_AMQP_URL": url, **actor.env}})
+
+
 def run_cluster(path: str | None = None) -> int:
     spec = load_cluster(path)
     env = dict(os.environ)
     if spec.cluster and "KUBUS_CLUSTER" not in env:
         env["KUBUS_CLUSTER"] = spec.cluster
     env.setdefault("PYTHONUNBUFFERED", "1")
-    sup = Supervisor(spec.actors + kubelets(spec.nodes), env)
+    actors = [with_credentials(a, env) for a in spec.actors + kubelets(spec.nodes)]
+    sup = Supervisor(actors, env)
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: sup.stopping.set())
     return sup.run()

@@ -6,6 +6,21 @@ cd "$(dirname "$0")/.."
 export KUBUS_DATA_DIR="${KUBUS_DATA_DIR:-.kubus/data}"  # cluster: KUBUS_CLUSTER, default kubus
 kubus=.venv/bin/kubus
 mkdir -p .kubus
+# The people of the demo cluster (a users file, the spirit of Kubernetes' static token file): `admin`
+# in system:masters, with a password made once. `kubus bootstrap` (as the broker administrator,
+# KUBUS_ADMIN_URL) makes every actor's and person's broker user with least-privilege permissions.
+users=.kubus/users.yaml
+if [ ! -f "$users" ]; then
+  (umask 077; printf -- '- name: admin\n  password: %s\n  groups: [system:masters]\n' \
+    "$(python3 -c 'import secrets; print(secrets.token_urlsafe(18))')" > "$users")
+fi
+export KUBUS_USERS_FILE="$PWD/$users"
+"$kubus" bootstrap --users "$users" > .kubus/bootstrap.txt
+cluster="${KUBUS_CLUSTER:-kubus}"
+password=$(python3 -c "import sys, yaml; print(yaml.safe_load(open(sys.argv[1]))[0]['password'])" "$users")
+(umask 077; printf 'export KUBUS_CLUSTER=%s KUBUS_USERS_FILE=%s\nexport KUBUS_AMQP_URL=amqp://%s-user-admin:%s@127.0.0.1:5672/\n' \
+  "$cluster" "$KUBUS_USERS_FILE" "$cluster" "$password" > .kubus/demo.env)
+. .kubus/demo.env  # from here on, kubus is the person `admin`, not the broker's guest
 if [ -f .kubus/demo.pid ] && kill -0 "$(cat .kubus/demo.pid)" 2>/dev/null; then
   echo "the demo cluster is already running (pid $(cat .kubus/demo.pid))"
 else
@@ -22,4 +37,6 @@ for _ in $(seq 1 20); do "$kubus" get pods -A 2>/dev/null | grep -q "hello .*Run
 echo; echo "\$ kubus get nodes"; "$kubus" get nodes
 echo; echo "\$ kubus get deployments,replicasets,pods -A -o wide"; "$kubus" get deployments,replicasets,pods -A -o wide
 echo; echo "\$ kubus logs hello"; "$kubus" logs hello
-echo; echo "Next: kubus get pods -A -w  |  kubus describe pod hello  |  kubus logs -f fine -n shop  |  make down"
+echo; echo "\$ kubus auth whoami"; "$kubus" auth whoami
+echo; echo "To use kubus as admin in your shell: source .kubus/demo.env"
+echo "Next: kubus get pods -A -w  |  kubus describe pod hello  |  kubus logs -f fine -n shop  |  make down"
