@@ -14,8 +14,10 @@ from typing import Callable
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from cli.bootstrap import actor_account_url, bootstrap, remove_accounts  # noqa: E402
 from config.settings import Settings  # noqa: E402
 from tests.helpers import delete_topology  # noqa: E402  (also removes the run's actor queues)
+from tests.people import as_person, write_users_file  # noqa: E402
 
 
 class Cluster:
@@ -23,16 +25,23 @@ class Cluster:
 
     def __init__(self, prefix: str, **settings):
         self.dir = tempfile.TemporaryDirectory(prefix=f"kubus-{prefix}-")
-        self.settings = Settings(cluster=f"{prefix}{uuid.uuid4().hex[:8]}", data_dir=Path(self.dir.name) / "data",
-                                 **settings)
+        home = Path(self.dir.name)
+        admin = Settings().admin_url
+        self.base = Settings(cluster=f"{prefix}{uuid.uuid4().hex[:8]}", data_dir=home / "data", amqp_url=admin,
+                             admin_url=admin, secrets_dir=home / "secrets",
+                             users_file=write_users_file(home / "users.yaml"), **settings)
+        bootstrap(self.base, None, [])
+        self.settings = as_person(self.base, "admin")  # the load generators are a person in system:masters
         self.env = {**os.environ, "KUBUS_CLUSTER": self.settings.cluster, "KUBUS_AMQP_URL": self.settings.amqp_url,
                     "KUBUS_DATA_DIR": str(self.settings.data_dir), "KUBUS_LOG_LEVEL": "warning",
-                    "PYTHONUNBUFFERED": "1"}
+                    "KUBUS_SECRETS_DIR": str(self.base.secrets_dir), "KUBUS_USERS_FILE": str(self.base.users_file),
+                    "KUBUS_ADMIN_URL": admin, "PYTHONUNBUFFERED": "1"}
         self.procs: list[subprocess.Popen] = []
 
     def start(self, module: str, *args: str) -> subprocess.Popen:
         log = open(Path(self.dir.name) / f"{module}.{len(self.procs)}.log", "w")
-        proc = subprocess.Popen([sys.executable, "-m", module, *args], cwd=ROOT, env=self.env, stdout=log,
+        env = {**self.env, "KUBUS_AMQP_URL": actor_account_url(self.base, module, args)}
+        proc = subprocess.Popen([sys.executable, "-m", module, *args], cwd=ROOT, env=env, stdout=log,
                                 stderr=subprocess.STDOUT)
         self.procs.append(proc)
         return proc
@@ -48,7 +57,8 @@ class Cluster:
                 proc.wait(10)
             except subprocess.TimeoutExpired:
                 proc.kill()
-        delete_topology(self.settings.amqp_url, self.settings.cluster)
+        delete_topology(self.base.admin_url, self.settings.cluster)
+        remove_accounts(self.base)
         self.dir.cleanup()
 
 

@@ -10,7 +10,9 @@ import pika
 import pytest
 
 from config.settings import Settings
+from cli.bootstrap import bootstrap, remove_accounts
 from tests.helpers import Procs, delete_topology, wait_until
+from tests.people import as_person, write_users_file
 
 DEFAULT_URL = "amqp://guest:guest@127.0.0.1:5672/"
 
@@ -52,24 +54,33 @@ def cluster_name() -> str:
 
 @pytest.fixture
 def settings(amqp_url, cluster_name, tmp_path) -> Settings:
-    return Settings(amqp_url=amqp_url, cluster=cluster_name, data_dir=tmp_path / "data", request_timeout_s=10,
-                    bookmark_interval_s=0.5)
+    """A bootstrapped cluster (its secret, shared names and accounts); the settings connect as
+    `admin` (system:masters), a person of its users file; `admin_url` is the broker's administrator."""
+    base = Settings(amqp_url=amqp_url, admin_url=amqp_url, cluster=cluster_name, data_dir=tmp_path / "data",
+                    secrets_dir=tmp_path / "secrets", users_file=write_users_file(tmp_path / "users.yaml"),
+                    request_timeout_s=10, bookmark_interval_s=0.5)
+    bootstrap(base, None, [])
+    yield as_person(base, "admin")
+    remove_accounts(base)
 
 
 @pytest.fixture
 def procs(settings, tmp_path, request):
-    env = {**os.environ, "KUBUS_AMQP_URL": settings.amqp_url, "KUBUS_CLUSTER": settings.cluster,
-           "KUBUS_DATA_DIR": str(settings.data_dir), "KUBUS_BOOKMARK_INTERVAL_S": "0.5", "PYTHONUNBUFFERED": "1"}
+    env = {**os.environ, "KUBUS_AMQP_URL": settings.amqp_url,  # `admin`; an actor runs as its own user
+           "KUBUS_CLUSTER": settings.cluster, "KUBUS_ADMIN_URL": settings.admin_url,
+           "KUBUS_SECRETS_DIR": str(settings.secrets_dir), "KUBUS_USERS_FILE": str(settings.users_file),
+           "KUBUS_DATA_DIR": str(settings.data_dir), "KUBUS_BOOKMARK_INTERVAL_S": "0.5", "PYTHONUNBUFFERED": "1",
+           "KUBUS_AUDIT_LOG": str(tmp_path / "audit.log")}
     logdir = tmp_path / "logs"
     logdir.mkdir()
-    procs = Procs(env, logdir)
+    procs = Procs(env, logdir, settings)
     yield procs
     procs.stop_all()
     # container processes outlive their kubelet by design: the test's own go with the test
     subprocess.run(["pkill", "-KILL", "-f", f"actors.kubelet.shim {settings.data_dir}/"], check=False)
     if getattr(request.node, "rep_call", None) is not None and request.node.rep_call.failed:
         print(procs.logs())
-    delete_topology(settings.amqp_url, settings.cluster, [f"{settings.cluster}.lossy"])
+    delete_topology(settings.admin_url, settings.cluster)
 
 
 @pytest.hookimpl(hookwrapper=True, tryfirst=True)

@@ -35,18 +35,31 @@ def wait_until(condition: Callable[[], Any], timeout: float = 20.0, interval: fl
 class Procs:
     """Actor processes for one test; all killed at teardown."""
 
-    def __init__(self, env: dict[str, str], logdir: Path):
+    def __init__(self, env: dict[str, str], logdir: Path, settings):
         self.env = env
         self.logdir = logdir
+        self.settings = settings
         self.procs: list[subprocess.Popen] = []
+        self.accounts: dict[tuple[str, str | None], str] = {}  # (role, name) -> the actor's AMQP URL
 
     def start(self, module: str, *args: str, label: str | None = None, **env: str) -> subprocess.Popen:
+        """Run `python -m module args` as the broker user its role has (made on first use)."""
         label = label or module.rsplit(".", 1)[-1]
         log = open(self.logdir / f"{label}-{len(self.procs)}.log", "w")
+        env = {"KUBUS_AMQP_URL": self.url_of(module, args), **env}
         proc = subprocess.Popen([sys.executable, "-m", module, *args], cwd=ROOT, env={**self.env, **env},
                                 stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         self.procs.append(proc)
         return proc
+
+    def url_of(self, module: str, args) -> str:
+        from cli.bootstrap import actor_account_url
+        from config.credentials import role_of_actor
+
+        role = role_of_actor(module, args)
+        if role not in self.accounts:
+            self.accounts[role] = actor_account_url(self.settings, module, args)
+        return self.accounts[role]
 
     def kill9(self, proc: subprocess.Popen) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
@@ -159,6 +172,8 @@ def raw_call(url: str, exchange: str, routing_key: str, bodies: list[bytes], tim
              **props: Any) -> list[dict]:
     """Publish raw bodies (with `props` as AMQP properties) over direct reply-to and collect one reply
     each, decoded, in arrival order: a client that bypasses `Client`, as anyone on the bus can."""
+    from urllib.parse import unquote, urlparse
+
     import msgpack
 
     from bus.topology import SCHEMA_HEADER, SCHEMA_VERSION
@@ -169,7 +184,8 @@ def raw_call(url: str, exchange: str, routing_key: str, bodies: list[bytes], tim
         ch = conn.channel()
         ch.basic_consume("amq.rabbitmq.reply-to", lambda _c, _m, _p, body: replies.append(msgpack.unpackb(body)),
                          auto_ack=True)
-        props = {"reply_to": "amq.rabbitmq.reply-to", "content_type": "application/msgpack", **props,
+        props = {"reply_to": "amq.rabbitmq.reply-to", "content_type": "application/msgpack",
+                 "user_id": unquote(urlparse(url).username or ""), **props,
                  "headers": {SCHEMA_HEADER: SCHEMA_VERSION, **props.get("headers", {})}}
         for i, body in enumerate(bodies):
             ch.basic_publish(exchange, routing_key, body, pika.BasicProperties(correlation_id=str(i), **props))

@@ -44,7 +44,8 @@ def test_up_restarts_a_crashed_actor_and_stops_all(settings, tmp_path):
     path = tmp_path / "cluster.yaml"
     path.write_text(yaml.safe_dump(spec))
     env = {**os.environ, "KUBUS_AMQP_URL": settings.amqp_url, "KUBUS_CLUSTER": settings.cluster,
-           "KUBUS_DATA_DIR": str(settings.data_dir)}
+           "KUBUS_DATA_DIR": str(settings.data_dir), "KUBUS_SECRETS_DIR": str(settings.secrets_dir),
+           "KUBUS_USERS_FILE": str(settings.users_file)}  # each actor its own broker user, from the secret
     up = subprocess.Popen([sys.executable, "-m", "cli.main", "up", "-f", str(path)], cwd=ROOT, env=env,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     out = Output(up)
@@ -65,4 +66,4 @@ def test_up_restarts_a_crashed_actor_and_stops_all(settings, tmp_path):
         client.close()
         if up.poll() is None:
             up.kill()
-        delete_topology(settings.amqp_url, settings.cluster)
+        delete_topology(settings.admin_url, settings.cluster)

@@ -3,6 +3,8 @@ RPC bookkeeping freed, malformed replies answered with InternalError, bounded qu
 bindings a consumer no longer wants removed."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import threading
 from concurrent.futures import Future
 from typing import Callable
@@ -16,7 +18,7 @@ import requests
 from api.status import StatusError
 from bus import admin
 from bus.connection import Bus
-from bus.declare import Bounds, QueueSpec, apiserver_queue, declare_exchanges, declare_queue, queue_arguments
+from bus.declare import Bounds, QueueSpec, apiserver_queue, declare_exchanges, declare_queue
 from bus.rpc import RpcClient
 from bus.topology import SCHEMA_VERSION, Names
 from runtime.client import Client
@@ -30,11 +32,11 @@ NAMESPACE = {"ok": True, "object": {"apiVersion": "v1", "kind": "Namespace", "me
 @pytest.fixture
 def side(settings):
     names = Names(f"{settings.cluster}.b")
-    bus = Bus(settings.amqp_url, f"test {names.cluster}", "test", lambda _bus: None).start_thread()
+    bus = Bus(settings.admin_url, f"test {names.cluster}", "test", lambda _bus: None).start_thread()
     yield bus, names
     bus.stop()
     bus.join(5)
-    delete_topology(settings.amqp_url, names.cluster)
+    delete_topology(settings.admin_url, names.cluster)
 
 
 def on_loop(bus: Bus, fn: Callable[[Future], None], timeout: float = 10) -> object:
@@ -46,8 +48,8 @@ def on_loop(bus: Bus, fn: Callable[[Future], None], timeout: float = 10) -> obje
 
 def declare(bus: Bus, names: Names, spec: QueueSpec, bounds: Bounds) -> None:
     def run(fut: Future) -> None:
-        declare_exchanges(bus, names, bounds)
-        declare_queue(bus, names, spec, lambda: fut.set_result(True), bounds=bounds)
+        declare_exchanges(bus, names, bounds)  # as `kubus bootstrap` does, shared queues included
+        declare_queue(bus, names, replace(spec, shared=False), lambda: fut.set_result(True), bounds=bounds)
 
     on_loop(bus, run)
 
@@ -96,8 +98,8 @@ class FakeApiserver:
     def _run(self) -> None:
         conn = blocking(self.amqp_url)
         channel = conn.channel()
-        spec = apiserver_queue(self.names)  # declared as the apiserver declares it: the client may not have yet
-        channel.queue_declare(spec.name, durable=True, arguments=queue_arguments(self.names, spec))
+        spec = apiserver_queue(self.names)  # made by `kubus bootstrap`
+        channel.queue_declare(spec.name, passive=True)
         channel.basic_consume(spec.name, self._on_request, auto_ack=True)
         while not self.stopping.is_set():
             conn.process_data_events(0.1)
@@ -119,7 +121,7 @@ class FakeApiserver:
 @pytest.fixture
 def fake(settings, procs):
     client = Client(settings, name=f"test {settings.cluster}")
-    server = FakeApiserver(settings.amqp_url, client.names)
+    server = FakeApiserver(procs.url_of("actors.apiserver", ()), client.names)  # it answers as an apiserver
     yield client, server
     server.stop()
     client.close()
@@ -171,7 +173,7 @@ def test_a_connection_lost_after_sending_answers_that_the_write_may_have_happene
     body = {"verb": "get", "kind": "Namespace", "name": "silent"}
     client.bus.call_soon(lambda: client.rpc.call(client.names.api, "apiserver", body, pending.set_result, 60))
     wait_until(lambda: "silent" in server.received, what="the request at the fake apiserver")
-    close_connection(settings.amqp_url, f"test {settings.cluster}")
+    close_connection(settings.admin_url, f"test {settings.cluster}")
     reply = pending.result(30)
     assert isinstance(reply, StatusError) and reply.reason == "ServiceUnavailable", reply
     assert "may have been applied" in reply.message

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
-from urllib.parse import quote, urlparse
+from urllib.parse import quote, unquote, urlparse
 
 import msgpack
 import pika
@@ -110,12 +110,14 @@ BAD_EVENTS = {
 
 
 def _publish_events(url: str, exchange: str, bodies: dict[str, dict]) -> None:
+    """As the store (the only one who may): the events are bad, not their sender."""
     conn = blocking(url)
     try:
         channel = conn.channel()
         for case, body in bodies.items():
             props = pika.BasicProperties(headers={SCHEMA_HEADER: SCHEMA_VERSION}, message_id=f"bad-{case}",
-                                         type="event", content_type="application/msgpack")
+                                         type="event", content_type="application/msgpack",
+                                         user_id=unquote(urlparse(url).username))
             channel.basic_publish(exchange, "pod.default.-", msgpack.packb(body), props)
     finally:
         conn.close()
@@ -127,7 +129,7 @@ def test_events_of_the_wrong_shape_are_dead_lettered_and_consumers_go_on(procs, 
     scheduler = procs.start("actors.scheduler")
     wait_until(lambda: consumers(amqp_url, client.names.actor_queue("scheduler")), 30, what="the scheduler")
     watch = client.watch("Pod", "default").wait_synced()
-    _publish_events(amqp_url, client.names.events, BAD_EVENTS)
+    _publish_events(procs.url_of("store", ()), client.names.events, BAD_EVENTS)
     dead: list = []
     expected = {(f"bad-{case}", actor) for case in BAD_EVENTS for actor in ("scheduler", "watch")}
     wait_until(lambda: dead.extend(read_queue(amqp_url, client.names.dead_queue)) or
@@ -144,7 +146,7 @@ def test_events_of_the_wrong_shape_are_dead_lettered_and_consumers_go_on(procs, 
 
 
 def test_a_watch_stopped_before_its_snapshot_never_consumes(cluster, amqp_url):
-    spec = cluster.watch_queue(["pod.default.*"], name=f"{cluster.names.cluster}.watch.stopped", exclusive=False)
+    spec = cluster.watch_queue(["pod.default.*"], name="stopped")
     watch = Watch(cluster, spec)
     watch.close()  # before the queue is even declared: the snapshot that follows is of a stopped generation
     for _ in range(2):  # replies come in order on one connection: the informer's would be in by now

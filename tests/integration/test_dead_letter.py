@@ -1,6 +1,8 @@
 """Garbage, oversize and wrong-schema messages land in `{c}.dead` with the reason; actors go on."""
 from __future__ import annotations
 
+from urllib.parse import unquote, urlparse
+
 import msgpack
 import pika
 import pytest
@@ -14,12 +16,20 @@ REQUEST = {"verb": "get", "kind": "Namespace", "name": "default", "options": {}}
 
 
 def _publish(url: str, exchange: str, key: str, body: bytes, headers: dict | None) -> None:
+    """As the user of `url` (its user_id set, as the broker checks)."""
     conn = blocking(url)
     try:
-        props = pika.BasicProperties(headers=headers, message_id="poison", user_id="guest", type="request")
+        props = pika.BasicProperties(headers=headers, message_id="poison", user_id=unquote(urlparse(url).username),
+                                     type="request")
         conn.channel().basic_publish(exchange, key, body, props)
     finally:
         conn.close()
+
+
+def sender(procs, settings, target: str) -> str:
+    """Who may send there: a person to the apiservers, an apiserver to the store, the store events."""
+    return {"apiserver": settings.amqp_url, "store": procs.url_of("actors.apiserver", ()),
+            "events": procs.url_of("store", ())}[target]
 
 
 CASES = [
@@ -37,10 +47,11 @@ CASES = [
 
 @pytest.mark.parametrize("target", ["apiserver", "store"])
 @pytest.mark.parametrize("body,headers,reason", CASES)
-def test_bad_messages_are_dead_lettered_with_reason(cluster, amqp_url, target, body, headers, reason):
+def test_bad_messages_are_dead_lettered_with_reason(cluster, procs, settings, amqp_url, target, body, headers,
+                                                    reason):
     names = Names(cluster.names.cluster)
     exchange = names.api if target == "apiserver" else names.store
-    _publish(amqp_url, exchange, target, body, headers)
+    _publish(sender(procs, settings, target), exchange, target, body, headers)
     dead = wait_until(lambda: read_queue(amqp_url, names.dead_queue), what="the message in the dead queue")
     props, raw = dead[0]
     assert raw == body
@@ -49,14 +60,34 @@ def test_bad_messages_are_dead_lettered_with_reason(cluster, amqp_url, target, b
     assert cluster.create(pod("still-serving"))["metadata"]["name"] == "still-serving"
 
 
-def test_bad_event_is_dead_lettered_by_the_watcher(cluster, amqp_url):
+def test_bad_event_is_dead_lettered_by_the_watcher(cluster, procs, settings, amqp_url):
     names = Names(cluster.names.cluster)
     watch = cluster.watch("Pod", "default").wait_synced()
-    _publish(amqp_url, names.events, "pod.default.-", b"\xc1", GOOD_HEADERS)
+    _publish(sender(procs, settings, "events"), names.events, "pod.default.-", b"\xc1", GOOD_HEADERS)
     dead = wait_until(lambda: read_queue(amqp_url, names.dead_queue), what="the event in the dead queue")
     assert dead[0][0].headers[DEAD_REASON].startswith("undecodable")
     cluster.create(pod("after-poison"))
     assert watch.next(timeout=10).object["metadata"]["name"] == "after-poison"
+    watch.close()
+
+
+@pytest.mark.parametrize("target, sender_role", [pytest.param("store", "actors.scheduler", id="a-command-not-from-"
+                                                                                          "an-apiserver"),
+                                                  pytest.param("events", "actors.apiserver", id="an-event-not-from-"
+                                                                                               "the-store")])
+def test_what_only_one_actor_may_send_is_dead_lettered_from_anyone_else(cluster, procs, amqp_url, target,
+                                                                        sender_role):
+    """Whoever answers over direct reply-to writes the default exchange, which reaches any queue."""
+    names = Names(cluster.names.cluster)
+    watch = cluster.watch("Pod", "default").wait_synced()
+    queue = names.store_queue if target == "store" else watch.informer.spec.name
+    body = msgpack.packb({"verb": "create", "kind": "Pod", "namespace": "default", "object": pod("forged")}
+                         if target == "store" else {"type": "ADDED", "kind": "Pod", "rev": 10 ** 9, "prev": 0,
+                                                    "object": pod("forged")})
+    _publish(procs.url_of(sender_role, ()), "", queue, body, GOOD_HEADERS)
+    dead = wait_until(lambda: read_queue(amqp_url, names.dead_queue), what="the forged message in the dead queue")
+    assert dead[0][0].headers[DEAD_REASON].startswith("forbidden: "), dead[0][0].headers
+    assert [p["metadata"]["name"] for p in cluster.list("Pod", "default").items] == []
     watch.close()
 
 

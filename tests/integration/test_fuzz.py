@@ -24,7 +24,7 @@ import warnings
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlparse
+from urllib.parse import unquote, urlparse
 
 import msgpack
 import pika
@@ -84,10 +84,15 @@ class Harness:
     def __init__(self, client, procs, settings):
         self.client, self.procs, self.settings = client, procs, settings
         self.names = Names(settings.cluster)
-        self.sink = f"{settings.cluster}.fuzz-sink"
-        self.conn = blocking(settings.amqp_url)
-        self.ch = self.conn.channel()
-        self.ch.queue_declare(self.sink)
+        # it sends as an apiserver, the one broker user who may reach both `{c}.api` and `{c}.store`
+        # (a person's messages to the store never get past the broker); its sink is a queue an apiserver
+        # may declare; the dead letters it reads as the broker's administrator
+        url = procs.url_of("actors.apiserver", ())
+        self.user = unquote(urlparse(url).username)
+        self.sink = f"{settings.cluster}.apiserver.cache.fuzz-sink"
+        self.conn, self.admin = blocking(url), blocking(settings.admin_url)
+        self.ch, self.admin_ch = self.conn.channel(), self.admin.channel()
+        self.ch.queue_declare(self.sink, exclusive=True)
         self.ch.basic_consume(DIRECT, self._on_reply, auto_ack=True)
         self.address = self._own_address()
         self.frame_max = self.conn._impl.params.frame_max
@@ -116,11 +121,11 @@ class Harness:
 
     def close(self) -> None:
         self.watch.close()
-        try:
-            self.ch.queue_delete(self.sink)
-            self.conn.close()
-        except Exception:
-            pass
+        for conn in (self.conn, self.admin):
+            try:
+                conn.close()  # the sink is exclusive: it goes with its connection
+            except Exception:
+                pass
 
     # ---- sending ---------------------------------------------------------------------------------
     def _on_reply(self, _ch, _method, props, body: bytes) -> None:
@@ -135,7 +140,8 @@ class Harness:
             headers[SCHEMA_HEADER] = SCHEMA_VERSION if msg.schema == "ok" else msg.schema
         reply_to = self.sink if msg.reply_to == "sink" else REPLY_TOS[msg.reply_to]
         props = dict(content_type=msg.content_type, type=msg.type, message_id=mid, correlation_id=fid,
-                     reply_to=reply_to, user_id=msg.user_id, expiration=msg.expiration, headers=headers)
+                     reply_to=reply_to, user_id=self.user if msg.user_id == "guest" else msg.user_id,
+                     expiration=msg.expiration, headers=headers)
         if msg.header_pad:
             headers["x-fuzz-pad"] = ""
             used = _header_frame(props)
@@ -224,7 +230,7 @@ class Harness:
 
     def _read_dead(self) -> None:
         while True:
-            method, props, _body = self.ch.basic_get(self.names.dead_queue, auto_ack=True)
+            method, props, _body = self.admin_ch.basic_get(self.names.dead_queue, auto_ack=True)
             if method is None:
                 return
             # the fuzz id travels as a header and the correlation id (an actor may leave big headers out)

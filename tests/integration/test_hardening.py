@@ -72,7 +72,7 @@ def test_store_checks_commands_again_and_answers_the_rest_of_the_batch(cluster, 
               _request("update", name="x", object={"metadata": 5}),
               _request("snapshot", kind="*", options={"keys": "pod.#"}),
               _request("create", object=_pod("good-2"))]
-    replies = raw_call(settings.amqp_url, f"{settings.cluster}.store", "store", bodies)
+    replies = raw_call(procs.url_of("actors.apiserver", ()), f"{settings.cluster}.store", "store", bodies)
     assert len(replies) == 6
     codes = sorted((r.get("status") or {}).get("code", 200) for r in replies)
     assert codes == [200, 200, 400, 400, 400, 500], codes
@@ -88,23 +88,25 @@ def test_an_object_over_the_size_limit_is_413(cluster, procs, settings):
     assert err.value.message == f"Request entity too large: limit is {settings.max_object_bytes}"
     # just over the limit once stored (metadata added by the store), straight to the store
     near = _pod("near", annotations={"blob": "x" * (settings.max_object_bytes - 100)})
-    [reply] = raw_call(settings.amqp_url, f"{settings.cluster}.store", "store", [_request("create", object=near)])
+    [reply] = raw_call(procs.url_of("actors.apiserver", ()), f"{settings.cluster}.store", "store",
+                       [_request("create", object=near)])
     assert reply["status"]["reason"] == "RequestEntityTooLarge"
     _alive(procs)
     assert cluster.create(_pod("small"))
 
 
-def test_dedupe_is_per_user_not_per_message_id(cluster, settings):
+def test_dedupe_is_per_user_not_per_message_id(cluster, procs, settings):
     """Two users who happen to pick the same message id get two effects and their own answers."""
     mid = uuid.uuid4().hex
     store = f"{settings.cluster}.store"
-    [alice] = raw_call(settings.amqp_url, store, "store", [_request("create", object=_pod("alice-pod"))],
+    apiserver = procs.url_of("actors.apiserver", ())  # commands in the users' names, as an apiserver sends
+    [alice] = raw_call(apiserver, store, "store", [_request("create", object=_pod("alice-pod"))],
                        message_id=mid, headers={"x-kubus-user": "alice"})
-    [bob] = raw_call(settings.amqp_url, store, "store", [_request("create", object=_pod("bob-pod"))],
+    [bob] = raw_call(apiserver, store, "store", [_request("create", object=_pod("bob-pod"))],
                      message_id=mid, headers={"x-kubus-user": "bob"})
     assert alice["object"]["metadata"]["name"] == "alice-pod"
     assert bob["object"]["metadata"]["name"] == "bob-pod"
-    [again] = raw_call(settings.amqp_url, store, "store", [_request("create", object=_pod("bob-pod"))],
+    [again] = raw_call(apiserver, store, "store", [_request("create", object=_pod("bob-pod"))],
                        message_id=mid, headers={"x-kubus-user": "bob"})
     assert again == bob  # a retry gets the first answer, not AlreadyExists
 
@@ -114,7 +116,7 @@ def test_patches_without_message_ids_never_share_an_answer(cluster, settings):
     for value in ("one", "two"):
         patch = {"metadata": {"labels": {"n": value}}}
         [reply] = raw_call(settings.amqp_url, f"{settings.cluster}.api", "apiserver",
-                           [_request("patch", name="patched", object=patch)], user_id="guest")
+                           [_request("patch", name="patched", object=patch)])
         assert reply["object"]["metadata"]["labels"] == {"n": value}
 
 
@@ -130,11 +132,12 @@ def test_update_whose_name_differs_from_the_objects_is_400(cluster):
 def test_a_reply_to_that_is_not_direct_reply_to_is_dead_lettered(cluster, procs, settings):
     """Else anyone could have the apiserver or the store publish into any queue (here: the store's)."""
     names = [f"{settings.cluster}.api", f"{settings.cluster}.store"]
-    for exchange, key in zip(names, ("apiserver", "store")):
-        raw_call(settings.amqp_url, exchange, key, [_request("create", object=_pod(f"via-{key}"))], timeout=0,
+    senders = [settings.amqp_url, procs.url_of("actors.apiserver", ())]
+    for exchange, key, sender in zip(names, ("apiserver", "store"), senders):
+        raw_call(sender, exchange, key, [_request("create", object=_pod(f"via-{key}"))], timeout=0,
                  reply_to=f"{settings.cluster}.store")
     dead: list = []
-    wait_until(lambda: dead.extend(read_queue(settings.amqp_url, f"{settings.cluster}.dead")) or len(dead) >= 2,
+    wait_until(lambda: dead.extend(read_queue(settings.admin_url, f"{settings.cluster}.dead")) or len(dead) >= 2,
                20, what="two dead letters")
     assert all(props.headers["x-kubus-dead-reason"].startswith("reply-to") for props, _ in dead)
     _alive(procs)

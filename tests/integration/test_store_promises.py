@@ -49,7 +49,7 @@ def test_a_frozen_store_cannot_write_after_the_standby_took_over(procs, settings
 def test_a_request_whose_answer_was_lost_is_retried_to_one_effect(cluster, procs, settings):
     """The client's connection drops while its create waits at a frozen store: the Client retries
     with the same message id and gets the first answer, and there is one pod."""
-    if not management_answers(settings.amqp_url):
+    if not management_answers(settings.admin_url):
         pytest.skip("needs the management API")
     store = procs.procs[0]
     os.kill(store.pid, signal.SIGSTOP)
@@ -57,7 +57,7 @@ def test_a_request_whose_answer_was_lost_is_retried_to_one_effect(cluster, procs
         future = cluster.request_async("create", "Pod", namespace="default", obj=_pod("once"), timeout=40)
         wait_until(lambda: _queued(settings, f"{settings.cluster}.store"), 30, 0.5,
                    what="the command to wait at the frozen store")
-        close_connections_of(os.getpid(), settings.amqp_url)
+        close_connections_of(os.getpid(), settings.admin_url)
     finally:
         os.kill(store.pid, signal.SIGCONT)
     reply = future.result(60)
@@ -71,7 +71,7 @@ def _queued(settings, queue: str) -> bool:
 
     import requests
 
-    url = urlparse(settings.amqp_url)
+    url = urlparse(settings.admin_url)
     stats = requests.get(f"http://{url.hostname}:15672/api/queues/%2F/{quote(queue, safe='')}",
                          auth=(url.username, url.password), timeout=5).json()
     return stats.get("messages", 0) >= 1
@@ -83,7 +83,7 @@ def test_a_key_whose_last_object_went_keeps_getting_bookmarks(procs, settings):
     procs.start("actors.apiserver")
     client = Client(settings, name="bookmarks")
     wait_serving(client)
-    conn = blocking(settings.amqp_url)
+    conn = blocking(settings.admin_url)  # the broker's administrator looks at what the store publishes
     ch = conn.channel()
     queue = ch.queue_declare("", exclusive=True).method.queue
     ch.queue_bind(queue, f"{settings.cluster}.events", "pod.default.*")

@@ -61,7 +61,7 @@ def _lossy_window(cluster, amqp_url, lose) -> tuple[list[Delta], GatedWatch]:
     for n in names:
         cluster.create(pod(n))
     watcher = Client(cluster.settings, name="watcher")  # its thread blocks in the handler, not the writer's
-    spec = watcher.watch_queue(["pod.default.*"], name=f"{cluster.names.cluster}.lossy", exclusive=False)
+    spec = watcher.watch_queue(["pod.default.*"], name="lossy")
     watch = GatedWatch(watcher, spec).wait_synced()
     drain(watch, lambda s: len(s) >= 5)
     watch.gate.clear()

@@ -33,12 +33,13 @@ def _create(obj: dict) -> dict:
 
 
 class Broker:
-    """One raw connection: queues bound to `{c}.events`, and a direct reply-to consumer."""
+    """Raw connections: as an apiserver (command batches and their direct reply-to answers), and as
+    the broker's administrator (queues bound to `{c}.events`, to look at what the store published)."""
 
-    def __init__(self, url: str, cluster: str):
+    def __init__(self, url: str, cluster: str, admin_url: str):
         self.cluster = cluster
-        self.conn = blocking(url)
-        self.ch = self.conn.channel()
+        self.conn, self.admin = blocking(url), blocking(admin_url)
+        self.ch, self.admin_ch = self.conn.channel(), self.admin.channel()
         self.replies: dict[str, dict] = {}
         self.ch.basic_consume("amq.rabbitmq.reply-to", self._reply, auto_ack=True)
         self.address = self._own_address()
@@ -46,7 +47,8 @@ class Broker:
     def _own_address(self) -> str:
         """This channel's direct reply-to address, as the broker writes it into what we publish (an
         apiserver copies that into each command of a batch)."""
-        probe = self.ch.queue_declare("", exclusive=True).method.queue
+        probe = self.ch.queue_declare(f"{self.cluster}.apiserver.cache.probe{uuid.uuid4().hex[:8]}",
+                                      exclusive=True).method.queue  # a name an apiserver may declare
         self.ch.basic_publish("", probe, b"", pika.BasicProperties(reply_to="amq.rabbitmq.reply-to"))
         method, props, _ = self.ch.basic_get(probe, auto_ack=True)
         return props.reply_to
@@ -55,14 +57,15 @@ class Broker:
         self.replies[props.correlation_id] = msgpack.unpackb(body)
 
     def queue(self, *keys: str) -> str:
-        name = self.ch.queue_declare("", exclusive=True).method.queue
+        name = self.admin_ch.queue_declare("", exclusive=True).method.queue
         for key in keys:
-            self.ch.queue_bind(name, f"{self.cluster}.events", key)
+            self.admin_ch.queue_bind(name, f"{self.cluster}.events", key)
         return name
 
     def send_batch(self, envelopes: list[dict]) -> None:
         props = pika.BasicProperties(type="commands", headers={SCHEMA_HEADER: SCHEMA_VERSION},
-                                     content_type="application/msgpack", reply_to="amq.rabbitmq.reply-to")
+                                     content_type="application/msgpack", reply_to="amq.rabbitmq.reply-to",
+                                     user_id=f"{self.cluster}-apiserver")
         self.ch.basic_publish(f"{self.cluster}.store", "store", msgpack.packb(envelopes), props)
 
     def answers(self, envelopes: list[dict], timeout: float = 15) -> list[dict]:
@@ -76,7 +79,7 @@ class Broker:
         """Every event message waiting in `queue`, bookmarks left out, each as its list of events."""
         out = []
         while True:
-            method, _props, body = self.ch.basic_get(queue, auto_ack=True)
+            method, _props, body = self.admin_ch.basic_get(queue, auto_ack=True)
             if method is None:
                 return out
             events = msgpack.unpackb(body)
@@ -85,10 +88,11 @@ class Broker:
 
     def close(self) -> None:
         self.conn.close()
+        self.admin.close()
 
 
-def test_a_batch_with_interleaved_keys_keeps_every_queues_order(cluster, settings):
-    broker = Broker(settings.amqp_url, settings.cluster)
+def test_a_batch_with_interleaved_keys_keeps_every_queues_order(cluster, procs, settings):
+    broker = Broker(procs.url_of("actors.apiserver", ()), settings.cluster, settings.admin_url)
     try:
         setup = [_envelope(broker, _create(_namespace(ns))) for ns in ("ka", "kb")]
         broker.send_batch(setup)
@@ -111,8 +115,8 @@ def test_a_batch_with_interleaved_keys_keeps_every_queues_order(cluster, setting
         broker.close()
 
 
-def test_each_command_of_a_batch_is_deduped_answered_or_dropped_on_its_own(cluster, settings):
-    broker = Broker(settings.amqp_url, settings.cluster)
+def test_each_command_of_a_batch_is_deduped_answered_or_dropped_on_its_own(cluster, procs, settings):
+    broker = Broker(procs.url_of("actors.apiserver", ()), settings.cluster, settings.admin_url)
     try:
         first = _envelope(broker, _create(_pod("dup", "default")))
         expired = _envelope(broker, _create(_pod("late", "default")), expires=time.time() - 1)

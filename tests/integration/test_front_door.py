@@ -1,0 +1,228 @@
+"""Contract 5 end to end, against the real broker and real processes: RBAC decides what a person
+may do (and ends a watch when the binding goes), a kubelet touches only its own node's pods and
+Node, Pod Security and ResourceQuota refuse with Kubernetes' words, and the audit log has it all."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from api.status import StatusError
+from runtime.client import Client
+from tests.helpers import ROOT, wait_until
+from tests.people import as_person
+
+VIEW_IN_TEAM_A = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+                  "metadata": {"name": "alice-views", "namespace": "team-a"},
+                  "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"},
+                  "subjects": [{"kind": "User", "apiGroup": "rbac.authorization.k8s.io", "name": "alice"}]}
+
+
+def namespace(name: str, labels: dict | None = None) -> dict:
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "labels": labels or {}}}
+
+
+def pod(name: str, ns: str, node: str | None = None, **spec) -> dict:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": ns},
+            "spec": {"containers": [{"name": "app", "image": "busybox"}], **({"nodeName": node} if node else {}),
+                     **spec}}
+
+
+@pytest.fixture
+def people(cluster, procs, settings):
+    """The cluster with the view aggregation running; `open(name)` connects as a person."""
+    procs.start("actors.controllers", "clusterrole-aggregation", label="aggregation")
+    for ns in ("team-a", "team-b"):
+        cluster.create(namespace(ns))
+    wait_until(lambda: cluster.get("ClusterRole", "view").get("rules"), 30, what="the view role aggregated")
+    opened: list[Client] = []
+
+    def open_as(name: str) -> Client:
+        opened.append(Client(as_person(settings, name), name=f"test {name}"))
+        return opened[-1]
+
+    yield open_as
+    for client in opened:
+        client.close()
+
+
+def forbidden(call) -> str:
+    with pytest.raises(StatusError) as refused:
+        call()
+    assert refused.value.reason == "Forbidden", refused.value
+    return refused.value.message
+
+
+def test_a_viewer_of_team_a_reads_there_and_nowhere_else_until_the_binding_goes(people, cluster):
+    cluster.create(pod("web", "team-a"))
+    cluster.create(pod("db", "team-b"))
+    alice = people("alice")
+    assert forbidden(lambda: alice.list("Pod", "team-a")) == \
+        'pods is forbidden: User "alice" cannot list resource "pods" in API group "" in the namespace "team-a"'
+    cluster.create(VIEW_IN_TEAM_A)
+    wait_until(lambda: [p["metadata"]["name"] for p in alice.list("Pod", "team-a").items] == ["web"], 10,
+               what="alice to list team-a")
+    assert forbidden(lambda: alice.create(pod("mine", "team-a"))) == \
+        'pods is forbidden: User "alice" cannot create resource "pods" in API group "" in the namespace "team-a"'
+    assert forbidden(lambda: alice.list("Pod", "team-b")).endswith('in the namespace "team-b"')
+    with pytest.raises(StatusError) as refused:
+        alice.watch("Pod", "team-b").wait_synced(10)
+    assert refused.value.message == \
+        'pods is forbidden: User "alice" cannot watch resource "pods" in API group "" in the namespace "team-b"'
+    watch = alice.watch("Pod", "team-a").wait_synced(10)
+    assert watch.next(5).object["metadata"]["name"] == "web"
+    cluster.delete("RoleBinding", "alice-views", "team-a")
+    wait_until(lambda: forbidden(lambda: alice.list("Pod", "team-a")), 10, what="the access to end")
+    with pytest.raises(StatusError) as ended:
+        while True:
+            watch.next(10)
+    assert ended.value.reason == "Forbidden"
+
+
+def test_a_person_cannot_bind_a_queue_to_the_events_himself(people, settings):
+    import pika
+
+    alice = people("alice")
+    conn = pika.BlockingConnection(pika.URLParameters(alice.settings.amqp_url))
+    try:
+        channel = conn.channel()
+        with pytest.raises(pika.exceptions.ChannelClosedByBroker) as refused:
+            channel.queue_declare("", exclusive=True)
+        assert refused.value.reply_code == 403
+    finally:
+        conn.close()
+
+
+def test_a_kubelet_touches_only_its_own_node_and_pods(cluster, procs, settings):
+    from cli.bootstrap import Account, ensure_account
+    from config.credentials import actor_url, read_secret
+
+    secret = read_secret(settings)
+    ensure_account(settings, secret, Account("node", "node-1"))
+    kubelet = Client(settings.with_(amqp_url=actor_url(settings, secret, "node", "node-1")), name="test node-1")
+    try:
+        cluster.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-2"}})
+        cluster.create(pod("theirs", "default", "node-2"))
+        cluster.create(pod("ours", "default", "node-1"))
+        assert forbidden(lambda: kubelet.patch("Pod", "theirs", {"status": {"phase": "Failed"}}, "default",
+                                               subresource="status")) == \
+            'pods "theirs" is forbidden: node "node-1" can only update pod status for pods with spec.nodeName ' \
+            'set to itself'
+        kubelet.patch("Pod", "ours", {"status": {"phase": "Running"}}, "default", subresource="status")
+        assert forbidden(lambda: kubelet.patch("Node", "node-2", {"metadata": {"labels": {"x": "y"}}})) == \
+            'nodes "node-2" is forbidden: User "system:node:node-1" cannot get resource "nodes" in API group "" ' \
+            "at the cluster scope: node 'node-1' cannot read 'node-2', only its own Node object"
+        own = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-1", "labels": {
+            "node-restriction.kubernetes.io/trusted": "yes"}}}
+        assert forbidden(lambda: kubelet.create(own)) == 'nodes "node-1" is forbidden: node "node-1" is not ' \
+            'allowed to set the following labels: node-restriction.kubernetes.io/trusted'
+    finally:
+        kubelet.close()
+
+
+def test_pod_security_refuses_a_privileged_pod_and_warns_about_a_deployment(cluster):
+    cluster.create(namespace("locked", {"pod-security.kubernetes.io/enforce": "restricted"}))
+    privileged = pod("root", "locked")
+    privileged["spec"]["containers"][0]["securityContext"] = {"privileged": True}
+    message = forbidden(lambda: cluster.create(privileged))
+    assert message.startswith('pods "root" is forbidden: violates PodSecurity "restricted:latest": privileged '
+                              '(container "app" must not set securityContext.privileged=true)')
+    warnings: list[str] = []
+    cluster.on_warning = warnings.append
+    template = {"metadata": {"labels": {"app": "web"}}, "spec": pod("x", "locked")["spec"]}
+    cluster.create({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "locked"},
+                    "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "web"}}, "template": template}})
+    assert warnings and warnings[0].startswith('would violate PodSecurity "restricted:latest": '
+                                               'allowPrivilegeEscalation != false')
+
+
+def test_a_pod_over_a_resource_quota_is_refused(cluster, procs):
+    procs.start("actors.controllers", "resourcequota", label="quota")
+    cluster.create({"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "compute", "namespace": "default"},
+                    "spec": {"hard": {"pods": "2", "requests.cpu": "1"}}})
+    wait_until(lambda: (cluster.get("ResourceQuota", "compute").get("status") or {}).get("hard"), 30,
+               what="the quota controller to fill status.hard")
+    small = pod("a", "default")
+    small["spec"]["containers"][0]["resources"] = {"requests": {"cpu": "600m"}}
+    cluster.create(small)
+    big = {**small, "metadata": {"name": "b", "namespace": "default"}}
+    assert forbidden(lambda: cluster.create(big)) == (
+        'pods "b" is forbidden: exceeded quota: compute, requested: requests.cpu=600m, used: requests.cpu=600m, '
+        'limited: requests.cpu=1')
+    assert cluster.get("ResourceQuota", "compute")["status"]["used"]["pods"] == "1"
+
+
+def test_the_audit_log_records_who_did_what(cluster, procs, settings):
+    log = Path(procs.env["KUBUS_AUDIT_LOG"])
+    with pytest.raises(StatusError):
+        as_client = Client(as_person(settings, "bob"), name="test bob")
+        try:
+            as_client.list("Pod", "default")
+        finally:
+            as_client.close()
+    wait_until(lambda: log.exists() and any('"bob"' in line for line in log.read_text().splitlines()), 20,
+               what="bob's request in the audit log")
+    events = [json.loads(line) for line in log.read_text().splitlines()]
+    bob = next(e for e in events if e["user"]["username"] == "bob")
+    assert (bob["apiVersion"], bob["verb"], bob["objectRef"]["resource"], bob["responseStatus"]["code"],
+            bob["annotations"]["authorization.k8s.io/decision"]) == ("audit.k8s.io/v1", "list", "pods", 403, "forbid")
+
+
+LIST_MY_NAMESPACE = """
+from api.status import StatusError
+from runtime.client import Client
+try:
+    with Client() as kube:
+        print(len(kube.list("Pod", "team-a").items), "pods")
+except StatusError as exc:
+    print(exc.message)
+"""
+
+
+def _as_pod(name: str) -> dict:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "team-a"},
+            "spec": {"restartPolicy": "Never", "containers": [{
+                "name": "main", "image": "python", "command": [sys.executable, "-c", LIST_MY_NAMESPACE],
+                "env": [{"name": "PYTHONPATH", "value": str(ROOT)}]}]}}
+
+
+def _output(client: Client, name: str) -> str:
+    wait_until(lambda: client.get("Pod", name, "team-a")["status"].get("phase") in ("Succeeded", "Failed"), 60,
+               what=f"{name} to finish")
+    return client.logs(name, "team-a")["text"].strip()
+
+
+def test_a_pod_reads_its_namespace_as_its_service_account_once_a_binding_allows_it(node_cluster, procs):
+    client = node_cluster
+    procs.start("actors.controllers", "serviceaccount", label="sa-controller")
+    client.create(namespace("team-a"))
+    wait_until(lambda: client.get("ServiceAccount", "default", "team-a"), 30, what="the default ServiceAccount")
+    client.create(_as_pod("before"))
+    assert _output(client, "before") == 'pods is forbidden: User "system:serviceaccount:team-a:default" cannot ' \
+                                        'list resource "pods" in API group "" in the namespace "team-a"'
+    client.create({**VIEW_IN_TEAM_A, "metadata": {"name": "sa-views", "namespace": "team-a"},
+                   "subjects": [{"kind": "ServiceAccount", "name": "default", "namespace": "team-a"}]})
+    client.create(_as_pod("after"))
+    assert _output(client, "after") == "2 pods"
+
+
+def test_auth_can_i_and_whoami(people, cluster, procs):
+    cluster.create(VIEW_IN_TEAM_A)
+    env = {**procs.env, "KUBUS_AMQP_URL": people("alice").settings.amqp_url}
+
+    def kubus(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "cli.main", *args], cwd=ROOT, env=env, capture_output=True,
+                              text=True, timeout=60)
+
+    allowed = kubus("auth", "can-i", "list", "pods", "-n", "team-a")
+    assert (allowed.returncode, allowed.stdout.strip()) == (0, "yes"), allowed.stderr
+    denied = kubus("auth", "can-i", "create", "pods", "-n", "team-a")
+    assert (denied.returncode, denied.stdout.strip()) == (1, "no")
+    whoami = kubus("auth", "whoami")
+    assert whoami.stdout.split() == ["ATTRIBUTE", "VALUE", "Username", "alice", "Groups", "[team-a-devs",
+                                     "system:authenticated]"], whoami.stdout
+    as_alice = kubus("auth", "can-i", "list", "pods", "-n", "team-b", "--as", "alice")
+    assert as_alice.returncode == 1 and "forbidden" in as_alice.stderr  # alice may not ask about others
