@@ -124,7 +124,10 @@ def _singleton(names: Names, actor: str) -> Grants:
 
 
 def _scheduler(names: Names, _name: str | None, _nodes: tuple[str, ...]) -> Grants:
-    return _singleton(names, "scheduler")
+    """`{c}.scheduler`, or `{c}.scheduler-<name>` for a scheduler started with `--name` (another
+    profile's, or racing ones in tests), and their locks."""
+    queue = re.escape(names.actor_queue("scheduler")) + r"(-[^.]+)?"
+    return _actor(names, (queue,), (queue + r"\.lock",), EVERYTHING)
 
 
 def _controller(names: Names, name: str | None, _nodes: tuple[str, ...]) -> Grants:

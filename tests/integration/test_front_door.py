@@ -112,9 +112,12 @@ def test_a_kubelet_touches_only_its_own_node_and_pods(cluster, procs, settings):
             'pods "theirs" is forbidden: node "node-1" can only update pod status for pods with spec.nodeName ' \
             'set to itself'
         kubelet.patch("Pod", "ours", {"status": {"phase": "Running"}}, "default", subresource="status")
-        assert forbidden(lambda: kubelet.patch("Node", "node-2", {"metadata": {"labels": {"x": "y"}}})) == \
+        assert forbidden(lambda: kubelet.get("Node", "node-2")) == \
             'nodes "node-2" is forbidden: User "system:node:node-1" cannot get resource "nodes" in API group "" ' \
             "at the cluster scope: node 'node-1' cannot read 'node-2', only its own Node object"
+        assert forbidden(lambda: kubelet.patch("Node", "node-2", {"metadata": {"labels": {"x": "y"}}})) == \
+            'nodes "node-2" is forbidden: node "node-1" is not allowed to modify node "node-2"'
+        assert "x" not in (cluster.get("Node", "node-2")["metadata"].get("labels") or {})
         own = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-1", "labels": {
             "node-restriction.kubernetes.io/trusted": "yes"}}}
         assert forbidden(lambda: kubelet.create(own)) == 'nodes "node-1" is forbidden: node "node-1" is not ' \
@@ -192,7 +195,7 @@ def _as_pod(name: str) -> dict:
 def _output(client: Client, name: str) -> str:
     wait_until(lambda: client.get("Pod", name, "team-a")["status"].get("phase") in ("Succeeded", "Failed"), 60,
                what=f"{name} to finish")
-    return client.logs(name, "team-a")["text"].strip()
+    return client.logs(name, "team-a")["text"].strip().splitlines()[-1]  # its last line: the answer
 
 
 def test_a_pod_reads_its_namespace_as_its_service_account_once_a_binding_allows_it(node_cluster, procs):

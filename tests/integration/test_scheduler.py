@@ -102,15 +102,23 @@ def test_standby_scheduler_takes_over(procs, settings):
     client.close()
 
 
+def priority_class(name: str, value: int, **fields) -> dict:
+    return {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name},
+            "value": value, **fields}
+
+
 def test_preemption_evicts_the_lower_priority_pod(procs, settings):
     client = _cluster_with_nodes(procs, settings)
+    client.create(priority_class("low", 10))
+    client.create(priority_class("high", 1000))
+    client.create(priority_class("high-never", 1000, preemptionPolicy="Never"))
     for name, cpu in (("low-a", "3"), ("low-c", "1500m")):
-        low = requesting(name, cpu, priority=10)
+        low = requesting(name, cpu, priorityClassName="low")
         client.create(low)
     wait_until(lambda: bound_to(client, "low-a") and bound_to(client, "low-c"), 30, what="the low pods bound")
     assert (bound_to(client, "low-a"), bound_to(client, "low-c")) == ("node-a", "node-c")
-    client.create(requesting("never", "3", priority=1000, preemptionPolicy="Never"))
-    client.create(requesting("urgent", "3", priority=1000))
+    client.create(requesting("never", "3", priorityClassName="high-never"))  # Priority admission sets them
+    client.create(requesting("urgent", "3", priorityClassName="high"))
     urgent = wait_until(lambda: (client.get("Pod", "urgent").get("status") or {}).get("nominatedNodeName") and
                         client.get("Pod", "urgent"), 30, what="the nomination")
     assert urgent["status"]["nominatedNodeName"] == "node-a"  # node-c has 2 cpu: evicting there does not help

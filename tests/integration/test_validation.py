@@ -47,6 +47,7 @@ def test_unknown_kind_is_not_found(cluster):
 
 
 def test_unknown_fields_that_kubernetes_accepts_are_kept(cluster):
+    cluster.create({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "builder"}})
     obj = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "keeps"},
            "spec": {"serviceAccountName": "builder", "volumes": [{"name": "v", "emptyDir": {}}],
                     "containers": [{**CONTAINER, "securityContext": {"runAsUser": 1000},

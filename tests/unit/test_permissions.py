@@ -52,6 +52,9 @@ CASES = [
     ("scheduler", None, "configure", "c1.scheduler", True),
     ("scheduler", None, "configure", "c1.scheduler.lock", True),
     ("scheduler", None, "configure", "c1.scheduler2", False),
+    ("scheduler", None, "configure", "c1.scheduler-b", True),  # `--name scheduler-b`
+    ("scheduler", None, "configure", "c1.scheduler-b.lock", True),
+    ("scheduler", None, "configure", "c1.scheduler-b.x", False),
     ("scheduler", None, "configure", "c1.store.lock", False),
     ("scheduler", None, "write", "c1.api", True),
     ("scheduler", None, "write", "c1.store", False),
