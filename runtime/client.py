@@ -206,7 +206,7 @@ class Watch:
                                  owner="watch", max_bytes=client.settings.max_message_bytes,
                                  max_depth=client.settings.max_depth, bounds=client.bounds,
                                  timeout=client.settings.request_timeout_s, prefetch=prefetch,
-                                 on_synced=lambda: self.synced.put(True),
+                                 on_synced=lambda: self.synced.put(True), may_publish_dead=False,
                                  declare=lambda spec, then: client.declare_watch(spec, then, self.fail))
         client._watches.append(self.informer)
         client.bus.call_soon(self.informer.start)

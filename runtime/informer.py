@@ -50,7 +50,7 @@ class Informer:
                  *, owner: str, max_bytes: int, timeout: float, prefetch: int = 256, max_depth: int = codec.MAX_DEPTH,
                  bounds: Bounds = DEFAULT_BOUNDS, on_synced: Callable[[], None] = lambda: None,
                  clock: Callable[[], float] = time.monotonic, declare: Declare | None = None,
-                 snapshot_route: Route | None = None):
+                 snapshot_route: Route | None = None, may_publish_dead: bool = True):
         self.bus, self.rpc, self.names, self.spec = bus, rpc, names, spec
         self.handler, self.owner, self.max_bytes, self.timeout = handler, owner, max_bytes, timeout
         self.prefetch, self.max_depth, self.bounds = prefetch, max_depth, bounds
@@ -58,6 +58,7 @@ class Informer:
         self.declare = declare or self._declare  # a person's queue is declared by an apiserver (`watch`)
         self.route = snapshot_route or Route(names.api, "apiserver")
         self.publisher = broker_user_of(names.cluster, "store")
+        self.may_publish_dead = may_publish_dead  # a person may not write `{c}.dead`: the queue's DLX takes it
         self.cache = Cache(spec.binding_keys(names.events))
         self.held: list[Message] = []  # deliveries waiting for a resync to finish
         self.resyncing = False
@@ -198,7 +199,12 @@ class Informer:
         return None
 
     def _dead_letter(self, msg: Message, reason: str, detail: str) -> None:
-        dead_letter(self.bus, self.names, msg, reason, detail, self.owner)
+        if self.may_publish_dead:
+            dead_letter(self.bus, self.names, msg, reason, detail, self.owner)
+            return
+        log.warning("informer.rejected", owner=self.owner, queue=self.spec.name, reason=reason, detail=detail[:500],
+                    message_id=msg.message_id)
+        msg.drop()  # rejected: the broker dead-letters it (`x-death`), the reason is in this log
 
     def _deliver(self, deltas: list[Delta]) -> None:
         for delta in deltas:

@@ -10,6 +10,8 @@ import threading
 
 import yaml
 
+from cli.bootstrap import bootstrap
+from config.cluster import load_cluster
 from runtime.client import Client
 from tests.conftest import wait_serving
 from tests.helpers import ROOT, delete_topology, wait_until
@@ -43,6 +45,7 @@ def test_up_restarts_a_crashed_actor_and_stops_all(settings, tmp_path):
     spec = {"actors": [{"name": "store", "module": "store"}, {"name": "apiserver", "module": "actors.apiserver"}]}
     path = tmp_path / "cluster.yaml"
     path.write_text(yaml.safe_dump(spec))
+    bootstrap(settings, load_cluster(path), [])  # `kubus bootstrap -f`: the file's actors get their broker users
     env = {**os.environ, "KUBUS_AMQP_URL": settings.amqp_url, "KUBUS_CLUSTER": settings.cluster,
            "KUBUS_DATA_DIR": str(settings.data_dir), "KUBUS_SECRETS_DIR": str(settings.secrets_dir),
            "KUBUS_USERS_FILE": str(settings.users_file)}  # each actor its own broker user, from the secret

@@ -65,28 +65,33 @@ def test_bad_event_is_dead_lettered_by_the_watcher(cluster, procs, settings, amq
     watch = cluster.watch("Pod", "default").wait_synced()
     _publish(sender(procs, settings, "events"), names.events, "pod.default.-", b"\xc1", GOOD_HEADERS)
     dead = wait_until(lambda: read_queue(amqp_url, names.dead_queue), what="the event in the dead queue")
-    assert dead[0][0].headers[DEAD_REASON].startswith("undecodable")
+    # a person may not write `{c}.dead`: the watch rejects the event and the broker dead-letters it
+    assert (dead[0][0].headers["x-first-death-reason"], dead[0][0].headers["x-first-death-queue"]) == \
+        ("rejected", watch.informer.spec.name)
     cluster.create(pod("after-poison"))
     assert watch.next(timeout=10).object["metadata"]["name"] == "after-poison"
     watch.close()
 
 
-@pytest.mark.parametrize("target, sender_role", [pytest.param("store", "actors.scheduler", id="a-command-not-from-"
-                                                                                          "an-apiserver"),
-                                                  pytest.param("events", "actors.apiserver", id="an-event-not-from-"
-                                                                                               "the-store")])
-def test_what_only_one_actor_may_send_is_dead_lettered_from_anyone_else(cluster, procs, amqp_url, target,
-                                                                        sender_role):
-    """Whoever answers over direct reply-to writes the default exchange, which reaches any queue."""
+@pytest.mark.parametrize("target, sender, reason", [
+    pytest.param("store", ("actors.kubelet", ("--node", "node-x")), "forbidden: ", id="a-command-from-a-kubelet"),
+    pytest.param("events", ("actors.apiserver", ()), "rejected", id="an-event-from-an-apiserver")])
+def test_what_only_one_actor_may_send_is_dead_lettered_from_anyone_else(cluster, procs, amqp_url, target, sender,
+                                                                        reason):
+    """Whoever answers over direct reply-to (the store, apiservers, kubelets) writes the default
+    exchange, which reaches any queue: the store takes commands only from apiservers, a watch events
+    only from the store (it rejects the rest to the broker's dead-lettering: a person may not write
+    `{c}.dead`)."""
     names = Names(cluster.names.cluster)
     watch = cluster.watch("Pod", "default").wait_synced()
     queue = names.store_queue if target == "store" else watch.informer.spec.name
     body = msgpack.packb({"verb": "create", "kind": "Pod", "namespace": "default", "object": pod("forged")}
                          if target == "store" else {"type": "ADDED", "kind": "Pod", "rev": 10 ** 9, "prev": 0,
                                                     "object": pod("forged")})
-    _publish(procs.url_of(sender_role, ()), "", queue, body, GOOD_HEADERS)
+    _publish(procs.url_of(*sender), "", queue, body, GOOD_HEADERS)
     dead = wait_until(lambda: read_queue(amqp_url, names.dead_queue), what="the forged message in the dead queue")
-    assert dead[0][0].headers[DEAD_REASON].startswith("forbidden: "), dead[0][0].headers
+    headers = dead[0][0].headers
+    assert (headers.get(DEAD_REASON) or headers.get("x-first-death-reason")).startswith(reason), headers
     assert [p["metadata"]["name"] for p in cluster.list("Pod", "default").items] == []
     watch.close()
 

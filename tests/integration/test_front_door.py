@@ -206,7 +206,11 @@ def test_a_pod_reads_its_namespace_as_its_service_account_once_a_binding_allows_
     client.create(_as_pod("before"))
     assert _output(client, "before") == 'pods is forbidden: User "system:serviceaccount:team-a:default" cannot ' \
                                         'list resource "pods" in API group "" in the namespace "team-a"'
-    client.create({**VIEW_IN_TEAM_A, "metadata": {"name": "sa-views", "namespace": "team-a"},
+    client.create({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+                   "metadata": {"name": "pod-reader", "namespace": "team-a"},
+                   "rules": [{"verbs": ["get", "list"], "apiGroups": [""], "resources": ["pods"]}]})
+    client.create({**VIEW_IN_TEAM_A, "metadata": {"name": "sa-reads", "namespace": "team-a"},
+                   "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "pod-reader"},
                    "subjects": [{"kind": "ServiceAccount", "name": "default", "namespace": "team-a"}]})
     client.create(_as_pod("after"))
     assert _output(client, "after") == "2 pods"
