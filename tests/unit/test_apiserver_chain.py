@@ -138,3 +138,19 @@ def test_a_node_may_not_set_restricted_labels_on_itself():
         _admitted(cache_with(), node, NODE_1, namespace="")
     assert refused.value.message == 'nodes "node-1" is forbidden: node "node-1" is not allowed to set the ' \
                                     'following labels: node-restriction.kubernetes.io/pool'
+
+
+def test_a_replaced_pod_keeps_what_admission_gave_it():
+    cache = cache_with()
+    old = _admitted(cache, _pod()).obj
+    info = lookup("Pod")
+    attempt = Attempt("UPDATE", info, "", "default", "p", None, old, ALICE, cache)
+
+    def mutate(parsed: dict) -> dict:
+        attempt.obj = parsed
+        admission.mutate(attempt)
+        return attempt.obj
+
+    new = admit("Pod", _pod(), "default", mutate=mutate)
+    assert {k: new["spec"][k] for k in ("serviceAccountName", "priority", "preemptionPolicy", "tolerations")} == \
+           {k: old["spec"][k] for k in ("serviceAccountName", "priority", "preemptionPolicy", "tolerations")}

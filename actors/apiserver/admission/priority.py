@@ -14,6 +14,8 @@ class Priority:
     def mutate(self, a) -> None:
         if a.pod_create:
             a.obj = priority.admit_pod(a.obj, self._classes(a))
+        elif a.kind == "Pod" and a.operation == "UPDATE" and a.old and not a.subresource:
+            a.obj = priority.admit_pod_update(a.obj, a.old)
 
     def validate(self, a) -> None:
         if a.kind == "PriorityClass" and a.operation in ("CREATE", "UPDATE"):

@@ -1,4 +1,5 @@
-"""DefaultTolerationSeconds: a new pod tolerates not-ready and unreachable nodes for 300 s."""
+"""DefaultTolerationSeconds: a pod tolerates not-ready and unreachable nodes for 300 s. (kubus adds
+them to a replaced pod too, where Kubernetes would refuse the replace for dropping tolerations.)"""
 from __future__ import annotations
 
 from api import tolerationseconds
@@ -8,5 +9,5 @@ class DefaultTolerationSeconds:
     name = "DefaultTolerationSeconds"
 
     def mutate(self, a) -> None:
-        if a.pod_create:
+        if a.kind == "Pod" and not a.subresource and a.operation in ("CREATE", "UPDATE"):
             a.obj = tolerationseconds.admit_pod(a.obj)
