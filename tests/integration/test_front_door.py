@@ -155,7 +155,8 @@ def test_a_pod_over_a_resource_quota_is_refused(cluster, procs):
     assert forbidden(lambda: cluster.create(big)) == (
         'pods "b" is forbidden: exceeded quota: compute, requested: requests.cpu=600m, used: requests.cpu=600m, '
         'limited: requests.cpu=1')
-    assert cluster.get("ResourceQuota", "compute")["status"]["used"]["pods"] == "1"
+    wait_until(lambda: cluster.get("ResourceQuota", "compute")["status"]["used"].get("pods") == "1", 20,
+               what="the quota controller to count the one pod")  # the admission's charge, recounted
 
 
 def test_the_audit_log_records_who_did_what(cluster, procs, settings):
