@@ -18,7 +18,7 @@ from actors.apiserver.policycache import POLICY_KINDS, PolicyCache
 from actors.apiserver.services import Services
 from actors.apiserver.watches import Watches
 from actors.apiserver.writes import Writes
-from api.authorization import Decision, UserInfo, audit_annotations
+from api.authorization import Attributes, Decision, UserInfo, audit_annotations
 from api.status import StatusError, internal_error, too_large
 from bus.declare import QueueSpec, apiserver_queue
 from bus.message import Message
@@ -129,7 +129,7 @@ class ApiServer(Writes, Services, Actor):
         """Hand the command to the store, in the next `commands` batch, with the client's reply address."""
         if warnings:
             body["warnings"] = warnings
-        self._audit(call, 0, None, None)
+        self._audit(call, None, None, None)
         self.batches.add(call.msg, body)
 
     def _queue_full(self, requests: list[Message]) -> None:
@@ -168,16 +168,20 @@ class ApiServer(Writes, Services, Actor):
         self.reply(call.msg, reply)
         call.msg.ack()
 
-    def _audit(self, call: Call, code: int, reason: str | None, message: str | None) -> None:
-        """`code` 0: forwarded, the store answers (the event records the request as received)."""
+    def _audit(self, call: Call, code: int | None, reason: str | None, message: str | None) -> None:
+        """`code` None: forwarded, the store answers (the event records the request as received)."""
         if self.audit is None or call.req is None:
             return
-        req, user, notes = call.req, call.user, audit_annotations(call.decision) if call.decision else {}
-        self.audit.record(user=user.name if user else (call.msg.user_id or "system:anonymous"),
-                          groups=user.groups if user else (), verb=req.verb, kind=req.kind,
-                          namespace=req.namespace, name=req.name, options=req.options, code=code, reason=reason,
-                          message=message, request_object=req.object, user_agent=call.msg.app_id or "",
-                          audit_id=call.msg.message_id, decision=notes.get("authorization.k8s.io/decision", "forbid"),
+        user = call.user or UserInfo(call.msg.user_id or "system:anonymous")
+        try:
+            attrs = of_request(user, call.req)[0]
+        except StatusError:  # a kind kubus does not serve: its answer says so, the audit names it as sent
+            attrs = Attributes(user, call.req.verb, call.req.kind.lower(), namespace=call.req.namespace or "",
+                               name=call.req.name or "")
+        notes = audit_annotations(call.decision) if call.decision else {}
+        self.audit.record(attrs, code=code, reason=reason, message=message, request_object=call.req.object,
+                          user_agent=call.msg.app_id or "", audit_id=call.msg.message_id,
+                          decision=notes.get("authorization.k8s.io/decision", "forbid"),
                           authz_reason=notes.get("authorization.k8s.io/reason", ""), annotations=call.annotations)
 
 

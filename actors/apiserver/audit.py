@@ -13,7 +13,6 @@ import json
 import threading
 import time
 import uuid
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Literal
 
@@ -21,7 +20,8 @@ import structlog
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from api.registry import KINDS, known, lookup
+from api.authorization import Attributes, UserInfo
+from api.registry import KINDS
 from api.times import micro_time
 
 log = structlog.get_logger("audit")
@@ -76,20 +76,6 @@ def load_policy(path: str | Path = DEFAULT_POLICY) -> Policy:
     return Policy.model_validate(yaml.safe_load(Path(path).read_text()) or {})
 
 
-@dataclass(frozen=True)
-class Attributes:
-    """What a rule is matched against (authorizer.Attributes). No resource means a non-resource request."""
-    user: str
-    groups: tuple[str, ...]
-    verb: str
-    api_group: str = ""
-    resource: str = ""
-    subresource: str = ""
-    namespace: str = ""
-    name: str = ""
-    path: str = ""
-
-
 def rule_for(policy: Policy, attrs: Attributes) -> PolicyRule | None:
     """The first rule that matches, or None."""
     return next((rule for rule in policy.rules if _rule_matches(rule, attrs)), None)
@@ -98,7 +84,7 @@ def rule_for(policy: Policy, attrs: Attributes) -> PolicyRule | None:
 def level_for(policy: Policy, user: str, groups, verb: str, api_group: str, resource: str, subresource: str,
               namespace: str | None, name: str | None, path: str = "") -> str:
     """The level of the first matching rule; `None` when no rule matches."""
-    rule = rule_for(policy, Attributes(user, tuple(groups or ()), verb, api_group or "", resource or "",
+    rule = rule_for(policy, Attributes(UserInfo(user, tuple(groups or ())), verb, resource or "", api_group or "",
                                        subresource or "", namespace or "", name or "", path))
     return rule.level if rule else "None"
 
@@ -110,9 +96,9 @@ def omitted_stages(policy: Policy, rule: PolicyRule | None) -> set[str]:
 def _rule_matches(rule: PolicyRule, a: Attributes) -> bool:
     """Every field the rule lists must match; namespaces and resources only match resource requests,
     nonResourceURLs only the others."""
-    if rule.users and a.user not in rule.users:
+    if rule.users and a.user.name not in rule.users:
         return False
-    if rule.userGroups and not set(a.groups) & set(rule.userGroups):
+    if rule.userGroups and not set(a.user.groups) & set(rule.userGroups):
         return False
     if rule.verbs and a.verb not in rule.verbs:
         return False
@@ -145,36 +131,6 @@ def _group_matches(gr: GroupResources, a: Attributes) -> bool:
 
 def _path_matches(path: str, spec: str) -> bool:
     return spec in ("*", path) or (spec.endswith("*") and path.startswith(spec[:-1]))
-
-
-# ---- from a kubus request to Kubernetes' attributes --------------------------------------------
-_VERBS = {"updateStatus": ("update", "status"), "bind": ("create", "binding"), "logs": ("get", "log"),
-          "snapshot": ("list", "")}
-
-
-def kube_verb(verb: str, options: dict | None = None) -> tuple[str, str]:
-    """(Kubernetes verb, subresource) of a kubus request: `updateStatus` is an update of `status`, a
-    binding a create of `pods/binding`, `logs` a get of `pods/log`, a snapshot a list."""
-    kverb, sub = _VERBS.get(verb, (verb, ""))
-    return kverb, sub or str((options or {}).get("subresource") or "")
-
-
-def attributes(user: str, groups, verb: str, kind: str, namespace: str | None, name: str | None,
-               options: dict | None = None) -> Attributes:
-    """The attributes of a kubus request (kind as the request names it: `Pod`, `pods`, `po`; a
-    snapshot's from its first binding key, `pod.team-a.*`)."""
-    kverb, sub = kube_verb(verb, options)
-    keys = ((options or {}).get("keys") if verb == "snapshot" else None) or [""]
-    kind = kind or str(keys[0]).split(".", 1)[0]
-    group, resource = _group_and_resource(kind)
-    return Attributes(user, tuple(groups or ()), kverb, group, resource, sub, namespace or "", name or "")
-
-
-def _group_and_resource(kind: str) -> tuple[str, str]:
-    if not kind or not known(kind):
-        return "", (kind or "").lower()
-    info = lookup(kind)
-    return (info.api_version.split("/")[0] if "/" in info.api_version else ""), info.plural
 
 
 def _api_version(attrs: Attributes) -> str:
@@ -222,19 +178,22 @@ def _without_managed_fields(obj: Any) -> Any:
     return {**obj, "metadata": {k: v for k, v in obj["metadata"].items() if k != "managedFields"}}
 
 
-def audit_event(level: str, attrs: Attributes, *, audit_id: str, user_agent: str, code: int,
+def audit_event(level: str, attrs: Attributes, *, audit_id: str, user_agent: str, code: int | None,
                 reason: str | None, message: str | None, received: float, completed: float,
                 annotations: dict[str, str], request_object: Any = None, response_object: Any = None,
                 omit_managed_fields: bool = False) -> dict:
-    """One `audit.k8s.io/v1` Event at stage ResponseComplete; bodies as the level allows."""
+    """One `audit.k8s.io/v1` Event, bodies as the level allows: at stage ResponseComplete with the
+    answer's status, or (`code` None: the store answers the client directly) at RequestReceived."""
     event: dict[str, Any] = {
         "kind": "Event", "apiVersion": "audit.k8s.io/v1", "level": level, "auditID": audit_id,
-        "stage": "ResponseComplete", "requestURI": request_uri(attrs), "verb": attrs.verb,
-        "user": {"username": attrs.user, "groups": list(attrs.groups)}, "sourceIPs": [], "userAgent": user_agent}
+        "stage": "RequestReceived" if code is None else "ResponseComplete", "requestURI": request_uri(attrs),
+        "verb": attrs.verb, "user": {"username": attrs.user.name, "groups": list(attrs.user.groups)},
+        "sourceIPs": [], "userAgent": user_agent}
     ref = object_ref(attrs)
     if ref:
         event["objectRef"] = ref
-    event["responseStatus"] = response_status(code, reason, message)
+    if code is not None:
+        event["responseStatus"] = response_status(code, reason, message)
     trim = _without_managed_fields if omit_managed_fields else (lambda o: o)
     if LEVELS.index(level) >= LEVELS.index("Request") and request_object is not None and attrs.resource:
         event["requestObject"] = trim(request_object)
@@ -267,18 +226,17 @@ class AuditLog:
         self._thread = threading.Thread(target=self._run, name="audit-writer", daemon=True)
         self._thread.start()
 
-    def record(self, *, user: str, groups=(), verb: str, kind: str, namespace: str | None = None,
-               name: str | None = None, options: dict | None = None, code: int = 200, reason: str | None = None,
+    def record(self, attrs: Attributes, *, code: int | None = 200, reason: str | None = None,
                message: str | None = None, request_object: Any = None, response_object: Any = None,
                received: float | None = None, user_agent: str = "", audit_id: str | None = None,
                decision: str = "allow", authz_reason: str = "", annotations: dict[str, str] | None = None) -> None:
-        """Audit one kubus request (its verb, kind, namespace, name and options as sent) and its outcome.
-        Never raises: an audit failure must not fail the request."""
+        """Audit one request, by the attributes the authorizer saw, and its outcome (`code` None: handed
+        to the store, which answers). Never raises: an audit failure must not fail the request."""
         try:
-            attrs = attributes(user, groups, verb, kind, namespace, name, options)
             rule = rule_for(self.policy, attrs)
             level = rule.level if rule else "None"
-            if level == "None" or "ResponseComplete" in omitted_stages(self.policy, rule):
+            stage = "RequestReceived" if code is None else "ResponseComplete"
+            if level == "None" or stage in omitted_stages(self.policy, rule):
                 return
             notes = {"authorization.k8s.io/decision": decision, "authorization.k8s.io/reason": authz_reason,
                      **(annotations or {})}
@@ -290,7 +248,7 @@ class AuditLog:
                                 response_object=response_object, omit_managed_fields=omit)
             self._queue(json.dumps(event, separators=(",", ":"), default=str) + "\n")
         except Exception:
-            log.exception("audit.record_failed", verb=verb, kind=kind, name=name)
+            log.exception("audit.record_failed", verb=attrs.verb, resource=attrs.resource, name=attrs.name)
 
     def _queue(self, line: str) -> None:
         with self._lock:

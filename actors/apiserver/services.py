@@ -41,7 +41,7 @@ class Services:
             self.reply(msg, {"ok": False, "status": StatusError(
                 "ServiceUnavailable", f'the kubelet of node "{node}" does not serve logs ({why})').to_dict()})
 
-        self._audit(call, 0, None, None)
+        self._audit(call, None, None, None)
         self.bus.publish("", self.names.kubelet_logs_queue(node), {**msg.body, "kind": "Pod"}, type="request",
                          message_id=msg.message_id, correlation_id=msg.correlation_id, reply_to=msg.reply_to,
                          mandatory=True, user_id=self.bus.user, expiration_s=self.settings.request_timeout_s,

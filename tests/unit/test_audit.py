@@ -7,12 +7,18 @@ from datetime import datetime, timezone
 import pytest
 from pydantic import ValidationError
 
-from actors.apiserver.audit import (DEFAULT_POLICY, AuditLog, Policy, attributes, kube_verb, level_for,
-                                    load_policy, request_uri)
+from actors.apiserver.audit import DEFAULT_POLICY, AuditLog, Policy, level_for, load_policy, request_uri
+from api.authorization import Attributes, UserInfo
 from api.times import micro_time
 from tests.helpers import wait_until
 
 T0 = datetime(2026, 11, 23, 15, 4, 5, 123456, tzinfo=timezone.utc).timestamp()
+
+
+def attrs(user: str, verb: str, resource: str, group: str = "", sub: str = "", ns: str = "", name: str = "",
+          groups=()) -> Attributes:
+    """A request as the authorizer (and so the audit) sees it."""
+    return Attributes(UserInfo(user, tuple(groups)), verb, resource, group, sub, ns, name)
 
 
 def policy(*rules, **extra) -> Policy:
@@ -127,35 +133,26 @@ def test_default_policy(attrs, level):
     assert level_for(load_policy(DEFAULT_POLICY), *attrs) == level
 
 
-@pytest.mark.parametrize("verb, options, expected", [
-    pytest.param("updateStatus", {}, ("update", "status"), id="update-status"),
-    pytest.param("patch", {"subresource": "status"}, ("patch", "status"), id="patch-status"),
-    pytest.param("bind", {}, ("create", "binding"), id="bind"),
-    pytest.param("logs", {"container": "c"}, ("get", "log"), id="logs"),
-    pytest.param("snapshot", {"keys": ["pod.#"]}, ("list", ""), id="snapshot"),
-    pytest.param("watch", {}, ("watch", ""), id="watch"),
-    pytest.param("delete", None, ("delete", ""), id="delete"),
-])
-def test_kubus_verbs_become_kubernetes_verbs(verb, options, expected):
-    assert kube_verb(verb, options) == expected
-
-
-@pytest.mark.parametrize("verb, kind, ns, name, options, uri", [
-    pytest.param("get", "Pod", "team-a", "web", {}, "/api/v1/namespaces/team-a/pods/web", id="get-pod"),
-    pytest.param("create", "Pod", "team-a", "web", {}, "/api/v1/namespaces/team-a/pods", id="create-posts"),
-    pytest.param("list", "deployments", "team-a", None, {}, "/apis/apps/v1/namespaces/team-a/deployments",
-                 id="list-by-plural"),
-    pytest.param("watch", "Pod", None, None, {}, "/api/v1/pods?watch=true", id="watch-all-namespaces"),
-    pytest.param("updateStatus", "Node", None, "n1", {}, "/api/v1/nodes/n1/status", id="cluster-scoped-status"),
-    pytest.param("bind", "Pod", "a", "p", {}, "/api/v1/namespaces/a/pods/p/binding", id="binding"),
-    pytest.param("delete", "Namespace", None, "shop", {}, "/api/v1/namespaces/shop", id="namespace-itself"),
-    pytest.param("get", "ClusterRole", None, "system:controller:gc", {},
+@pytest.mark.parametrize("request_attrs, uri", [
+    pytest.param(attrs("u", "get", "pods", ns="team-a", name="web"), "/api/v1/namespaces/team-a/pods/web",
+                 id="get-pod"),
+    pytest.param(attrs("u", "create", "pods", ns="team-a", name="web"), "/api/v1/namespaces/team-a/pods",
+                 id="create-posts"),
+    pytest.param(attrs("u", "list", "deployments", "apps", ns="team-a"), "/apis/apps/v1/namespaces/team-a/deployments",
+                 id="list-grouped"),
+    pytest.param(attrs("u", "watch", "pods"), "/api/v1/pods?watch=true", id="watch-all-namespaces"),
+    pytest.param(attrs("u", "update", "nodes", sub="status", name="n1"), "/api/v1/nodes/n1/status",
+                 id="cluster-scoped-status"),
+    pytest.param(attrs("u", "create", "pods", sub="binding", ns="a", name="p"), "/api/v1/namespaces/a/pods/p/binding",
+                 id="binding"),
+    pytest.param(attrs("u", "delete", "namespaces", name="shop"), "/api/v1/namespaces/shop", id="namespace-itself"),
+    pytest.param(attrs("u", "get", "clusterroles", "rbac.authorization.k8s.io", name="system:controller:gc"),
                  "/apis/rbac.authorization.k8s.io/v1/clusterroles/system:controller:gc", id="rbac"),
-    pytest.param("snapshot", "", None, None, {"keys": ["lease.kube-node-lease.*"]},
-                 "/apis/coordination.k8s.io/v1/leases", id="snapshot-from-its-keys"),
+    pytest.param(attrs("u", "list", "leases", "coordination.k8s.io"), "/apis/coordination.k8s.io/v1/leases",
+                 id="grouped-list"),
 ])
-def test_request_uri(verb, kind, ns, name, options, uri):
-    assert request_uri(attributes("u", (), verb, kind, ns, name, options)) == uri
+def test_request_uri(request_attrs, uri):
+    assert request_uri(request_attrs) == uri
 
 
 def test_micro_time_is_rfc3339_with_microseconds():
@@ -173,14 +170,15 @@ def test_an_event_per_request_at_the_rule_level(tmp_path):
     path = tmp_path / "audit" / "audit.log"
     role = {"metadata": {"name": "view", "managedFields": [{"manager": "x"}]}, "rules": []}
     with AuditLog(path, p, flush_s=60, clock=lambda: T0) as audit:
-        audit.record(user="alice", groups=["devs"], verb="create", kind="ClusterRole", name="view", code=201,
+        audit.record(attrs("alice", "create", "clusterroles", "rbac.authorization.k8s.io", name="view",
+                           groups=["devs"]), code=201,
                      request_object=role, response_object=role, user_agent="cli", audit_id="id-1",
                      authz_reason='RBAC: allowed by ClusterRoleBinding "admins"')
-        audit.record(user="quiet", verb="get", kind="Pod", namespace="a", name="p")
-        audit.record(user="bob", verb="create", kind="Pod", namespace="a", name="p", request_object={"x": 1},
+        audit.record(attrs("quiet", "get", "pods", ns="a", name="p"))
+        audit.record(attrs("bob", "create", "pods", ns="a", name="p"), request_object={"x": 1},
                      response_object={"y": 2}, code=403, reason="Forbidden", message="no",
                      decision="forbid", annotations={"pod-security.kubernetes.io/enforce-policy": "restricted:latest"})
-        audit.record(user="carol", verb="updateStatus", kind="Node", name="n1", request_object={"x": 1})
+        audit.record(attrs("carol", "update", "nodes", sub="status", name="n1"), request_object={"x": 1})
     rbac, pod, node = _written(path)
     assert rbac == {
         "kind": "Event", "apiVersion": "audit.k8s.io/v1", "level": "RequestResponse", "auditID": "id-1",
@@ -204,7 +202,7 @@ def test_an_event_per_request_at_the_rule_level(tmp_path):
 def test_managed_fields_omitted_when_the_policy_says_so(tmp_path):
     p = policy({"level": "RequestResponse"}, omitManagedFields=True)
     with AuditLog(tmp_path / "a.log", p) as audit:
-        audit.record(user="u", verb="create", kind="Pod", namespace="a", name="p",
+        audit.record(attrs("u", "create", "pods", ns="a", name="p"),
                      request_object={"metadata": {"name": "p", "managedFields": [{}]}})
     assert _written(tmp_path / "a.log")[0]["requestObject"] == {"metadata": {"name": "p"}}
 
@@ -212,7 +210,7 @@ def test_managed_fields_omitted_when_the_policy_says_so(tmp_path):
 def test_omitted_response_complete_writes_nothing(tmp_path):
     p = policy({"level": "Metadata", "omitStages": ["ResponseComplete"]})
     with AuditLog(tmp_path / "a.log", p) as audit:
-        audit.record(user="u", verb="get", kind="Pod", namespace="a", name="p")
+        audit.record(attrs("u", "get", "pods", ns="a", name="p"))
     assert not (tmp_path / "a.log").exists()
 
 
@@ -221,7 +219,7 @@ def test_lines_reach_the_file_within_the_flush_interval_and_append(tmp_path):
     path.write_text('{"earlier":true}\n')
     audit = AuditLog(path, policy({"level": "Metadata"}), flush_s=0.05)
     try:
-        audit.record(user="u", verb="get", kind="Pod", namespace="a", name="p")
+        audit.record(attrs("u", "get", "pods", ns="a", name="p"))
         wait_until(lambda: len(path.read_text().splitlines()) == 2, 5, what="the writer thread to flush")
     finally:
         audit.close()
@@ -232,8 +230,17 @@ def test_a_failing_disk_never_raises_into_the_caller(tmp_path):
     blocker = tmp_path / "not-a-dir"
     blocker.write_text("")
     audit = AuditLog(blocker / "audit.log", policy({"level": "Metadata"}), flush_s=60)
-    audit.record(user="u", verb="get", kind="Pod", namespace="a", name="p")
+    audit.record(attrs("u", "get", "pods", ns="a", name="p"))
     audit.flush()
     assert audit.failing and len(audit._pending) == 1  # kept for the next try
     audit.close()
-    audit.record(user="u", verb="get", kind="Pod", namespace="a", name="p", request_object=object())
+    audit.record(attrs("u", "get", "pods", ns="a", name="p"), request_object=object())
+
+
+def test_a_request_handed_to_the_store_is_recorded_as_received(tmp_path):
+    """The store answers the client directly: the apiserver knows it received the request, not how
+    it ended."""
+    with AuditLog(tmp_path / "a.log", policy({"level": "Metadata"})) as audit:
+        audit.record(attrs("u", "create", "pods", ns="a", name="p"), code=None)
+    [event] = _written(tmp_path / "a.log")
+    assert event["stage"] == "RequestReceived" and "responseStatus" not in event
