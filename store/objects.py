@@ -46,6 +46,21 @@ def carry_server_fields(kind: str, old: dict, new: dict) -> None:
     if causes:
         raise invalid(kind, old_meta["name"], causes)
     new_meta["generation"] = old_meta.get("generation", 1)
+    if kind == "Pod":
+        _carry_admitted(old.get("spec") or {}, new)
+
+
+POD_ADMITTED = ("serviceAccountName", "priorityClassName", "priority", "preemptionPolicy")
+
+
+def _carry_admitted(old_spec: dict, new: dict) -> None:
+    """What admission gave a pod at its creation (its ServiceAccount, its priority) stays when a
+    replace leaves it out, as Kubernetes' Priority admission keeps it on update."""
+    spec = new.get("spec")
+    if isinstance(spec, dict):
+        for field in POD_ADMITTED:
+            if spec.get(field) is None and field in old_spec:
+                spec[field] = old_spec[field]
 
 
 def same_content(a: dict, b: dict) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from actors.apiserver import admission
 from actors.apiserver.admission import Attempt
+from actors.apiserver.admission.podsecurity import enforced
 from actors.apiserver.patch import merge_patch
 from api.admission import admit, admit_status
 from api.authorization import forbidden
@@ -42,12 +43,15 @@ class Writes:
             self.forward(call, body)
 
     def _needs_old(self, call, info: KindInfo) -> bool:
-        """Plugins that judge a change, not a state: NodeRestriction (a node's labels and taints),
-        Pod Security (only significant pod changes, a namespace's new labels), RBAC escalation."""
+        """Plugins that judge a change, not a state: NodeRestriction (a node's labels and taints), Pod
+        Security (a namespace's new labels; a pod's significant changes, where a policy is enforced),
+        RBAC escalation. The common update, a pod in a privileged namespace, needs no second trip."""
         if call.req.verb != "update":
             return False
-        return info.kind in ("Pod", "Namespace", "Role", "ClusterRole") or (
-            info.kind == "Node" and call.decision.node_guard is None and call.user.name.startswith("system:node:"))
+        if info.kind == "Pod":
+            return enforced(self.cache, call.req.namespace or "default")
+        return info.kind in ("Namespace", "Role", "ClusterRole") or (
+            info.kind == "Node" and call.user.name.startswith("system:node:"))
 
     def _admit(self, call, info: KindInfo, body: dict, old: dict | None) -> None:
         attempt = self.admit_object(call, info, call.req.object, old, call.req.verb == "updateStatus")

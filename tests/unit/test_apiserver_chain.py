@@ -140,17 +140,15 @@ def test_a_node_may_not_set_restricted_labels_on_itself():
                                     'following labels: node-restriction.kubernetes.io/pool'
 
 
-def test_a_replaced_pod_keeps_what_admission_gave_it():
-    cache = cache_with()
-    old = _admitted(cache, _pod()).obj
-    info = lookup("Pod")
-    attempt = Attempt("UPDATE", info, "", "default", "p", None, old, ALICE, cache)
+def test_a_rule_naming_objects_allows_those_only_and_a_general_rule_every_name():
+    named = {"kind": "ClusterRole", "metadata": {"name": "reader"},
+             "rules": [{"verbs": ["get"], "apiGroups": [""], "resources": ["pods"], "resourceNames": ["a"]}]}
+    authz = Authorizer(cache_with(named, _view_binding()))
 
-    def mutate(parsed: dict) -> dict:
-        attempt.obj = parsed
-        admission.mutate(attempt)
-        return attempt.obj
-
-    new = admit("Pod", _pod(), "default", mutate=mutate)
-    assert {k: new["spec"][k] for k in ("serviceAccountName", "priority", "preemptionPolicy", "tolerations")} == \
-           {k: old["spec"][k] for k in ("serviceAccountName", "priority", "preemptionPolicy", "tolerations")}
+    def get(name: str) -> bool:
+        return authz.allowed(of_request(ALICE, parse_request({"verb": "get", "kind": "Pod", "namespace": "team-a",
+                                                              "name": name}))[0])
+    assert (get("a"), get("b")) == (True, False)
+    named["rules"][0].pop("resourceNames")
+    authz.cache.on_delta(Delta("MODIFIED", "ClusterRole", named, 20))
+    assert (get("a"), get("b")) == (True, True)

@@ -167,3 +167,17 @@ def test_admission_warnings_come_back_with_the_answer():
                          "warnings": ['would violate PodSecurity "restricted:latest": host namespaces']})
     reply = msgpack.unpackb(execute(state, req, 1 << 20)[0])
     assert reply["ok"] and reply["warnings"] == ['would violate PodSecurity "restricted:latest": host namespaces']
+
+
+def test_a_replaced_pod_keeps_what_admission_gave_it():
+    """A replace that leaves out the pod's ServiceAccount and priority keeps them (Kubernetes'
+    Priority admission keeps the old values on update) rather than failing as a spec change."""
+    state = State(lambda: 0.0)
+    state.seed_namespaces()
+    admitted = {"serviceAccountName": "default", "priority": 0, "preemptionPolicy": "PreemptLowerPriority"}
+    stored = state.create("Pod", "default", {"metadata": {"name": "p", "namespace": "default"},
+                                             "spec": {"containers": [{"name": "c", "image": "i"}], **admitted}}).obj
+    replaced = state.update("Pod", "default", {"metadata": {"name": "p", "namespace": "default", "labels": {"a": "b"}},
+                                               "spec": {"containers": [{"name": "c", "image": "i"}]}},
+                            stored["metadata"]["resourceVersion"]).obj
+    assert {k: replaced["spec"][k] for k in admitted} == admitted and replaced["metadata"]["labels"] == {"a": "b"}

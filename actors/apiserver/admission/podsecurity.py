@@ -9,6 +9,14 @@ from api.status import StatusError, invalid
 TEMPLATED = ("ReplicaSet", "Deployment")
 
 
+def enforced(cache, namespace: str) -> bool:
+    """Whether the namespace's labels ask for more than `privileged` (only then does a pod update
+    need its stored pod, to judge whether the change is significant)."""
+    ns = cache.get("Namespace", None, namespace)
+    policy, _ = podsecurity.parse_policy(((ns or {}).get("metadata") or {}).get("labels"))
+    return not policy.fully_privileged()
+
+
 class PodSecurity:
     name = "PodSecurity"
 

@@ -12,10 +12,8 @@ class Priority:
         return [*priority.BUILTIN_CLASSES, *a.cache.list("PriorityClass")]
 
     def mutate(self, a) -> None:
-        if a.pod_create:
+        if a.pod_create:  # a replace that leaves priority out keeps it: the store carries it over
             a.obj = priority.admit_pod(a.obj, self._classes(a))
-        elif a.kind == "Pod" and a.operation == "UPDATE" and a.old and not a.subresource:
-            a.obj = priority.admit_pod_update(a.obj, a.old)
 
     def validate(self, a) -> None:
         if a.kind == "PriorityClass" and a.operation in ("CREATE", "UPDATE"):

@@ -14,10 +14,6 @@ class ServiceAccount:
     name = "ServiceAccount"
 
     def mutate(self, a) -> None:
-        if a.kind == "Pod" and a.operation == "UPDATE" and a.old and not a.subresource:
-            spec = a.obj.setdefault("spec", {})  # a replace that leaves it out keeps the pod's account
-            spec.setdefault("serviceAccountName", (a.old.get("spec") or {}).get("serviceAccountName"))
-            return
         if not a.pod_create:
             return
         wanted = (a.obj.get("spec") or {}).get("serviceAccountName") or DEFAULT
