@@ -62,6 +62,7 @@ def settings(amqp_url, cluster_name, tmp_path) -> Settings:
     bootstrap(base, None, [])
     yield as_person(base, "admin")
     remove_accounts(base)
+    delete_topology(base.admin_url, base.cluster)  # bootstrap declared the shared names
 
 
 @pytest.fixture

@@ -9,12 +9,26 @@ from api.status import StatusError, invalid
 TEMPLATED = ("ReplicaSet", "Deployment")
 
 
+LABEL_PREFIX = "pod-security.kubernetes.io/"
+PRIVILEGED = {"pod-security.kubernetes.io/enforce-policy": "privileged:latest"}
+
+
+def _labels(cache, namespace: str) -> dict:
+    ns = cache.get("Namespace", None, namespace)
+    return ((ns or {}).get("metadata") or {}).get("labels") or {}
+
+
+def _unlabelled(labels: dict) -> bool:
+    """No Pod Security label: the cluster default, privileged everywhere (the common case, decided
+    without parsing anything)."""
+    return not any(key.startswith(LABEL_PREFIX) for key in labels)
+
+
 def enforced(cache, namespace: str) -> bool:
     """Whether the namespace's labels ask for more than `privileged` (only then does a pod update
     need its stored pod, to judge whether the change is significant)."""
-    ns = cache.get("Namespace", None, namespace)
-    policy, _ = podsecurity.parse_policy(((ns or {}).get("metadata") or {}).get("labels"))
-    return not policy.fully_privileged()
+    labels = _labels(cache, namespace)
+    return not _unlabelled(labels) and not podsecurity.parse_policy(labels)[0].fully_privileged()
 
 
 class PodSecurity:
@@ -29,8 +43,10 @@ class PodSecurity:
             self._pod(a)
 
     def _pod(self, a) -> None:
-        ns = a.cache.get("Namespace", None, a.namespace)
-        labels = ((ns or {}).get("metadata") or {}).get("labels") or {}
+        labels = _labels(a.cache, a.namespace)
+        if _unlabelled(labels):
+            a.annotations.update(PRIVILEGED)
+            return
         result = podsecurity.admit(labels, a.kind, a.obj, a.subresource, a.old)
         a.annotations.update(result.audit_annotations)
         if result.forbidden_message:

@@ -9,5 +9,8 @@ class DefaultTolerationSeconds:
     name = "DefaultTolerationSeconds"
 
     def mutate(self, a) -> None:
-        if a.kind == "Pod" and not a.subresource and a.operation in ("CREATE", "UPDATE"):
-            a.obj = tolerationseconds.admit_pod(a.obj)
+        if a.kind != "Pod" or a.subresource or a.operation not in ("CREATE", "UPDATE"):
+            return
+        if a.operation == "UPDATE" and (a.obj.get("spec") or {}).get("tolerations"):
+            return  # what it was given at its creation is there
+        a.obj = tolerationseconds.admit_pod(a.obj)
