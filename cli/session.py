@@ -52,6 +52,10 @@ def connected() -> Iterator[Client]:
 
 
 def fail(exc: StatusError) -> None:
+    if exc.reason == "Unauthorized":  # kubectl's words, and where kubus's credentials come from
+        raise click.ClickException("You must be logged in to the server (Unauthorized): KUBUS_AMQP_URL names "
+                                   "no user of this cluster (`kubus bootstrap` makes them; `make demo` "
+                                   "writes .kubus/demo.env)")
     raise click.ClickException(f"{exc.message} ({exc.reason})")
 
 

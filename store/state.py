@@ -13,6 +13,7 @@ from bus import codec
 from bus.digest import KeyDigest
 from bus.topology import matcher, object_key
 from store import deletion, objects
+from store.quotas import QuotaIndex, charges
 
 ObjKey = tuple[str, str, str]  # kind, namespace ("" when cluster-scoped), name
 GENERATE_NAME_TRIES = 8
@@ -71,6 +72,7 @@ class State:
         self.objects: dict[ObjKey, Entry] = {}
         self.digests: dict[str, KeyDigest] = {}
         self.pending: list[Change] = []
+        self.quotas = QuotaIndex()
 
     # ---- loading -------------------------------------------------------------------------------
     def load(self, rev: int, rows: Iterator[tuple[ObjKey, dict, bytes]]) -> None:
@@ -82,11 +84,13 @@ class State:
     def _add(self, oid: ObjKey, entry: Entry) -> Entry:
         meta = entry.obj["metadata"]
         self.objects[oid] = entry
+        self.quotas.added(oid)
         self.digests.setdefault(entry.key, KeyDigest()).add(meta["uid"], meta["resourceVersion"])
         return entry
 
     def _drop(self, oid: ObjKey) -> Entry:
         entry = self.objects.pop(oid)
+        self.quotas.dropped(oid)
         meta = entry.obj["metadata"]
         self.digests[entry.key].remove(meta["uid"], meta["resourceVersion"])
         return entry
@@ -154,7 +158,13 @@ class State:
         if oid in self.objects:
             raise already_exists(info.kind, meta["name"])
         objects.stamp_new(obj, self.rev + 1, self.clock())
-        return self._commit("ADDED", oid, obj, None)
+        charged = charges([self.objects[q].obj for q in self.quotas.of(oid[1])], info.kind, obj) \
+            if info.namespaced else []
+        entry = self._commit("ADDED", oid, obj, None)
+        for new, old in charged:  # in the same commit: the object and its quotas' usage, or neither
+            qid = oid_of(lookup("ResourceQuota"), old["metadata"]["namespace"], old["metadata"]["name"])
+            self._commit("MODIFIED", qid, new, self.objects[qid])
+        return entry
 
     def _unused_name(self, info: KindInfo, meta: dict) -> str:
         """A generated name not in use; like Kubernetes (RetryGenerateName, on since v1.32) try a few

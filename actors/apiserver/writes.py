@@ -1,6 +1,6 @@
 """Reads and writes of objects through the chain: the node authorizer's guard, admission
 (mutating, the object's validation, validating) with the stored object where a plugin needs it,
-ResourceQuota charged by compare-and-swap, then the command to the store."""
+then the command to the store (which charges ResourceQuotas, where no two writers can race)."""
 from __future__ import annotations
 
 from actors.apiserver import admission
@@ -9,13 +9,11 @@ from actors.apiserver.admission.podsecurity import enforced
 from actors.apiserver.patch import merge_patch
 from api.admission import admit, admit_status
 from api.authorization import forbidden
-from api.quota import check as quota_check
 from api.registry import KindInfo, lookup
 from api.status import StatusError, bad_request
 from bus.rpc import unwrap
 
 PATCH_RETRIES = 5
-QUOTA_RETRIES = 5
 OPERATIONS = {"create": "CREATE", "update": "UPDATE", "updateStatus": "UPDATE", "patch": "UPDATE",
               "delete": "DELETE"}
 
@@ -56,7 +54,7 @@ class Writes:
     def _admit(self, call, info: KindInfo, body: dict, old: dict | None) -> None:
         attempt = self.admit_object(call, info, call.req.object, old, call.req.verb == "updateStatus")
         body["object"] = attempt.obj
-        self._charge(call, body, attempt, 0)
+        self.forward(call, body, attempt.warnings)
 
     def admit_object(self, call, info: KindInfo, obj, old: dict | None, status_only: bool = False) -> Attempt:
         req = call.req
@@ -88,39 +86,6 @@ class Writes:
             return {"nodeName": node, "message": forbidden(of_request(call.user, call.req)[0],
                     f"no relationship found between node '{node}' and this object").message}
         return {"nodeName": node, "message": f'pods "{name}" is forbidden: {why}'}
-
-    # ---- ResourceQuota: each quota's usage moves by compare-and-swap before the write --------------
-    def _charge(self, call, body: dict, attempt: Attempt, tries: int) -> None:
-        if not attempt.charges:
-            self.forward(call, body, attempt.warnings)
-            return
-        quota, used = attempt.charges[0]
-        meta = quota["metadata"]
-        update = {"verb": "updateStatus", "kind": "ResourceQuota", "namespace": meta["namespace"],
-                  "name": meta["name"], "object": {**quota, "status": {**(quota.get("status") or {}), "used": used}},
-                  "resourceVersion": meta["resourceVersion"], "options": {}}
-        self.call_store(call, update, "quota", lambda r: self._charged(call, body, attempt, tries, r), as_self=True)
-
-    def _charged(self, call, body: dict, attempt: Attempt, tries: int, reply) -> None:
-        if isinstance(reply, dict) and reply.get("ok"):
-            attempt.charges.pop(0)
-            self._charge(call, body, attempt, tries)
-            return
-        status = reply["status"] if isinstance(reply, dict) else reply.to_dict()
-        if status.get("reason") != "Conflict" or tries >= QUOTA_RETRIES:
-            raise StatusError.from_dict(status)
-        name = attempt.charges[0][0]["metadata"]["name"]
-        get = {"verb": "get", "kind": "ResourceQuota", "namespace": attempt.namespace, "name": name, "options": {}}
-        self.call_store(call, get, "quota-get", lambda r: self._recharge(call, body, attempt, tries, unwrap(r)),
-                        as_self=True)
-
-    def _recharge(self, call, body: dict, attempt: Attempt, tries: int, fresh: dict) -> None:
-        """Another write moved the quota first: check again against what it says now."""
-        current = fresh["object"]
-        quotas = [current if q["metadata"]["name"] == current["metadata"]["name"] else q
-                  for q in [c for c, _ in attempt.charges]]
-        attempt.charges = quota_check(quotas, attempt.obj, attempt.kind)
-        self._charge(call, body, attempt, tries + 1)
 
     # ---- patch: get, merge, admit, update with the read resourceVersion; retry on Conflict ----------
     def _patch(self, call, info: KindInfo, guard: dict | None, attempt: int = 1) -> None:

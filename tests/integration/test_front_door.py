@@ -234,3 +234,23 @@ def test_auth_can_i_and_whoami(people, cluster, procs):
                                      "system:authenticated]"], whoami.stdout
     as_alice = kubus("auth", "can-i", "list", "pods", "-n", "team-b", "--as", "alice")
     assert as_alice.returncode == 1 and "forbidden" in as_alice.stderr  # alice may not ask about others
+
+
+def test_two_apiservers_never_let_a_quota_pass_together(cluster, procs):
+    """The store charges the quota in the same commit as the pod: exactly the limit gets through."""
+    procs.start("actors.apiserver", label="second-apiserver")
+    procs.start("actors.controllers", "resourcequota", label="quota")
+    wait_until(lambda: cluster.apiservers() == 2, 30, what="two apiservers")
+    cluster.create({"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "few", "namespace": "default"},
+                    "spec": {"hard": {"pods": "3"}}})
+    wait_until(lambda: (cluster.get("ResourceQuota", "few").get("status") or {}).get("hard"), 30,
+               what="the quota controller to fill status.hard")
+    futures = [cluster.request_async("create", "Pod", namespace="default", obj=pod(f"p{i}", "default"))
+               for i in range(12)]
+    replies = [f.result(30) for f in futures]
+    created = [r for r in replies if isinstance(r, dict) and r.get("ok")]
+    refused = [r["status"] for r in replies if isinstance(r, dict) and not r.get("ok")]
+    assert (len(created), len(refused)) == (3, 9), replies
+    assert all(s["reason"] == "Forbidden" and "exceeded quota: few, requested: pods=1, used: pods=3, limited: pods=3"
+               in s["message"] for s in refused), refused
+    assert len(cluster.list("Pod", "default").items) == len(created)

@@ -119,18 +119,6 @@ def test_a_restricted_namespace_refuses_a_privileged_pod():
                                     '(container "app" must not set securityContext.privileged=true)'
 
 
-def test_a_quota_is_charged_or_refuses():
-    quota = {"kind": "ResourceQuota", "metadata": {"name": "q", "namespace": "default"},
-             "spec": {"hard": {"pods": "1"}}, "status": {"hard": {"pods": "1"}, "used": {"pods": "0"}}}
-    charged = _admitted(cache_with(quota), _pod())
-    assert [(q["metadata"]["name"], used) for q, used in charged.charges] == [("q", {"pods": "1"})]
-    quota["status"]["used"]["pods"] = "1"
-    with pytest.raises(StatusError) as refused:
-        _admitted(cache_with(quota), _pod("second"))
-    assert refused.value.message == 'pods "second" is forbidden: exceeded quota: q, requested: pods=1, used: ' \
-                                    'pods=1, limited: pods=1'
-
-
 def test_a_node_may_not_set_restricted_labels_on_itself():
     node = {"apiVersion": "v1", "kind": "Node", "metadata": {
         "name": "node-1", "labels": {"node-restriction.kubernetes.io/pool": "gold"}}}

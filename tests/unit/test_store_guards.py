@@ -5,6 +5,8 @@ from __future__ import annotations
 import msgpack
 import pytest
 
+from api.status import StatusError
+
 from bus.digest import KeyDigest
 from store.backend import Applied, Fenced
 from store.bookmarks import EMPTY_KEY_RETENTION_S, BookmarkKeys
@@ -181,3 +183,24 @@ def test_a_replaced_pod_keeps_what_admission_gave_it():
                                                "spec": {"containers": [{"name": "c", "image": "i"}]}},
                             stored["metadata"]["resourceVersion"]).obj
     assert {k: replaced["spec"][k] for k in admitted} == admitted and replaced["metadata"]["labels"] == {"a": "b"}
+
+
+def test_a_create_charges_the_namespaces_quotas_in_its_own_commit_or_is_refused():
+    """The store is the one writer: the object and its quotas' usage change together, so no two
+    apiservers can pass a limit between them."""
+    state = State(lambda: 0.0)
+    state.seed_namespaces()
+    state.create("ResourceQuota", "default", {"metadata": {"name": "q", "namespace": "default"},
+                                              "spec": {"hard": {"pods": "1"}},
+                                              "status": {"hard": {"pods": "1"}, "used": {"pods": "0"}}})
+    state.take_changes()
+    state.create("Pod", "default", {"metadata": {"name": "a", "namespace": "default"},
+                                    "spec": {"containers": [{"name": "c", "image": "i"}]}})
+    assert [(c.type, c.kind) for c in state.take_changes()] == [("ADDED", "Pod"), ("MODIFIED", "ResourceQuota")]
+    assert state.get("ResourceQuota", "default", "q").obj["status"]["used"] == {"pods": "1"}
+    with pytest.raises(StatusError) as refused:
+        state.create("Pod", "default", {"metadata": {"name": "b", "namespace": "default"},
+                                        "spec": {"containers": [{"name": "c", "image": "i"}]}})
+    assert refused.value.message == 'pods "b" is forbidden: exceeded quota: q, requested: pods=1, used: pods=1, ' \
+                                    'limited: pods=1'
+    assert state.take_changes() == []

@@ -29,7 +29,6 @@ class Attempt:
     cache: Any  # actors.apiserver.policycache.PolicyCache
     warnings: list[str] = field(default_factory=list)
     annotations: dict[str, str] = field(default_factory=dict)
-    charges: list[tuple[dict, dict[str, str]]] = field(default_factory=list)  # ResourceQuota: (quota, used)
 
     @property
     def kind(self) -> str:
@@ -48,12 +47,12 @@ class Attempt:
 
 
 def _plugins():
-    from actors.apiserver.admission import limits, noderestriction, podsecurity, priority, quota, rbacwrites, \
+    from actors.apiserver.admission import limits, noderestriction, podsecurity, priority, rbacwrites, \
         serviceaccount, tolerations
     mutating = [limits.LimitRanger(), serviceaccount.ServiceAccount(), noderestriction.NodeRestriction(),
                 priority.Priority(), tolerations.DefaultTolerationSeconds()]
-    validating = [limits.LimitRanger(), podsecurity.PodSecurity(), priority.Priority(), rbacwrites.RbacWrites(),
-                  quota.ResourceQuota()]
+    validating = [limits.LimitRanger(), podsecurity.PodSecurity(), priority.Priority(), rbacwrites.RbacWrites()]
+    # ResourceQuota, last in Kubernetes' list, is the store's (store/quotas.py): it cannot race there
     return mutating, validating
 
 
