@@ -119,6 +119,43 @@ def _lease(lease: dict, wide: bool) -> list[str]:
             age(lease["metadata"].get("creationTimestamp"))]
 
 
+def _named(obj: dict, wide: bool) -> list[str]:
+    return [obj["metadata"]["name"], age(obj["metadata"].get("creationTimestamp"))]
+
+
+def _created_at(obj: dict, wide: bool) -> list[str]:
+    return [obj["metadata"]["name"], obj["metadata"].get("creationTimestamp") or ""]
+
+
+def _service_account(sa: dict, wide: bool) -> list[str]:
+    return [sa["metadata"]["name"], str(len(sa.get("secrets") or [])), age(sa["metadata"].get("creationTimestamp"))]
+
+
+def _binding(b: dict, wide: bool) -> list[str]:
+    ref, subjects = b.get("roleRef") or {}, b.get("subjects") or []
+    cells = [b["metadata"]["name"], f"{ref.get('kind')}/{ref.get('name')}", age(b["metadata"].get("creationTimestamp"))]
+    if wide:
+        cells += [",".join(s["name"] for s in subjects if s.get("kind") == kind) for kind in ("User", "Group")]
+        cells.append(",".join(f"{s.get('namespace', '')}/{s['name']}" for s in subjects
+                              if s.get("kind") == "ServiceAccount"))
+    return cells
+
+
+def _priority_class(pc: dict, wide: bool) -> list[str]:
+    return [pc["metadata"]["name"], str(pc.get("value", "")), str(bool(pc.get("globalDefault"))).lower(),
+            age(pc["metadata"].get("creationTimestamp")), pc.get("preemptionPolicy") or "PreemptLowerPriority"]
+
+
+def _quota(q: dict, wide: bool) -> list[str]:
+    hard, used = (q.get("status") or {}).get("hard") or {}, (q.get("status") or {}).get("used") or {}
+
+    def listed(limits: bool) -> str:
+        return ", ".join(f"{k}: {used.get(k, '0')}/{v}" for k, v in sorted(hard.items())
+                         if k.startswith("limits.") == limits)
+    return [q["metadata"]["name"], age(q["metadata"].get("creationTimestamp")), listed(False), listed(True)]
+
+
+BINDING_COLUMNS = (["NAME", "ROLE", "AGE"], ["USERS", "GROUPS", "SERVICEACCOUNTS"], _binding)
 COLUMNS: dict[str, tuple[list[str], list[str], Row]] = {
     "Pod": (["NAME", "READY", "STATUS", "RESTARTS", "AGE"], ["IP", "NODE", "NOMINATED NODE"], _pod),
     "Node": (["NAME", "STATUS", "ROLES", "AGE", "VERSION"], ["CONTAINER-RUNTIME"], _node),
@@ -127,16 +164,25 @@ COLUMNS: dict[str, tuple[list[str], list[str], Row]] = {
     "Namespace": (["NAME", "STATUS", "AGE"], [], _ns),
     "Event": (["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"], [], _event),
     "Lease": (["NAME", "HOLDER", "AGE"], [], _lease),
+    "ServiceAccount": (["NAME", "SECRETS", "AGE"], [], _service_account),
+    "Role": (["NAME", "CREATED AT"], [], _created_at),
+    "ClusterRole": (["NAME", "CREATED AT"], [], _created_at),
+    "LimitRange": (["NAME", "CREATED AT"], [], _created_at),
+    "RoleBinding": BINDING_COLUMNS,
+    "ClusterRoleBinding": BINDING_COLUMNS,
+    "PriorityClass": (["NAME", "VALUE", "GLOBAL-DEFAULT", "AGE", "PREEMPTIONPOLICY"], [], _priority_class),
+    "ResourceQuota": (["NAME", "AGE", "REQUEST", "LIMIT"], [], _quota),
 }
+GENERIC = (["NAME", "AGE"], [], _named)  # a kind without columns of its own
 
 
 def header(kind: str, wide: bool, namespaced_all: bool, labels: bool = False) -> list[str]:
-    base, extra, _ = COLUMNS[kind]
+    base, extra, _ = COLUMNS.get(kind, GENERIC)
     return (["NAMESPACE"] if namespaced_all else []) + base + (extra if wide else []) + (["LABELS"] if labels else [])
 
 
 def row(kind: str, obj: dict, wide: bool, namespaced_all: bool, labels: bool = False) -> list[str]:
-    cells = COLUMNS[kind][2](obj, wide)
+    cells = COLUMNS.get(kind, GENERIC)[2](obj, wide)
     shown = [",".join(f"{k}={v}" for k, v in sorted((obj["metadata"].get("labels") or {}).items())) or "<none>"]
     return ([obj["metadata"].get("namespace", "")] if namespaced_all else []) + cells + (shown if labels else [])
 

@@ -23,3 +23,15 @@ def test_wide_deployment_shows_containers_images_and_selector():
     assert header("Deployment", True, False)[-3:] == ["CONTAINERS", "IMAGES", "SELECTOR"]
     assert row("Deployment", d, True, False)[-3:] == ["app,log", "nginx:1.27,busybox:1.36", "app=web"]
     assert len(row("Deployment", d, False, False)) == len(header("Deployment", False, False))
+
+
+def test_the_front_doors_kinds_print_kubectls_columns():
+    quota = {"metadata": {"name": "compute"}, "status": {"hard": {"pods": "3", "limits.cpu": "2"},
+                                                         "used": {"pods": "1"}}}
+    assert header("ResourceQuota", False, False) == ["NAME", "AGE", "REQUEST", "LIMIT"]
+    assert row("ResourceQuota", quota, False, False)[2:] == ["pods: 1/3", "limits.cpu: 0/2"]
+    binding = {"metadata": {"name": "b"}, "roleRef": {"kind": "ClusterRole", "name": "view"},
+               "subjects": [{"kind": "User", "name": "alice"}, {"kind": "ServiceAccount", "name": "ci",
+                                                                "namespace": "dev"}]}
+    assert row("RoleBinding", binding, True, False) == ["b", "ClusterRole/view", "<unknown>", "alice", "", "dev/ci"]
+    assert header("Unheard", False, False) == ["NAME", "AGE"]
