@@ -27,9 +27,13 @@ class KindInfo:
     name_is_path: bool = False  # any path segment (RBAC: `system:controller:gc`) instead of a subdomain
 
     @property
+    def group(self) -> str:
+        """The API group ("" for core)."""
+        return self.api_version.rpartition("/")[0]
+
+    @property
     def resource(self) -> str:
-        group = self.api_version.split("/")[0] if "/" in self.api_version else ""
-        return f"{self.plural}.{group}" if group else self.plural
+        return f"{self.plural}.{self.group}" if self.group else self.plural
 
 
 KINDS: dict[str, KindInfo] = {

@@ -104,7 +104,7 @@ def invalid(kind: str, name: str, causes: list[Cause]) -> StatusError:
     """apimachinery `NewInvalid`: `Deployment.apps "web" is invalid: <error>`, or `[e1, e2]` for several."""
     from api.registry import known, lookup
 
-    group = lookup(kind).api_version.rpartition("/")[0] if known(kind) else ""
+    group = lookup(kind).group if known(kind) else ""
     errors = list(dict.fromkeys(f"{c.field}: {c.message}" for c in causes))
     text = errors[0] if len(errors) == 1 else f"[{', '.join(errors)}]"
     details = {"name": name, "kind": kind, **({"group": group} if group else {})}

@@ -48,7 +48,7 @@ def _attributes(verb: str, target: str, namespace, all_namespaces: bool, subreso
     group = ""
     if known(resource):
         info = lookup(resource)
-        resource, group = info.plural, info.api_version.rpartition("/")[0]
+        resource, group = info.plural, info.group
         namespace = "" if all_namespaces or not info.namespaced else (namespace or "default")
     attrs = {"verb": verb, "resource": resource, "group": group, "subresource": subresource, "name": name,
              "namespace": "" if all_namespaces else (namespace or "default")}

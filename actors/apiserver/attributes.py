@@ -4,7 +4,7 @@ its own list (or watch) of a kind in a namespace, or on a node."""
 from __future__ import annotations
 
 from api.authorization import Attributes, UserInfo
-from api.registry import KindInfo, known, lookup
+from api.registry import known, lookup
 from bus.messages import Request
 from bus.topology import NONE, word
 
@@ -16,10 +16,6 @@ VERBS = {"create": ("create", ""), "get": ("get", ""), "list": ("list", ""), "up
 REVIEWS = {"SelfSubjectAccessReview": ("authorization.k8s.io", "selfsubjectaccessreviews"),
            "SubjectAccessReview": ("authorization.k8s.io", "subjectaccessreviews"),
            "SelfSubjectReview": ("authentication.k8s.io", "selfsubjectreviews")}
-
-
-def group_of(info: KindInfo) -> str:
-    return info.api_version.split("/")[0] if "/" in info.api_version else ""
 
 
 def of_request(user: UserInfo, req: Request) -> list[Attributes]:
@@ -36,7 +32,7 @@ def of_request(user: UserInfo, req: Request) -> list[Attributes]:
     else:
         verb, sub = VERBS[req.verb]
     namespace = (req.namespace or "default") if info.namespaced else ""
-    return [Attributes(user, verb, info.plural, group_of(info), sub, namespace, req.name or "",
+    return [Attributes(user, verb, info.plural, info.group, sub, namespace, req.name or "",
                        field_selector=_name_selector(req))]
 
 
@@ -59,4 +55,4 @@ def of_key(user: UserInfo, verb: str, key: str) -> Attributes:
     selector = f"spec.nodeName={own}" if own is not None and node == word(own) and info.kind == "Pod" else ""
     if info.kind == "Node" and own is not None and node == word(own):
         return Attributes(user, verb, info.plural, "", namespace=namespace, name=own)
-    return Attributes(user, verb, info.plural, group_of(info), namespace=namespace, field_selector=selector)
+    return Attributes(user, verb, info.plural, info.group, namespace=namespace, field_selector=selector)
