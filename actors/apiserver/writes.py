@@ -10,7 +10,7 @@ from actors.apiserver.patch import merge_patch
 from api.admission import admit, admit_status
 from api.authorization import forbidden
 from api.registry import KindInfo, lookup
-from api.status import StatusError, bad_request
+from api.status import bad_request
 from bus.rpc import unwrap
 
 PATCH_RETRIES = 5
