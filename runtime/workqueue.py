@@ -21,6 +21,7 @@ class WorkQueue:
         self._delayed: list[tuple[float, int, Key]] = []
         self._seq = 0
         self._failures: dict[Key, int] = {}
+        self._answer_failed: set[Key] = set()  # retried because a write failed after its pass succeeded
 
     def __len__(self) -> int:
         return len(self._ready)
@@ -50,6 +51,20 @@ class WorkQueue:
     def forget(self, key: Key) -> None:
         """The key succeeded: its backoff starts over."""
         self._failures.pop(key, None)
+
+    def retry_after_failed_write(self, key: Key) -> float:
+        """A write a pass made (answered after the pass returned) failed: back off, and do not let
+        the next pass's return count as success — only a pass whose writes raised no retry does.
+        Else a write the apiserver always refuses is retried at the base delay for ever."""
+        self._answer_failed.add(key)
+        return self.add_rate_limited(key)
+
+    def passed(self, key: Key) -> None:
+        """A pass over the key returned without error."""
+        if key in self._answer_failed:
+            self._answer_failed.discard(key)
+        else:
+            self.forget(key)
 
     def get(self) -> Key | None:
         """The next ready key, marked as processing; None when nothing is ready now."""

@@ -76,7 +76,7 @@ class Controller(Actor):
             return False
         try:
             self.reconcile(key)
-            self.queue.forget(key)
+            self.queue.passed(key)
         except Exception:
             self.log.exception("controller.reconcile_failed", key=key)
             self.queue.add_rate_limited(key)
@@ -88,7 +88,8 @@ class Controller(Actor):
         raise NotImplementedError
 
     def retry(self, key: str) -> None:
-        self.queue.add_rate_limited(key)
+        """A write for `key` failed: look again, later each time it keeps failing."""
+        self.queue.retry_after_failed_write(key)
         self.kick()
 
     # ---- writing -------------------------------------------------------------------------------

@@ -29,3 +29,20 @@ def test_per_key_backoff_doubles_and_forget_resets():
     assert q.get() == "k"
     q.forget("k")
     assert q.add_rate_limited("k") == 1
+
+
+def test_a_write_that_keeps_failing_backs_off_though_every_pass_returns():
+    """Passes succeed (the write is answered later); the failures must still add up."""
+    clock = Clock()
+    queue = WorkQueue(clock, base_delay=1.0)
+    delays = []
+    for _ in range(4):
+        queue.add("k")
+        key = queue.get()
+        queue.passed(key)  # the pass returned; its write is still in flight
+        queue.done(key)
+        delays.append(queue.retry_after_failed_write(key))  # …and was refused
+    assert delays == [1.0, 2.0, 4.0, 8.0]
+    queue.passed("k")  # a pass after the refusals
+    queue.passed("k")  # one whose writes raised nothing: the backoff starts over
+    assert queue.add_rate_limited("k") == 1.0
