@@ -3,8 +3,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from actors.scheduler.framework import UNRESOLVABLE, Context, Filtered, Plugin, default_normalize
+from actors.scheduler.framework import Context, Filtered, Plugin, default_normalize
 from api.tolerations import tolerates
+
+# kube-scheduler v1.35 (kubernetes PR #134740, also in 1.34): taint keys and values may be sensitive, so
+# the reason names no taint and every untolerated taint counts under this one reason.
+ERR_REASON_UNTOLERATED = "node(s) had untolerated taint(s)"
 
 
 def _as_dict(taint: tuple) -> dict:
@@ -16,26 +20,19 @@ class TaintToleration(Plugin):
     filters = True
     scores = True
 
-    def _first_untolerated(self, ctx: Context, taint_set: int) -> dict | None:
+    def _untolerated(self, ctx: Context, taint_set: int) -> bool:
+        """Whether the pod leaves a NoSchedule or NoExecute taint of this set untolerated (cached per cycle)."""
         cache = ctx.scratch.setdefault(self.name, {})
         if taint_set not in cache:
-            cache[taint_set] = next(
-                (t for t in map(_as_dict, ctx.table.taint_sets[taint_set])
-                 if t["effect"] in ("NoSchedule", "NoExecute") and not any(tolerates(x, t) for x in ctx.pod.tolerations)),
-                None)
+            cache[taint_set] = any(t["effect"] in ("NoSchedule", "NoExecute") and
+                                   not any(tolerates(x, t) for x in ctx.pod.tolerations)
+                                   for t in map(_as_dict, ctx.table.taint_sets[taint_set]))
         return cache[taint_set]
 
     def filter(self, ctx: Context, idx: np.ndarray) -> Filtered:
         sets = ctx.table.taint_set[idx]
-        bad = {s: self._first_untolerated(ctx, int(s)) for s in np.unique(sets)}
-        failing = np.array([bad[s] is not None for s in sets], dtype=bool) if any(bad.values()) else \
-            np.zeros(len(idx), dtype=bool)
-
-        def reasons(pos: int) -> list[str]:
-            taint = bad[sets[pos]]
-            return [f"node(s) had untolerated taint {{{taint['key']}: {taint['value']}}}"]
-
-        return Filtered(np.where(failing, UNRESOLVABLE, 0).astype(np.int8), reasons)
+        bad = [s for s in np.unique(sets) if self._untolerated(ctx, int(s))]
+        return Filtered.single(np.isin(sets, bad), ERR_REASON_UNTOLERATED)
 
     def score(self, ctx: Context, idx: np.ndarray) -> np.ndarray:
         prefer = [t for t in ctx.pod.tolerations if (t.get("effect") or "") in ("", "PreferNoSchedule")]

@@ -29,7 +29,7 @@ def test_fit_error_message_has_kubernetes_shape():
     decision = _framework().schedule(Context(pod_info(pod(cpu="2")), t))
     assert decision.node is None
     assert decision.diagnosis.message() == \
-        "0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 2 Insufficient cpu."
+        "0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu."
     assert sorted(decision.diagnosis.preemptable()) == [1, 2]
 
 

@@ -1,13 +1,17 @@
 """TaintToleration, NodeAffinity, NodeUnschedulable, NodeName and NodePorts."""
+import numpy as np
 import pytest
 
-from actors.scheduler.framework import UNRESOLVABLE, UNSCHEDULABLE
+from actors.scheduler.framework import UNRESOLVABLE, UNSCHEDULABLE, Context
 from actors.scheduler.plugins.basic import NodeName, NodeUnschedulable
 from actors.scheduler.plugins.nodeaffinity import NodeAffinity
 from actors.scheduler.plugins.ports import NodePorts
 from actors.scheduler.plugins.taints import TaintToleration
+from actors.scheduler.podinfo import pod_info
+from actors.scheduler.profiles import build
 from api.tolerations import tolerates
-from tests.unit.scheduler.kit import node, pod, scores, table, verdicts
+from config.scheduler import Profile, SchedulerConfiguration
+from tests.unit.scheduler.kit import ctx, node, pod, scores, table, verdicts
 
 TAINT = {"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}
 
@@ -25,14 +29,27 @@ def test_toleration_operators(toleration, ok):
     assert tolerates(toleration, TAINT) is ok
 
 
-def test_taint_filter_ignores_prefer_no_schedule_and_names_the_taint():
-    t = table(node("clean"), node("tainted", taints=[TAINT]),
-              node("soft", taints=[{"key": "k", "value": "v", "effect": "PreferNoSchedule"}]))
-    assert verdicts(TaintToleration(), t, pod()) == [0, UNRESOLVABLE, 0]
-    import numpy as np
-    from tests.unit.scheduler.kit import ctx
-    verdict = TaintToleration().filter(ctx(t, pod()), np.arange(3))
-    assert verdict.reasons(1) == ["node(s) had untolerated taint {dedicated: gpu}"]
+@pytest.mark.parametrize("taints,code", [
+    pytest.param([TAINT], UNRESOLVABLE, id="no-schedule"),
+    pytest.param([{"key": "node.kubernetes.io/not-ready", "effect": "NoExecute"}], UNRESOLVABLE, id="no-execute"),
+    pytest.param([{"key": "k", "value": "v", "effect": "PreferNoSchedule"}], 0, id="prefer-no-schedule-never-blocks"),
+    pytest.param([{"key": "a", "value": "1", "effect": "NoSchedule"}, {"key": "b", "effect": "NoExecute"}],
+                 UNRESOLVABLE, id="two-untolerated"),
+])
+def test_taint_filter_reason_names_no_taint(taints, code):
+    """v1.35 (kubernetes PR #134740): taint keys and values may be sensitive, so the reason names none."""
+    t = table(node("clean"), node("tainted", taints=taints))
+    verdict = TaintToleration().filter(ctx(t, pod()), np.arange(2))
+    assert [int(x) for x in verdict.codes] == [0, code]
+    if code:
+        assert verdict.reasons(1) == ["node(s) had untolerated taint(s)"]
+
+
+def test_fit_error_counts_every_untolerated_taint_as_one_reason():
+    nodes = [node(f"n{i}", taints=[{"key": f"team-{i}", "value": str(i), "effect": ("NoSchedule", "NoExecute")[i % 2]}])
+             for i in range(5)]
+    decision = build(Profile(), SchedulerConfiguration()).schedule(Context(pod_info(pod()), table(*nodes)))
+    assert decision.diagnosis.message() == "0/5 nodes are available: 5 node(s) had untolerated taint(s)."
 
 
 def test_taint_score_prefers_fewer_untolerated_soft_taints():
