@@ -33,7 +33,7 @@ REGISTRY: dict[str, Callable[[dict], Plugin]] = {
     "NodeUnschedulable": lambda a: NodeUnschedulable(),
     "NodeName": lambda a: NodeName(),
     "TaintToleration": lambda a: TaintToleration(),
-    "NodeAffinity": lambda a: NodeAffinity(),
+    "NodeAffinity": NodeAffinity,
     "NodePorts": lambda a: NodePorts(),
     "NodeResourcesFit": _fit,
     "PodTopologySpread": lambda a: PodTopologySpread(a.get("defaultingType", "System")),
@@ -69,7 +69,10 @@ def build(profile: Profile, config: SchedulerConfiguration, rng: random.Random |
 
     def plugin(name: str) -> Plugin:
         if name not in plugins:
-            plugins[name] = REGISTRY[name](profile.args(name))
+            try:
+                plugins[name] = REGISTRY[name](profile.args(name))
+            except ValueError as exc:
+                raise ValueError(f"profile {profile.schedulerName!r}: {exc}") from exc
         return plugins[name]
 
     filters = [plugin(n) for n, _w in _enabled(profile, "filter") if plugin(n).filters]

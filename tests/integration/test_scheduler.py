@@ -155,3 +155,43 @@ def test_recorded_decisions_show_in_describe(procs, settings, tmp_path):
                          capture_output=True, text=True, timeout=60).stdout
     assert "Scheduling decision:" in out and "Scheduled to: node-a" in out
     client.close()
+
+
+def _unschedulable_message(client: Client, name: str) -> str:
+    conditions = (client.get("Pod", name).get("status") or {}).get("conditions") or []
+    return next((c["message"] for c in conditions if c["type"] == "PodScheduled" and c["status"] == "False"), "")
+
+
+def test_enforced_affinity_untolerated_taints_and_unparsable_terms_in_the_fit_error(procs, settings, tmp_path):
+    """Issue 13: a profile's addedAffinity filters with its own reason, every untolerated taint counts under
+    one reason that names none, and a term whose values are no label values matches no node."""
+    import yaml
+
+    pool = {"matchExpressions": [{"key": "pool", "operator": "In", "values": ["main"]}]}
+    config = tmp_path / "scheduler.yaml"
+    config.write_text(yaml.safe_dump({"profiles": [{"schedulerName": "default-scheduler", "pluginConfig": [
+        {"name": "NodeAffinity", "args": {"addedAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [pool]}}}}]}]}))
+    client = control_plane(procs, settings)
+    for n in (node("gpu", labels={"pool": "main"}, taints=[TAINT]), node("other"),
+              node("team-b", labels={"pool": "main"}, taints=[{"key": "team", "value": "b", "effect": "NoExecute"}])):
+        client.create(n)
+    procs.start("actors.scheduler", "--config", str(config), label="enforcing")
+    odd = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+        {"matchExpressions": [{"key": "zone", "operator": "NotIn", "values": ["___@#$%^"]}]}]}}}
+    client.create(requesting("web", "100m"))
+    client.create(requesting("odd", "100m", affinity=odd, tolerations=[{"operator": "Exists"}]))
+    assert wait_until(lambda: _unschedulable_message(client, "web"), 30, what="web unschedulable") == \
+        "0/3 nodes are available: 1 node(s) didn't match scheduler-enforced node affinity, " \
+        "2 node(s) had untolerated taint(s)."
+    assert wait_until(lambda: _unschedulable_message(client, "odd"), 30, what="odd unschedulable") == \
+        "0/3 nodes are available: 1 node(s) didn't match scheduler-enforced node affinity, " \
+        "2 node(s) didn't match Pod's node affinity/selector."
+    client.create(node("main", labels={"pool": "main"}))
+    assert wait_until(lambda: bound_to(client, "web"), 30, what="web on the new node") == "main"
+    assert wait_until(lambda: "0/4" in _unschedulable_message(client, "odd") and
+                      _unschedulable_message(client, "odd"), 30, what="odd still refused") == \
+        "0/4 nodes are available: 1 node(s) didn't match scheduler-enforced node affinity, " \
+        "3 node(s) didn't match Pod's node affinity/selector."
+    assert not bound_to(client, "odd")
+    client.close()

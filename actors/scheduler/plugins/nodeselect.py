@@ -1,61 +1,95 @@
-"""Node selector terms evaluated over many nodes at once (label columns of the NodeTable)."""
+"""Node selector terms evaluated over many nodes at once (label columns of the NodeTable).
+
+A requirement that `labels.NewRequirement` refuses (a key that is no qualified name, a value that is no
+label value, a missing or unparsable operand) makes its term match nothing, as the term's parse errors
+do upstream (`component-helpers/scheduling/corev1/nodeaffinity`). The apiserver checks only the key
+and the value count, so such terms do reach the scheduler."""
 from __future__ import annotations
+
+import re
 
 import numpy as np
 
 from actors.scheduler.nodes import NodeTable
+from api.names import label_value_errors, qualified_name_errors
+
+_DECIMAL = re.compile(r"[+-]?[0-9]+")
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+OBJECT_NAME_FIELD = "metadata.name"
 
 
-def _compare(values: np.ndarray, operand: str, greater: bool) -> np.ndarray:
-    try:
-        bound = int(operand)
-    except ValueError:
-        return np.zeros(len(values), dtype=bool)
+def parse_int64(text) -> int | None:
+    """Go's `strconv.ParseInt(text, 10, 64)`: an optional sign and decimal digits within int64, else None."""
+    if not isinstance(text, str) or not _DECIMAL.fullmatch(text):
+        return None
+    value = int(text)
+    return value if _INT64_MIN <= value <= _INT64_MAX else None
 
+
+def requirement_parses(key, op: str, values: list) -> bool:
+    """What `labels.NewRequirement` accepts for a node-selector requirement."""
+    if not isinstance(key, str) or qualified_name_errors(key):
+        return False
+    if not all(isinstance(v, str) and not label_value_errors(v) for v in values):
+        return False
+    if op in ("In", "NotIn"):
+        return bool(values)
+    if op in ("Exists", "DoesNotExist"):
+        return not values
+    if op in ("Gt", "Lt"):
+        return len(values) == 1 and parse_int64(values[0]) is not None
+    return False
+
+
+def field_requirement_parses(req: dict) -> bool:
+    """`nodeSelectorRequirementsAsFieldSelector`: In or NotIn with exactly one value (the key is not checked)."""
+    return req.get("operator") in ("In", "NotIn") and len(req.get("values") or []) == 1
+
+
+def term_parses(term: dict) -> bool:
+    return all(requirement_parses(r.get("key"), r.get("operator"), r.get("values") or [])
+               for r in term.get("matchExpressions") or []) and \
+        all(field_requirement_parses(r) for r in term.get("matchFields") or [])
+
+
+def _compare(values: np.ndarray, bound: int, greater: bool) -> np.ndarray:
     def one(v) -> bool:
-        try:
-            return int(v) > bound if greater else int(v) < bound
-        except (TypeError, ValueError):
-            return False
+        n = parse_int64(v)
+        return n is not None and (n > bound if greater else n < bound)
 
     return np.array([one(v) for v in values], dtype=bool)
 
 
-def requirement_mask(column: np.ndarray, op: str, values: list[str]) -> np.ndarray | None:
-    """None when the requirement does not parse (then its term matches nothing)."""
-    present = np.array([v is not None for v in column], dtype=bool)
+def requirement_mask(column: np.ndarray, op: str, values: list[str]) -> np.ndarray:
+    """A requirement that parses (see `requirement_parses`), over one label column."""
     if op in ("In", "NotIn"):
-        if not values:
-            return None
         wanted = set(values)
         member = np.array([v in wanted for v in column], dtype=bool)
         return member if op == "In" else ~member
+    present = np.array([v is not None for v in column], dtype=bool)
     if op == "Exists":
-        return present if not values else None
+        return present
     if op == "DoesNotExist":
-        return ~present if not values else None
-    if op in ("Gt", "Lt"):
-        return _compare(column, values[0], op == "Gt") if len(values) == 1 else None
-    return None
+        return ~present
+    return _compare(column, parse_int64(values[0]), op == "Gt")
 
 
 def term_mask(table: NodeTable, idx: np.ndarray, term: dict) -> np.ndarray | None:
-    """A term's expressions and fields ANDed; None for an empty term (it is dropped)."""
+    """A term's expressions and fields ANDed; None for an empty term (it is dropped); no node when
+    the term does not parse."""
     exprs, fields = term.get("matchExpressions") or [], term.get("matchFields") or []
     if not exprs and not fields:
         return None
+    if not term_parses(term):
+        return np.zeros(len(idx), dtype=bool)
     mask = np.ones(len(idx), dtype=bool)
     for req in exprs:
-        one = requirement_mask(table.label_column(req["key"])[idx], req["operator"], req.get("values") or [])
-        if one is None:
-            return np.zeros(len(idx), dtype=bool)
-        mask &= one
+        mask &= requirement_mask(table.label_column(req["key"])[idx], req["operator"], req.get("values") or [])
     names = np.array(table.names, dtype=object)[idx] if fields else None
     for req in fields:
-        values = req.get("values") or []
-        if req["key"] != "metadata.name" or req["operator"] not in ("In", "NotIn") or len(values) != 1:
-            return np.zeros(len(idx), dtype=bool)
-        one = names == values[0]
+        # a field other than metadata.name reads as "" (fields.Set.Get), as upstream
+        field = names if req.get("key") == OBJECT_NAME_FIELD else np.full(len(idx), "", dtype=object)
+        one = field == req["values"][0]
         mask &= one if req["operator"] == "In" else ~one
     return mask
 
