@@ -14,6 +14,7 @@ from api.registry import lookup
 from api.status import StatusError
 from cli import manifests, metadata, nodes, printers
 from cli.auth import auth
+from cli.deadletters import dead_letters
 from cli import rollout as rollout_view
 from cli.apply import apply_one
 from cli.describe import describe as describe_text
@@ -292,7 +293,8 @@ def up(path: str | None) -> None:
     sys.exit(run_cluster(path))
 
 
-for command in (nodes.cordon, nodes.uncordon, nodes.drain, metadata.label, metadata.annotate, auth):
+for command in (nodes.cordon, nodes.uncordon, nodes.drain, metadata.label, metadata.annotate, auth,
+                dead_letters):
     main.add_command(command)
 
 
