@@ -7,6 +7,7 @@ import yaml
 
 from api.annotations import FILTER_RESULT, SCORE_RESULT, SELECTED_NODE
 from api.resources import pod_requests, quantity_of
+from api.times import seconds
 from cli.apply import LAST_APPLIED
 from cli.printers import age, pod_status, table
 from runtime.client import Client
@@ -56,16 +57,41 @@ def _without_conditions(status: dict) -> dict:
 def _pod(pod: dict) -> list[str]:
     spec, status = pod["spec"], pod.get("status") or {}
     lines = [f"Node:         {spec.get('nodeName') or '<none>'}", f"Status:       {pod_status(pod)}",
-             f"Priority:     {spec.get('priority', 0)}", "Containers:"]
-    states = {s["name"]: s for s in status.get("containerStatuses") or []}
-    for c in spec.get("containers") or []:
-        lines += [f"  {c['name']}:", f"    Image:    {c.get('image')}"]
+             f"Priority:     {spec.get('priority', 0)}"]
+    if spec.get("initContainers"):  # as kubectl: the init containers first, in their order
+        lines += ["Init Containers:"] + _containers(spec["initContainers"], status.get("initContainerStatuses"))
+    return lines + ["Containers:"] + _containers(spec.get("containers") or [], status.get("containerStatuses"))
+
+
+def _containers(specs: list[dict], statuses: list[dict] | None) -> list[str]:
+    states = {s["name"]: s for s in statuses or []}
+    lines: list[str] = []
+    for c in specs:
+        lines += [f"  {c['name']}:", _field("Image", c.get("image"))]
         if c.get("command"):
-            lines.append(f"    Command:  {' '.join(c['command'])}")
+            lines.append(_field("Command", " ".join(c["command"])))
         state = states.get(c["name"])
         if state:
-            lines += [f"    State:    {next(iter(state.get('state') or {'unknown': 0}))}",
-                      f"    Ready:    {state.get('ready')}", f"    Restarts: {state.get('restartCount', 0)}"]
+            lines += _state("State", state.get("state")) + _state("Last State", state.get("lastState")) + [
+                _field("Ready", state.get("ready")), _field("Restarts", state.get("restartCount", 0))]
+    return lines
+
+
+def _field(label: str, value: object, depth: int = 4) -> str:
+    return f"{' ' * depth}{label + ':':<9} {value}"
+
+
+def _state(label: str, state: dict | None) -> list[str]:
+    """`Waiting` / `Running` / `Terminated` and what kubectl shows under it (reason, exit code)."""
+    if not state:
+        return [] if label == "Last State" else [_field(label, "Unknown")]
+    kind, detail = next(iter(state.items()))
+    detail = detail or {}
+    lines = [_field(label, kind.capitalize())]
+    for key, title in (("reason", "Reason"), ("message", "Message"), ("exitCode", "Exit Code"),
+                       ("signal", "Signal"), ("startedAt", "Started"), ("finishedAt", "Finished")):
+        if detail.get(key) is not None and detail.get(key) != "":
+            lines.append(_field(title, detail[key], depth=6))
     return lines
 
 
@@ -137,8 +163,19 @@ def _events(client: Client, kind: str, meta: dict) -> list[str]:
     if not events:
         return ["Events:       <none>"]
     rows = [["Type", "Reason", "Age", "From", "Message"]]
-    for e in sorted(events, key=lambda e: e.get("lastTimestamp") or ""):
-        rows.append([e.get("type", ""), e.get("reason", ""), age(e.get("lastTimestamp")),
+    for e in sorted(events, key=event_order):
+        rows.append([e.get("type", ""), e.get("reason", ""), age(_event_time(e)),
                      (e.get("source") or {}).get("component") or e.get("reportingComponent") or "",
                      e.get("message", "")])
     return ["Events:", _indent(table(rows))]
+
+
+def _event_time(event: dict) -> str | None:
+    return event.get("lastTimestamp") or event.get("eventTime") or event["metadata"].get("creationTimestamp")
+
+
+def event_order(event: dict) -> tuple[float, int]:
+    """Oldest first: by time, then by when the store wrote it (Events of one second, such as a
+    rolling update's ScalingReplicaSet, keep the order they happened in)."""
+    rv = str(event["metadata"].get("resourceVersion") or "")
+    return seconds(_event_time(event)), int(rv) if rv.isdigit() else 0

@@ -27,17 +27,80 @@ def _conditions(obj: dict) -> dict[str, dict]:
 
 
 def pod_status(pod: dict) -> str:
+    """kubectl's STATUS column, ported from its printPod: the first init container that has not
+    completed (`Init:1/2`, `Init:CrashLoopBackOff`, `Init:Error`), else the last app container that
+    waits or has terminated, else the phase; `Terminating` while a deleted pod has not finished.
+    A pod with no phase yet reads `Pending` (the phase Kubernetes' apiserver gives it on create)."""
     status = pod.get("status") or {}
+    phase = status.get("phase") or "Pending"
+    reason = status.get("reason") or phase
+    if any(c.get("type") == "PodScheduled" and c.get("reason") == "SchedulingGated"
+           for c in status.get("conditions") or []):
+        reason = "SchedulingGated"
+    initializing = _init_reason(pod)
+    if initializing is not None:
+        reason = initializing
+    if initializing is None or _condition_true(status, "Initialized"):
+        reason = _containers_reason(status, reason)
     if pod["metadata"].get("deletionTimestamp"):
-        return "Terminating"
-    for cs in status.get("containerStatuses") or []:
-        waiting = (cs.get("state") or {}).get("waiting")
-        if waiting and waiting.get("reason"):
-            return waiting["reason"]
-        terminated = (cs.get("state") or {}).get("terminated")
-        if terminated and terminated.get("reason"):
-            return terminated["reason"]
-    return status.get("reason") or status.get("phase") or "Pending"
+        if status.get("reason") == "NodeLost":
+            return "Unknown"
+        if phase not in ("Succeeded", "Failed"):
+            return "Terminating"
+    return reason
+
+
+def _condition_true(status: dict, type_: str) -> bool:
+    return any(c.get("type") == type_ and c.get("status") == "True" for c in status.get("conditions") or [])
+
+
+def _sidecars(pod: dict) -> set[str]:
+    """Init containers with `restartPolicy: Always`: they keep running beside the app containers."""
+    return {c["name"] for c in pod["spec"].get("initContainers") or [] if c.get("restartPolicy") == "Always"}
+
+
+def _init_reason(pod: dict) -> str | None:
+    """Why the pod is still initializing, from the first init container that is not done; None
+    when each has completed (or, for a sidecar, started)."""
+    sidecars, total = _sidecars(pod), len(pod["spec"].get("initContainers") or [])
+    for i, cs in enumerate((pod.get("status") or {}).get("initContainerStatuses") or []):
+        state = cs.get("state") or {}
+        terminated, waiting = state.get("terminated"), state.get("waiting")
+        if terminated and terminated.get("exitCode") == 0:
+            continue
+        if cs.get("name") in sidecars and cs.get("started"):
+            continue
+        if terminated:
+            return "Init:" + _terminated_reason(terminated)
+        if waiting and waiting.get("reason") and waiting["reason"] != "PodInitializing":
+            return "Init:" + waiting["reason"]
+        return f"Init:{i}/{total}"
+    return None
+
+
+def _containers_reason(status: dict, reason: str) -> str:
+    """The last app container that waits or has terminated says why; `Completed` beside a
+    container still running reads `Running` (or `NotReady` before the pod is Ready)."""
+    running = False
+    for cs in reversed(status.get("containerStatuses") or []):
+        state = cs.get("state") or {}
+        if (state.get("waiting") or {}).get("reason"):
+            reason = state["waiting"]["reason"]
+        elif state.get("terminated") is not None:
+            reason = _terminated_reason(state["terminated"])
+        elif cs.get("ready") and state.get("running") is not None:
+            running = True
+    if reason == "Completed" and running:
+        return "Running" if _condition_true(status, "Ready") else "NotReady"
+    return reason
+
+
+def _terminated_reason(terminated: dict) -> str:
+    if terminated.get("reason"):
+        return terminated["reason"]
+    if terminated.get("signal"):
+        return f"Signal:{terminated['signal']}"
+    return f"ExitCode:{terminated.get('exitCode', 0)}"
 
 
 def _pod(pod: dict, wide: bool) -> list[str]:

@@ -152,3 +152,47 @@ def test_liveness_failure_restarts_and_readiness_flips_ready(node_cluster, setti
                            status_of(node_cluster, "probed"), 30, what="the liveness restart")
     assert "failed liveness probe" in restarted["lastState"]["terminated"]["message"]
 
+
+
+# ---- a simulated node runs init containers to completion (issue 13) ---------------------------------
+def init_pod(name: str, node: str, notes: dict[str, str], policy: str = "Always") -> dict:
+    """The Kubernetes documentation's init-containers example, annotated for the simulated runtime."""
+    init = [{"name": n, "image": "busybox:1.28", "command": ["sh", "-c", f"until nslookup {s}; do sleep 2; done"]}
+            for n, s in (("init-myservice", "myservice"), ("init-mydb", "mydb"))]
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "annotations": notes},
+            "spec": {"nodeName": node, "restartPolicy": policy, "initContainers": init,
+                     "containers": [{"name": "myapp-container", "image": "busybox:1.28",
+                                     "command": ["sh", "-c", "echo The app is running! && sleep 3600"]}]}}
+
+
+def shown_status(client: Client, name: str) -> str:
+    from cli.printers import pod_status
+
+    return pod_status(client.get("Pod", name))
+
+
+def test_simulated_init_containers_complete_and_the_cli_follows(node_cluster, procs):
+    procs.start("actors.kubelet", "--node", "sim-1", "--runtime", "simulated", label="sim-kubelet")
+    wait_until(lambda: node_cluster.get("Node", "sim-1"), 30, what="the simulated node")
+    node_cluster.create(init_pod("myapp", "sim-1", {"kubus.io/simulated-startup-seconds": "2"}))
+    node_cluster.create(init_pod("broken", "sim-1", {"kubus.io/simulated-init-exit-code": "1"}, policy="Never"))
+    seen = set()
+
+    def running() -> bool:
+        seen.add(shown_status(node_cluster, "myapp"))
+        return "Running" in seen
+
+    wait_until(running, 40, what="myapp Running after its init containers")
+    assert {"Init:0/2", "Init:1/2"} <= seen, seen
+    wait_until(lambda: phase(node_cluster, "broken") == "Failed", 30, what="the failed init to fail the pod")
+    got = subprocess.run([sys.executable, "-m", "cli.main", "get", "pods"], cwd=ROOT, env=procs.env,
+                         capture_output=True, text=True, timeout=60)
+    statuses = {line.split()[0]: line.split()[2] for line in got.stdout.splitlines()[1:]}
+    assert statuses == {"myapp": "Running", "broken": "Init:Error"}, got.stdout + got.stderr
+    described = subprocess.run([sys.executable, "-m", "cli.main", "describe", "pod", "myapp"], cwd=ROOT,
+                               env=procs.env, capture_output=True, text=True, timeout=60).stdout
+    lines = described.splitlines()
+    assert lines.index("Init Containers:") < lines.index("  init-myservice:") < lines.index("  init-mydb:") < \
+        lines.index("Containers:") < lines.index("  myapp-container:"), described
+    at = lines.index("  init-mydb:")
+    assert lines[at + 3:at + 5] == ["    State:    Terminated", "      Reason:   Completed"], described

@@ -35,3 +35,97 @@ def test_the_front_doors_kinds_print_kubectls_columns():
                                                                 "namespace": "dev"}]}
     assert row("RoleBinding", binding, True, False) == ["b", "ClusterRole/view", "<unknown>", "alice", "", "dev/ci"]
     assert header("Unheard", False, False) == ["NAME", "AGE"]
+
+
+# ---- the pod STATUS column, as kubectl's printPod computes it ---------------------------------------
+import pytest  # noqa: E402
+
+from cli.printers import pod_status  # noqa: E402
+
+RUNNING = {"running": {"startedAt": "2024-01-01T00:00:00Z"}}
+DONE = {"terminated": {"exitCode": 0, "reason": "Completed"}}
+
+
+def waiting(reason: str) -> dict:
+    return {"waiting": {"reason": reason}}
+
+
+def _status(name: str, state: dict, ready: bool = False, started: bool | None = None) -> dict:
+    return {"name": name, "state": state, "ready": ready, **({"started": started} if started is not None else {})}
+
+
+def _pod_with(phase: str = "Running", inits: list[dict] | None = None, apps: list[dict] | None = None,
+              conditions: dict[str, str] | None = None, sidecars: tuple[str, ...] = (), deleted: bool = False,
+              reason: str = "") -> dict:
+    init_specs = [{"name": s["name"], **({"restartPolicy": "Always"} if s["name"] in sidecars else {})}
+                  for s in inits or []]
+    status = {"phase": phase, "containerStatuses": apps or [], "initContainerStatuses": inits or [],
+              "conditions": [{"type": t, "status": v} for t, v in (conditions or {}).items()],
+              **({"reason": reason} if reason else {})}
+    meta = {"name": "p", **({"deletionTimestamp": "2024-01-01T00:00:00Z"} if deleted else {})}
+    return {"metadata": meta, "spec": {"initContainers": init_specs, "containers": [{"name": "app"}]},
+            "status": status}
+
+
+@pytest.mark.parametrize("pod, shown", [
+    pytest.param(_pod_with("Pending", [_status("i1", waiting("PodInitializing")),
+                                       _status("i2", waiting("PodInitializing"))],
+                           [_status("app", waiting("PodInitializing"))], {"Initialized": "False"}),
+                 "Init:0/2", id="init-not-started"),
+    pytest.param(_pod_with("Pending", [_status("i1", RUNNING)], [_status("app", waiting("ContainerCreating"))],
+                           {"Initialized": "False"}), "Init:0/1", id="init-running"),
+    pytest.param(_pod_with("Pending", [_status("i1", DONE), _status("i2", RUNNING)],
+                           [_status("app", waiting("PodInitializing"))]), "Init:1/2", id="second-init-running"),
+    pytest.param(_pod_with("Pending", [_status("i1", waiting("CrashLoopBackOff"))],
+                           [_status("app", waiting("PodInitializing"))]), "Init:CrashLoopBackOff",
+                 id="init-crash-loop"),
+    pytest.param(_pod_with("Failed", [_status("i1", {"terminated": {"exitCode": 1, "reason": "Error"}})],
+                           [_status("app", waiting("PodInitializing"))]), "Init:Error", id="init-error"),
+    pytest.param(_pod_with("Pending", [_status("i1", {"terminated": {"exitCode": 137, "signal": 9}})]),
+                 "Init:Signal:9", id="init-signal"),
+    pytest.param(_pod_with("Pending", [_status("i1", {"terminated": {"exitCode": 3}})]), "Init:ExitCode:3",
+                 id="init-exit-code"),
+    pytest.param(_pod_with("Pending", [_status("i1", waiting("ImagePullBackOff"))]), "Init:ImagePullBackOff",
+                 id="init-waiting-reason"),
+    pytest.param(_pod_with("Pending", [_status("i1", DONE)], [_status("app", waiting("PodInitializing"))],
+                           {"Initialized": "True"}), "PodInitializing", id="inits-done"),
+    pytest.param(_pod_with("Pending", [_status("i1", DONE)], [_status("app", waiting("ContainerCreating"))]),
+                 "ContainerCreating", id="app-creating"),
+    pytest.param(_pod_with("Running", [_status("i1", DONE)], [_status("app", RUNNING, ready=True)],
+                           {"Initialized": "True", "Ready": "True"}), "Running", id="running"),
+    pytest.param(_pod_with("Running", [_status("side", RUNNING, started=True)], [_status("app", RUNNING, True)],
+                           {"Initialized": "True"}, sidecars=("side",)), "Running", id="sidecar-started"),
+    pytest.param(_pod_with("Pending", [_status("side", RUNNING, started=False)],
+                           [_status("app", waiting("PodInitializing"))], sidecars=("side",)), "Init:0/1",
+                 id="sidecar-not-started"),
+    pytest.param(_pod_with("Running", [], [_status("app", waiting("CrashLoopBackOff"))]), "CrashLoopBackOff",
+                 id="app-crash-loop"),
+    pytest.param(_pod_with("Succeeded", [], [_status("app", DONE)]), "Completed", id="completed"),
+    pytest.param(_pod_with("Failed", [], [_status("app", {"terminated": {"exitCode": 2}})]), "ExitCode:2",
+                 id="app-exit-code"),
+    pytest.param(_pod_with("Failed", [], [_status("app", {"terminated": {"exitCode": 143, "signal": 15}})]),
+                 "Signal:15", id="app-signal"),
+    pytest.param({"metadata": {"name": "p"}, "spec": {"containers": [{"name": "a"}, {"name": "b"}]},
+                  "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "False"}],
+                             "containerStatuses": [_status("a", DONE), _status("b", RUNNING, ready=True)]}},
+                 "NotReady", id="completed-beside-running-not-ready"),
+    pytest.param({"metadata": {"name": "p"}, "spec": {"containers": [{"name": "a"}, {"name": "b"}]},
+                  "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}],
+                             "containerStatuses": [_status("a", DONE), _status("b", RUNNING, ready=True)]}},
+                 "Running", id="completed-beside-running-ready"),
+    pytest.param(_pod_with("Running", [], [_status("app", RUNNING, True)], deleted=True), "Terminating",
+                 id="terminating"),
+    pytest.param(_pod_with("Succeeded", [], [_status("app", DONE)], deleted=True), "Completed",
+                 id="deleted-after-finishing"),
+    pytest.param(_pod_with("Running", [], [_status("app", RUNNING, True)], deleted=True, reason="NodeLost"),
+                 "Unknown", id="node-lost"),
+    pytest.param(_pod_with("Failed", [], [], reason="Evicted"), "Evicted", id="status-reason"),
+    pytest.param({"metadata": {"name": "p"}, "spec": {"containers": [{"name": "app"}]},
+                  "status": {"phase": "Pending", "conditions": [{"type": "PodScheduled", "status": "False",
+                                                                 "reason": "SchedulingGated"}]}},
+                 "SchedulingGated", id="scheduling-gated"),
+    pytest.param({"metadata": {"name": "p"}, "spec": {"containers": [{"name": "app"}]}}, "Pending",
+                 id="no-status-yet"),
+])
+def test_pod_status_column_matches_kubectl(pod, shown):
+    assert pod_status(pod) == shown

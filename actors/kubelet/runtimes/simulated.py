@@ -1,6 +1,10 @@
 """The `simulated` runtime: containers "run" without processes. Annotations on the pod set how:
 `kubus.io/simulated-startup-seconds`, `kubus.io/simulated-run-seconds` and
-`kubus.io/simulated-exit-code` (without an exit code a container runs until stopped)."""
+`kubus.io/simulated-exit-code` (without an exit code a container runs until stopped).
+
+An init container runs to completion, as KWOK's stages have it: it runs for the startup time, then
+exits with `kubus.io/simulated-init-exit-code` (0 unless set). A sidecar (an init container with
+`restartPolicy: Always`) starts and runs like an app container."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -11,6 +15,7 @@ from actors.kubelet.runtimes.base import Exited
 STARTUP = "kubus.io/simulated-startup-seconds"
 RUN = "kubus.io/simulated-run-seconds"
 EXIT_CODE = "kubus.io/simulated-exit-code"
+INIT_EXIT_CODE = "kubus.io/simulated-init-exit-code"
 SIGNAL_CODES = {"TERM": 143, "KILL": 137}
 
 
@@ -20,6 +25,22 @@ class _Sim:
     exit_at: float | None
     code: int
     stopped: int | None = None
+
+
+def runs_to_completion(pod: dict, container: dict) -> bool:
+    """An init container that is not a sidecar."""
+    inits = {c["name"] for c in pod["spec"].get("initContainers") or []}
+    return container["name"] in inits and container.get("restartPolicy") != "Always"
+
+
+def plan(pod: dict, container: dict, now: float) -> _Sim:
+    """When the container is up, when it exits and with what code, from the pod's annotations."""
+    notes = pod["metadata"].get("annotations") or {}
+    startup = float(notes.get(STARTUP, 0))
+    if runs_to_completion(pod, container):
+        return _Sim(now, now + startup, int(notes.get(INIT_EXIT_CODE, 0)))
+    exit_at = now + startup + float(notes.get(RUN, 0)) if EXIT_CODE in notes else None
+    return _Sim(now + startup, exit_at, int(notes.get(EXIT_CODE, 0)))
 
 
 class SimulatedRuntime:
@@ -32,12 +53,8 @@ class SimulatedRuntime:
         self._running: dict[str, _Sim] = {}
 
     def start(self, pod: dict, container: dict, instance: int, env: dict[str, str]) -> str:
-        notes = pod["metadata"].get("annotations") or {}
-        now = self.clock()
-        ready_at = now + float(notes.get(STARTUP, 0))
-        exit_at = ready_at + float(notes.get(RUN, 0)) if EXIT_CODE in notes else None
         cid = f"{pod['metadata']['uid']}/{container['name']}.{instance}"
-        self._running[cid] = _Sim(ready_at, exit_at, int(notes.get(EXIT_CODE, 0)))
+        self._running[cid] = plan(pod, container, self.clock())
         return cid
 
     def poll(self, container_id: str) -> Exited | None:
