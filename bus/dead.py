@@ -7,6 +7,8 @@ from bus.connection import Bus
 from bus.message import Message
 from bus.topology import DEAD_REASON, Names
 
+DEAD_EXCHANGE = "x-kubus-dead-exchange"  # where the message was published (`kubus dead-letters --requeue`)
+
 log = structlog.get_logger("bus.dead")
 MAX_COPIED_HEADERS = 16 << 10  # a dead letter keeps the original headers up to this size (frame_max is 128 KiB)
 
@@ -14,7 +16,8 @@ MAX_COPIED_HEADERS = 16 << 10  # a dead letter keeps the original headers up to 
 def dead_letter(bus: Bus, names: Names, msg: Message, reason: str, detail: str, actor: str) -> None:
     """Publish the raw message to `{c}.dead`, then ack the original (drop it if the broker refuses)."""
     publish_dead(bus, names, msg.routing_key, msg.raw, reason, detail, actor, type=msg.type or "dead",
-                 message_id=msg.message_id, correlation_id=msg.correlation_id, headers=_copied_headers(msg.headers),
+                 message_id=msg.message_id, correlation_id=msg.correlation_id,
+                 headers={**_copied_headers(msg.headers), DEAD_EXCHANGE: msg.exchange},
                  on_confirm=lambda ok: msg.ack() if ok else msg.drop())
 
 

@@ -18,11 +18,11 @@ from urllib.parse import unquote, urlparse
 import pika
 import pika.exceptions as errors
 
+from bus.dead import DEAD_EXCHANGE  # an older dead letter without it: the exchange is inferred from the key
 from bus.topology import DEAD_REASON, Names
 
 DEAD_ACTOR = "x-kubus-dead-actor"
 DEAD_ROUTING_KEY = "x-kubus-dead-routing-key"
-DEAD_EXCHANGE = "x-kubus-dead-exchange"  # not written yet by `bus.dead`: inferred from the key until it is
 REQUEUED = "x-kubus-requeued"  # how many times `kubus dead-letters --requeue` sent this message back
 BOOKKEEPING = ("x-kubus-dead-", "x-death", "x-first-death-", "x-last-death-")  # dropped on the way back
 
