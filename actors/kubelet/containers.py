@@ -39,6 +39,11 @@ class Container:
         return self.spec["name"]
 
     @property
+    def sidecar(self) -> bool:
+        """An init container with `restartPolicy: Always`: it starts in order, then runs beside the apps."""
+        return self.init and self.spec.get("restartPolicy") == "Always"
+
+    @property
     def running(self) -> bool:
         return self.cid is not None
 
@@ -84,7 +89,7 @@ class Container:
     @property
     def ready(self) -> bool:
         readiness = self.probes.get("readinessProbe")
-        return self.started_ok and not self.init and (readiness is None or readiness.result is True)
+        return self.started_ok and (not self.init or self.sidecar) and (readiness is None or readiness.result is True)
 
     def active_probes(self) -> list[str]:
         """While a startup probe has not succeeded, the other probes wait."""

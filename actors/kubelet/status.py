@@ -38,7 +38,7 @@ def container_status(worker: PodWorker, c: Container) -> dict:
     last = c.last_state
     if c.running:
         starting = worker.runtime.starting(c.cid)
-        state = {"waiting": {"reason": "ContainerCreating"}} if starting else \
+        state = {"waiting": {"reason": "PodInitializing" if c.init else "ContainerCreating"}} if starting else \
             {"running": {"startedAt": rfc3339(c.started_at)}}
     elif c.terminated is not None and not _restarting(worker, c):
         state = {"terminated": c.terminated}
@@ -56,7 +56,7 @@ def container_status(worker: PodWorker, c: Container) -> dict:
 def _restarting(worker: PodWorker, c: Container) -> bool:
     if worker.terminating:
         return False
-    return c.should_restart(worker.policy if not c.init else worker._init_policy())
+    return c.should_restart(worker.policy_of(c))
 
 
 def phase(worker: PodWorker) -> str:
@@ -90,7 +90,7 @@ def pod_status(worker: PodWorker, current: dict | None) -> dict:
     now = rfc3339(worker.clock())
     apps = [container_status(worker, c) for c in worker.apps]
     inits = [container_status(worker, c) for c in worker.inits]
-    initialized = all(c.succeeded() for c in worker.inits)
+    initialized = all(worker.init_done(c) for c in worker.inits)
     ready = all(s["ready"] for s in apps)
     pod_phase = phase(worker)
     conditions = [

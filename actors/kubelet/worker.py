@@ -76,7 +76,7 @@ class PodWorker:
         elif self.credentials is None or not self._inits_done(now):
             return
         else:
-            for c in self.apps:
+            for c in [i for i in self.inits if i.sidecar] + self.apps:
                 if not c.running and self._wants_run(c) and now >= c.next_start:
                     self._start(c, now)
 
@@ -86,7 +86,7 @@ class PodWorker:
             return
         c.exited(result, now)
         log.info("kubelet.container_exited", pod=self.key, container=c.name, code=result.code, rev=self._rev())
-        if not self.terminating and c.should_restart(self.policy if not c.init else self._init_policy()):
+        if not self.terminating and c.should_restart(self.policy_of(c)):
             delay = c.schedule_restart(now)
             c.waiting = ("CrashLoopBackOff", f"back-off {delay:g}s restarting failed container={c.name} "
                                              f"pod={self.pod['metadata']['name']}_{self.pod['metadata'].get('namespace')}"
@@ -123,16 +123,20 @@ class PodWorker:
         grace = probe.get("terminationGracePeriodSeconds")
         return grace if grace is not None else self.pod["spec"].get("terminationGracePeriodSeconds", 30)
 
+    def policy_of(self, c: Container) -> str:
+        """Sidecars always restart; other init containers only on failure, unless the pod says Never."""
+        return "Always" if c.sidecar else self._init_policy() if c.init else self.policy
+
     def _init_policy(self) -> str:
         return "Never" if self.policy == "Never" else "OnFailure"
 
     def _inits_done(self, now: float) -> bool:
         for c in self.inits:
-            if c.succeeded():
+            if self.init_done(c):
                 continue
             if c.running:
                 return False
-            if c.terminated is not None and not c.should_restart(self._init_policy()):
+            if c.terminated is not None and not c.should_restart(self.policy_of(c)):
                 self.failed_init = True
                 return False
             if now >= c.next_start:
@@ -140,8 +144,12 @@ class PodWorker:
             return False
         return True
 
+    def init_done(self, c: Container) -> bool:
+        """Completed, or for a sidecar, started (past its startup delay and startup probe)."""
+        return c.succeeded() or (c.sidecar and c.started_ok and not self.runtime.starting(c.cid))
+
     def _wants_run(self, c: Container) -> bool:
-        return c.instances == 0 or c.should_restart(self.policy)
+        return c.instances == 0 or c.should_restart(self.policy_of(c))
 
     def _start(self, c: Container, now: float) -> None:
         try:

@@ -88,3 +88,8 @@ def test_when_a_simulated_container_exits(container, notes, exits):
         clock.now = start + at
         result = runtime.poll(cid)
         assert (result.code if result else None) == code
+
+
+def test_a_sidecar_starts_in_order_and_runs_beside_the_app():
+    assert _run(_pod({STARTUP: "2"}, sidecar=True), [0, 2, 4, 6, 100]) == [
+        "Init:0/2", "Init:1/2", "ContainerCreating", "Running", "Running"]
