@@ -6,7 +6,8 @@ from __future__ import annotations
 import copy
 
 from api.policy import admission_forbidden
-from api.quota import Amount, aggregate, amount, amounts
+from api.quantity import Amount, amount
+from api.quota import aggregate, amounts
 
 ANNOTATION = "kubernetes.io/limit-ranger"
 _MAX_MILLI = 2**63 // 1000  # beyond it Kubernetes compares whole units, not thousandths

@@ -221,7 +221,7 @@ _ORDER = (  # (must not exceed, what it is compared to, field of the error, valu
 
 def _relations(path: str, name: str, q: dict) -> list[Cause]:
     """min <= defaultRequest <= default <= max, then the ratio (>= 1, <= max/min), in Kubernetes' order."""
-    from api.quota import show
+    from api.quantity import show
 
     shown = {field: show(raw) for field, (_, raw) in q.items()}
     causes = [_bad(f"{path}.{field}[{name}]", shown[value_of], text.format(**shown))
@@ -267,7 +267,7 @@ def validate_resource_quota(obj: dict) -> list[Cause]:
 
 
 def _quota_value_errors(path: str, name: str, value: Decimal, raw: Any) -> list[Cause]:
-    from api.quota import show
+    from api.quantity import show
 
     causes = []
     if value < 0:

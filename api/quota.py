@@ -4,82 +4,12 @@ Quantities keep their Kubernetes format through the arithmetic, so messages and 
 as `kubectl` shows them (`1500m`, `1Gi`, `1536870912`)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-from decimal import ROUND_UP, Decimal
-from typing import Any, Iterable
+from decimal import Decimal
+from typing import Iterable
 
 from api.policy import admission_forbidden
-from api.quantity import parse_quantity
+from api.quantity import Amount, amount, parse_quantity
 from api.registry import known, lookup
-
-DECIMAL_SI, BINARY_SI, DECIMAL_EXPONENT = "DecimalSI", "BinarySI", "DecimalExponent"
-_NANO = Decimal("1e-9")
-_DECIMAL_SUFFIX = {-9: "n", -6: "u", -3: "m", 0: "", 3: "k", 6: "M", 9: "G", 12: "T", 15: "P", 18: "E"}
-_BINARY_SUFFIX = ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"]
-
-
-@dataclass(frozen=True)
-class Amount:
-    """A parsed quantity with the format Kubernetes remembers for it; `str()` is its canonical text."""
-
-    value: Decimal
-    format: str = DECIMAL_SI
-
-    def __add__(self, other: "Amount") -> "Amount":
-        # resource.Quantity.Add: the sum keeps the receiver's format unless the receiver is zero
-        return Amount(self.value + other.value, self.format if self.value else other.format)
-
-    def __sub__(self, other: "Amount") -> "Amount":
-        return Amount(self.value - other.value, self.format if self.value else other.format)
-
-    def __str__(self) -> str:
-        return canonical(self)
-
-
-def amount(text: Any) -> Amount:
-    """A quantity as resource.ParseQuantity reads it: rounded up to a nano unit, format from the suffix."""
-    value = parse_quantity(text)
-    if value.as_tuple().exponent < -9:
-        value = value.quantize(_NANO, rounding=ROUND_UP)
-    suffix = str(text).strip().lstrip("+-0123456789.")
-    fmt = BINARY_SI if suffix.endswith("i") else DECIMAL_EXPONENT if suffix[:1] in ("e", "E") else DECIMAL_SI
-    return Amount(value, fmt)
-
-
-def canonical(q: Amount) -> str:
-    """resource.Quantity.String(): the shortest exact form in the quantity's format."""
-    if not q.value:
-        return "0"
-    if q.format == BINARY_SI and abs(q.value) >= 1024 and q.value == q.value.to_integral_value():
-        return _binary(int(q.value))
-    return _decimal(q.value, DECIMAL_EXPONENT if q.format == DECIMAL_EXPONENT else DECIMAL_SI)
-
-
-def show(text: Any) -> str:
-    """A stored quantity string as Kubernetes prints it back (`0.5` → `500m`, `1024Mi` → `1Gi`)."""
-    return canonical(amount(text))
-
-
-def _decimal(value: Decimal, fmt: str) -> str:
-    sign, digits, exponent = value.normalize().as_tuple()
-    mantissa = int("".join(map(str, digits)))
-    while exponent % 3:
-        mantissa, exponent = mantissa * 10, exponent - 1
-    if fmt == DECIMAL_EXPONENT:
-        suffix = f"e{exponent}" if exponent else ""
-    else:
-        while exponent > 18:
-            mantissa, exponent = mantissa * 1000, exponent - 3
-        suffix = _DECIMAL_SUFFIX[exponent]
-    return f"{'-' if sign else ''}{mantissa}{suffix}"
-
-
-def _binary(value: int) -> str:
-    magnitude, power = abs(value), 0
-    while magnitude % 1024 == 0 and power < len(_BINARY_SUFFIX) - 1:
-        magnitude, power = magnitude // 1024, power + 1
-    return f"{'-' if value < 0 else ''}{magnitude}{_BINARY_SUFFIX[power]}"
-
 
 # ---- resource lists (k8s.io/apiserver/pkg/quota/v1 helpers) ----
 

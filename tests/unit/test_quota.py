@@ -1,6 +1,6 @@
 import pytest
 
-from api import quota
+from api import quantity, quota
 from api.status import StatusError
 
 
@@ -32,12 +32,12 @@ def rq(name, hard, used=None, **spec):
     pytest.param(2, "2", id="number"),
 ])
 def test_show_prints_like_kubernetes(text, shown):
-    assert quota.show(text) == shown
+    assert quantity.show(text) == shown
 
 
 def test_sum_keeps_the_first_format():
-    assert str(quota.amount("1G") + quota.amount("512Mi")) == "1536870912"
-    assert str(quota.amount("0") + quota.amount("512Mi")) == "512Mi"
+    assert str(quantity.amount("1G") + quantity.amount("512Mi")) == "1536870912"
+    assert str(quantity.amount("0") + quantity.amount("512Mi")) == "512Mi"
 
 
 @pytest.mark.parametrize("p,expected", [
