@@ -2,8 +2,9 @@
 policy, the versioned check registry, the enforce/warn/audit decision for pods and pod templates,
 and the dry run of existing pods when a namespace's enforce level tightens.
 
-The checks themselves live in `api.podsecurity_checks`; this module says which of them run for a
-level and version, and turns their findings into Kubernetes' exact messages.
+The checks themselves live in `api.podsecurity_checks` (the restricted level's own in
+`api.podsecurity_restricted`); this module says which of them run for a level and version, and
+turns their findings into Kubernetes' exact messages.
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from functools import lru_cache
 from typing import Callable
 
 from api import podsecurity_checks as c
+from api import podsecurity_restricted as r
 from api.podsecurity_checks import BASELINE, PRIVILEGED, RESTRICTED, CheckFn, go_quote
 from api.status import Cause
 
@@ -65,15 +67,15 @@ CHECKS = (
     Check("sysctls", BASELINE, (_V(0, _sysctls(c.SYSCTLS_1_0)), _V(27, _sysctls(c.SYSCTLS_1_27)),
                                 _V(29, _sysctls(c.SYSCTLS_1_29)), _V(32, _sysctls(c.SYSCTLS_1_32)))),
     Check("windowsHostProcess", BASELINE, (_V(0, c.windows_host_process),)),
-    Check("allowPrivilegeEscalation", RESTRICTED, (_V(8, c.allow_privilege_escalation),
-                                                   _V(25, c.unless(_windows, c.allow_privilege_escalation)))),
+    Check("allowPrivilegeEscalation", RESTRICTED, (_V(8, r.allow_privilege_escalation),
+                                                   _V(25, c.unless(_windows, r.allow_privilege_escalation)))),
     Check("capabilities_restricted", RESTRICTED, (
-        _V(22, c.capabilities_restricted, ("capabilities_baseline",)),
-        _V(25, c.unless(_windows, c.capabilities_restricted), ("capabilities_baseline",)))),
+        _V(22, r.capabilities_restricted, ("capabilities_baseline",)),
+        _V(25, c.unless(_windows, r.capabilities_restricted), ("capabilities_baseline",)))),
     Check("procMount_restricted", RESTRICTED, (_V(35, c.proc_mount, ("procMount",)),)),
-    Check("restrictedVolumes", RESTRICTED, (_V(0, c.restricted_volumes, ("hostPathVolumes",)),)),
-    Check("runAsNonRoot", RESTRICTED, (_V(0, c.run_as_non_root), _V(35, c.unless(_userns, c.run_as_non_root)))),
-    Check("runAsUser", RESTRICTED, (_V(23, c.run_as_user), _V(35, c.unless(_userns, c.run_as_user)))),
+    Check("restrictedVolumes", RESTRICTED, (_V(0, r.restricted_volumes, ("hostPathVolumes",)),)),
+    Check("runAsNonRoot", RESTRICTED, (_V(0, r.run_as_non_root), _V(35, c.unless(_userns, r.run_as_non_root)))),
+    Check("runAsUser", RESTRICTED, (_V(23, r.run_as_user), _V(35, c.unless(_userns, r.run_as_user)))),
     Check("seccompProfile_restricted", RESTRICTED, (
         _V(19, c.seccomp_profile_restricted, ("seccompProfile_baseline",)),
         _V(25, c.unless(_windows, c.seccomp_profile_restricted), ("seccompProfile_baseline",)))),
