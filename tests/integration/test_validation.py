@@ -56,3 +56,28 @@ def test_unknown_fields_that_kubernetes_accepts_are_kept(cluster):
     assert stored["spec"]["serviceAccountName"] == "builder"
     assert stored["spec"]["containers"][0]["volumeMounts"] == [{"name": "v", "mountPath": "/data"}]
     assert stored["spec"]["restartPolicy"] == "Always"  # and defaults applied
+
+
+def test_the_docs_malformed_node_affinity_is_refused_as_kubernetes_words_it(cluster):
+    """The documentation's pod-with-node-affinity with `preference` written as a list (kubernetes/website#35771):
+    422 naming the field as Kubernetes writes it, the value as JSON, Kubernetes' type word; no pydantic, no repr."""
+    preference = [{"matchExpressions": [{"key": "another-node-label-key", "operator": "In",
+                                         "values": ["another-node-label-value"]}]}]
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "with-node-affinity"}, "spec": {
+        "affinity": {"nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{"matchExpressions": [
+                {"key": "topology.kubernetes.io/zone", "operator": "In",
+                 "values": ["antarctica-east1", "antarctica-west1"]}]}]},
+            "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 1, "preference": preference}]}},
+        "containers": [{"name": "with-node-affinity", "image": "registry.k8s.io/pause:2.0"}]}}
+    with pytest.raises(StatusError) as err:
+        cluster.create(pod)
+    field = "spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].preference"
+    body = ('Invalid value: [{"matchExpressions":[{"key":"another-node-label-key","operator":"In",'
+            '"values":["another-node-label-value"]}]}]: must be of type object')
+    assert (err.value.reason, err.value.code) == ("Invalid", 422)
+    assert err.value.message == f'Pod "with-node-affinity" is invalid: {field}: {body}'
+    assert [(c.field, c.message, c.reason) for c in err.value.causes] == [(field, body, "FieldValueTypeInvalid")]
+    with pytest.raises(StatusError) as missing:
+        cluster.get("Pod", "with-node-affinity")
+    assert missing.value.reason == "NotFound"
