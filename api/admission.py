@@ -7,7 +7,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from api import defaults, validation
 from api.registry import KindInfo, lookup
-from api.causes import cause_of as _cause
+from api.causes import causes_of
 from api.status import Cause, bad_request, invalid
 
 def _parse(info: KindInfo, obj: dict) -> dict:
@@ -15,7 +15,7 @@ def _parse(info: KindInfo, obj: dict) -> dict:
         return info.model.model_validate(obj).to_dict()
     except ValidationError as exc:
         meta = obj["metadata"]
-        causes = _meta_causes(info, meta) + [_cause(e) for e in exc.errors()]
+        causes = _meta_causes(info, meta) + causes_of(exc.errors(), model=info.model)
         raise invalid(info.kind, meta.get("name") or meta.get("generateName") or "", causes) from None
 
 
@@ -78,7 +78,7 @@ def admit_status(kind: str, obj: Any) -> dict:
     try:
         status = TypeAdapter(field.annotation).validate_python(obj["status"])
     except ValidationError as exc:
-        causes = [_cause({**e, "loc": ("status", *e["loc"])}) for e in exc.errors()]
+        causes = causes_of(exc.errors(), ("status",), field.annotation)
         raise invalid(info.kind, obj["metadata"].get("name", ""), causes) from None
     dumped = status.to_dict() if hasattr(status, "to_dict") else obj["status"]
     return {**obj, "status": dumped}

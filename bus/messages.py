@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
-from api.causes import cause_of
+from api.causes import cause_of, causes_of
 from api.status import StatusError
 from bus.codec import DecodeError
 
@@ -166,16 +166,16 @@ def parse_request(body: dict[str, Any]) -> Request:
     try:
         req = Request.model_validate(body)
     except ValidationError as exc:
-        raise _bad_request(exc, ()) from None
+        raise _bad_request(exc, (), Request) from None
     try:
         OPTIONS[req.verb].model_validate(req.options)
     except ValidationError as exc:
-        raise _bad_request(exc, ("options",)) from None
+        raise _bad_request(exc, ("options",), OPTIONS[req.verb]) from None
     if req.verb == "bind":
         try:
             Binding.model_validate(req.object)
         except ValidationError as exc:
-            raise _bad_request(exc, ("object",)) from None
+            raise _bad_request(exc, ("object",), Binding) from None
     if req.verb in ("snapshot", "watch") and any(len(k.encode()) > MAX_KEY_BYTES for k in req.options["keys"]):
         raise StatusError("BadRequest", f"options.keys: Invalid value: must be at most {MAX_KEY_BYTES} bytes each")
     return req
@@ -195,8 +195,8 @@ def valid_reply_to(reply_to: str | None) -> bool:
     return reply_to is None or reply_to.startswith(REPLY_PREFIX)
 
 
-def _bad_request(exc: ValidationError, prefix: tuple) -> StatusError:
-    causes = [cause_of(e, prefix) for e in exc.errors()]
+def _bad_request(exc: ValidationError, prefix: tuple, model: type[BaseModel]) -> StatusError:
+    causes = causes_of(exc.errors(), prefix, model)
     listed = "; ".join(f"{c.field}: {c.message}" for c in causes)
     return StatusError("BadRequest", f"the request is invalid: {listed}", causes)
 

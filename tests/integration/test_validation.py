@@ -22,7 +22,7 @@ TEMPLATE = {"metadata": {"labels": {"app": "x"}}, "spec": {"containers": [CONTAI
                  "spec.containers", "Required value", id="no-containers"),
     pytest.param({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
                   "spec": {"containers": [{"name": "app", "image": "x", "resources": {"requests": {"cpu": "lots"}}}]}},
-                 "spec.containers[0].resources.requests.cpu", "quantities must match", id="bad-quantity"),
+                 "spec.containers[0].resources.requests[cpu]", "quantities must match", id="bad-quantity"),
     pytest.param({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
                   "spec": {"selector": {"matchLabels": {"app": "y"}}, "template": TEMPLATE}},
                  "spec.template.metadata.labels", "does not match", id="selector-mismatch"),

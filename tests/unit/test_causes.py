@@ -15,8 +15,6 @@ PREFERENCE = [{"matchExpressions": [{"key": "another-node-label-key", "operator"
                                       "values": ["another-node-label-value"]}]}]
 PREFERENCE_JSON = ('[{"matchExpressions":[{"key":"another-node-label-key","operator":"In",'
                    '"values":["another-node-label-value"]}]}]')
-# admission.py does not hand its model to causes yet: map keys and IntOrString need it
-NEEDS_MODEL = pytest.mark.xfail(strict=True, reason="api/admission.py passes no model to cause_of")
 
 
 def pod(meta=None, container=None, **spec):
@@ -30,7 +28,7 @@ def obj(kind, **fields):
 
 
 def row(manifest, cause, id, needs_model=False):
-    return pytest.param(manifest, cause, id=id, marks=[NEEDS_MODEL] if needs_model else [])
+    return pytest.param(manifest, cause, id=id)
 
 
 ROWS = [
