@@ -16,6 +16,7 @@ from tenacity.wait import wait_exponential_jitter
 
 from bus.ids import new_id
 from bus import codec, transport
+from bus.metrics import STATS
 from bus.message import Message, make_message
 from bus.topology import SCHEMA_HEADER, SCHEMA_VERSION
 
@@ -196,6 +197,8 @@ class Bus:
         channel.basic_qos(prefetch_count=prefetch)
 
         def on_message(ch, method, props, body):
+            STATS.delivered += 1
+            STATS.redelivered += method.redelivered
             handler(make_message(self, ch, method, props, body))
 
         return channel.basic_consume(queue, on_message, exclusive=exclusive)
@@ -203,6 +206,8 @@ class Bus:
     def consume_auto_ack(self, queue: str, handler: Callable[[Message], None],
                          on_ok: Callable[[], None] = lambda: None) -> str:
         def on_message(ch, method, props, body):
+            STATS.delivered += 1
+            STATS.redelivered += method.redelivered
             msg = make_message(self, ch, method, props, body)
             msg.settled = True
             handler(msg)
@@ -272,6 +277,7 @@ class Bus:
         if on_return is not None:
             self._returns[message_id] = on_return
         channel.basic_publish(exchange, routing_key, raw, props, mandatory=mandatory)
+        STATS.published += 1
         self._seq += 1
         self._confirms[self._seq] = _Unconfirmed(on_confirm or _ignore, message_id, on_return, on_nack)
         return True
@@ -284,6 +290,7 @@ class Bus:
             done = [seq for seq in self._confirms if seq <= tag]
         else:
             done = [tag] if tag in self._confirms else []
+        STATS.settled(ok, len(done))
         for seq in sorted(done):
             self._settled(self._confirms.pop(seq), ok)
 
@@ -297,6 +304,7 @@ class Bus:
         entry.on_confirm(ok)
 
     def _on_return(self, _channel, method, props, _body) -> None:
+        STATS.returned += 1
         callback = self._returns.pop(props.message_id, None)
         if callback is not None:
             callback(f"{method.reply_text} (exchange {method.exchange!r}, key {method.routing_key!r})")

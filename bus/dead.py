@@ -5,6 +5,7 @@ import structlog
 
 from bus.connection import Bus
 from bus.message import Message
+from bus.metrics import DEAD_LETTERED
 from bus.topology import DEAD_REASON, Names
 
 DEAD_EXCHANGE = "x-kubus-dead-exchange"  # where the message was published (`kubus dead-letters --requeue`)
@@ -28,6 +29,7 @@ def publish_dead(bus: Bus, names: Names, routing_key: str, raw: bytes, reason: s
     command of a batch, an event the broker would not take)."""
     log.warning("dead_letter", actor=actor, reason=reason, detail=detail[:300], routing_key=routing_key,
                 message_id=message_id)
+    DEAD_LETTERED.labels(reason).inc()
     headers = {**(headers or {}), DEAD_REASON: f"{reason}: {detail}"[:1000], "x-kubus-dead-actor": actor,
                "x-kubus-dead-routing-key": routing_key}
     bus.publish(names.dead, routing_key, raw, type=type, message_id=message_id, correlation_id=correlation_id,

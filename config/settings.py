@@ -34,6 +34,7 @@ class Settings(BaseSettings):
     queue_max_bytes: int = Field(64 << 20, ge=1 << 20)  # an event queue's bound; overflow is dead-lettered
     request_queue_max_length: int = Field(50_000, ge=1)  # `{c}.apiserver` and `{c}.store`; more is refused
     log_level: str = "info"
+    metrics_port: int = Field(0, ge=0, le=65535)  # Prometheus `/metrics` on 127.0.0.1:<port>; 0: off
     # the front door (contract 5)
     admin_url: str = "amqp://guest:guest@127.0.0.1:5672/"  # the broker administrator `kubus bootstrap` acts as
     secrets_dir: Path = Path(".kubus/secrets")  # `<cluster>.key`: the secret every derived password comes from

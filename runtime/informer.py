@@ -26,6 +26,7 @@ from bus.topology import Names
 from config.identities import broker_user_of
 from runtime.cache import BadEvent, Cache, Delta, Gap, StaleSnapshot
 from runtime.heap import freeze_survivors
+from runtime.metrics import INFORMER_RESYNCS
 
 log = structlog.get_logger("informer")
 Declare = Callable[[QueueSpec, Callable[[], None]], None]  # declare the queue and its bindings, then call back
@@ -150,6 +151,7 @@ class Informer:
             return
         log.warning("informer.queue_lost", owner=self.owner, queue=self.spec.name)
         self.resyncs += 1
+        INFORMER_RESYNCS.labels("queue_lost").inc()
         self.start()
 
     # ---- steady state -------------------------------------------------------------------------
@@ -218,6 +220,7 @@ class Informer:
         """Rate-limited and jittered, so a broker hiccup does not make every consumer ask at once."""
         self.resyncing = True
         self.resyncs += 1
+        INFORMER_RESYNCS.labels("gap").inc()
         wait = max(0.0, self.last_resync + MIN_RESYNC_S - self.clock()) + random.uniform(0, RESYNC_JITTER_S)
         self.last_resync = self.clock() + wait
         log.warning("informer.gap", owner=self.owner, queue=self.spec.name, why=why, rev=self.cache.rev,

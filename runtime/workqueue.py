@@ -6,11 +6,14 @@ import heapq
 from collections import deque
 from typing import Callable, Hashable
 
+from runtime.metrics import WORKQUEUE_ADDS, WORKQUEUE_DEPTH
+
 Key = Hashable
 
 
 class WorkQueue:
-    def __init__(self, clock: Callable[[], float], base_delay: float = 0.005, max_delay: float = 1000.0):
+    def __init__(self, clock: Callable[[], float], base_delay: float = 0.005, max_delay: float = 1000.0,
+                 name: str = ""):
         self.clock = clock
         self.base_delay = base_delay
         self.max_delay = max_delay
@@ -22,16 +25,29 @@ class WorkQueue:
         self._seq = 0
         self._failures: dict[Key, int] = {}
         self._answer_failed: set[Key] = set()  # retried because a write failed after its pass succeeded
+        self._adds = WORKQUEUE_ADDS.labels(name)
+        WORKQUEUE_DEPTH.labels(name).set_function(self._depth)  # read when scraped: the newest queue of a name
 
     def __len__(self) -> int:
         return len(self._ready)
 
     def add(self, key: Key) -> None:
+        """As client-go counts: an add that queues the key, or marks it to run again, is an add."""
         if key in self._processing:
-            self._dirty.add(key)
+            if key not in self._dirty:
+                self._adds.inc()
+                self._dirty.add(key)
         elif key not in self._queued:
-            self._queued.add(key)
-            self._ready.append(key)
+            self._adds.inc()
+            self._push(key)
+
+    def _push(self, key: Key) -> None:
+        self._queued.add(key)
+        self._ready.append(key)
+
+    def _depth(self) -> int:
+        """Keys ready, and keys to run again once their pass ends (the scrape thread reads only lengths)."""
+        return len(self._ready) + len(self._dirty)
 
     def add_after(self, key: Key, delay: float) -> None:
         if delay <= 0:
@@ -80,7 +96,7 @@ class WorkQueue:
         self._processing.discard(key)
         if key in self._dirty:
             self._dirty.discard(key)
-            self.add(key)
+            self._push(key)
 
     def next_due(self) -> float | None:
         """Seconds until the earliest delayed key is due (None if none waits)."""

@@ -25,6 +25,7 @@ from bus.messages import WRITES, parse_request, valid_reply_to
 from bus.dead import publish_dead
 from config.identities import broker_user_of
 from config.settings import Settings
+from runtime import metrics
 from runtime.actor import Actor, Consumer
 from runtime.heap import freeze_survivors
 from store.backend import Applied, Backend, Fenced
@@ -59,6 +60,7 @@ class StoreActor(Actor):
         super().__init__(settings, **kw)
         self.backend = backend or make_backend(settings)
         self.state = self._new_state()
+        metrics.watch_store(lambda: self.state.rev, getattr(self.backend, "path", None))
         self.dedupe = Dedupe(settings.dedupe_max_bytes)
         self.outbox = Outbox(self.bus, self.names.events, 0, settings.max_message_bytes, self._skip_event)
         self.batch: list[Command] = []
@@ -177,6 +179,7 @@ class StoreActor(Actor):
         if epoch != self.epoch:
             return  # the channel went: the outbox republishes from the log, redeliveries hit the dedupe
         self.committing = False
+        metrics.store_committed(len(answers.taken), self.clock() - started)
         self._publish(changes, events)
         self._answer_all(answers)
         self.log.debug("store.flush", commands=len(answers.replies), rev=self.state.rev,

@@ -5,6 +5,7 @@ directly (the request's reply_to and correlation id travel with the command). It
 local cache of the policy objects, fed straight from the store; it serves once that is synced."""
 from __future__ import annotations
 
+import time
 import uuid
 from dataclasses import dataclass, field
 
@@ -26,6 +27,7 @@ from bus.messages import USER_HEADER, Request, parse_client_request, valid_reply
 from bus.topology import segment
 from config.settings import Settings
 from config.users import load_users, people
+from runtime import metrics
 from runtime.actor import Actor, Consumer
 from runtime.informer import Route
 
@@ -129,6 +131,7 @@ class ApiServer(Writes, Services, Actor):
         """Hand the command to the store, in the next `commands` batch, with the client's reply address."""
         if warnings:
             body["warnings"] = warnings
+        metrics.api_request(call.req, "", call.started)
         self._audit(call, None, None, None)
         self.batches.add(call.msg, body)
 
@@ -165,6 +168,7 @@ class ApiServer(Writes, Services, Actor):
         reply.pop("more", None)
         status = reply.get("status") or {}
         self._audit(call, status.get("code", 200), status.get("reason"), status.get("message"))
+        metrics.api_request(call.req, str(status.get("code", 200)), call.started)
         self.reply(call.msg, reply)
         call.msg.ack()
 
@@ -195,3 +199,4 @@ class Call:
     decision: Decision | None = None
     annotations: dict[str, str] = field(default_factory=dict)
     steps: int = 0  # commands of the apiserver's own made for it so far
+    started: float = field(default_factory=time.monotonic)  # for apiserver_request_duration_seconds

@@ -20,6 +20,7 @@ from bus.topology import routing_key, segment
 from config.credentials import url_as
 from config.identities import broker_user_of
 from config.settings import Settings
+from runtime import metrics
 from runtime.actor import Actor, Consumer
 from runtime.cache import Delta
 
@@ -109,6 +110,7 @@ class Kubelet(Actor):
     def sync(self) -> None:
         for agent in self.agents.values():
             agent.sync_all()
+        metrics.KUBELET_RUNNING_PODS.set(sum(not w.stopped() for a in self.agents.values() for w in a.workers.values()))
 
 
 def _actor_name(name: str) -> str:

@@ -15,12 +15,14 @@ from bus.declare import QueueSpec
 from bus.rpc import unwrap
 from config.scheduler import SchedulerConfiguration
 from config.settings import Settings
+from runtime import metrics
 from runtime.actor import Actor
 from runtime.cache import Delta
 from runtime.slices import SlicedLoop
 
 ASSUME_TTL_S = 30.0
 EXPIRE_EVERY_S = 5.0
+PENDING_EVERY_S = 1.0  # scheduler_pending_pods is counted this often, off the cycle
 
 
 class Scheduler(Actor):
@@ -61,6 +63,7 @@ class Scheduler(Actor):
         if not self._expiry_started:
             self._expiry_started = True
             self.every(EXPIRE_EVERY_S, self.expire_assumed)
+            self.every(PENDING_EVERY_S, lambda: metrics.pending_pods(qp.where for qp in self.queue.pods.values()))
         self.kick()
 
     def on_delta(self, delta: Delta) -> None:
@@ -130,6 +133,7 @@ class Scheduler(Actor):
             self._assume_and_bind(qp, decision, framework)
             return
         self.queue.unschedulable(qp)
+        metrics.scheduling_attempt("unschedulable", framework.name, self.clock() - qp.attempted_at)
         candidate = None
         if preemption.eligible(qp.info, self.table):
             candidate = preemption.find(framework, ctx, decision.diagnosis, self.preempt_offset)
@@ -186,6 +190,7 @@ class Scheduler(Actor):
             unwrap(reply)
         except StatusError as exc:
             self._forget(info.uid)
+            metrics.scheduling_attempt("error", framework.name, self.clock() - qp.attempted_at)
             self.log.info("scheduler.bind_failed", pod=info.key, node=node, reason=exc.reason, message=exc.message)
             self.queue.error(qp)
             self.kick()
@@ -193,6 +198,7 @@ class Scheduler(Actor):
         if info.uid in self.assumed:
             self.assumed[info.uid] = (node, self.clock() + ASSUME_TTL_S)
         self.queue.done(qp)
+        metrics.scheduling_attempt("scheduled", framework.name, self.clock() - qp.attempted_at)
         self.log.debug("scheduler.bound", pod=info.key, node=node, rev=info.pod["metadata"].get("resourceVersion"))
         self._event(info.pod, "Scheduled", f"Successfully assigned {info.key} to {node}", "Normal", framework.name)
         if annotations:
