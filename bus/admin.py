@@ -44,3 +44,14 @@ def _get(url: ParseResult, path: str, timeout: float):
             return json.load(response)
     except Exception as exc:  # refused, timed out, 401, not JSON: all mean "no answer" here
         raise AdminError(f"{type(exc).__name__}: {exc}") from None
+
+
+def get_json(amqp_url: str, path: str, timeout: float = TIMEOUT_S):
+    """Any management API resource (`connections`, `queues/%2F`), as the URL's user."""
+    return _get(urlparse(amqp_url), path, timeout)
+
+
+def vhost_path(amqp_url: str) -> str:
+    """The URL's vhost as the management API spells it in paths (`%2F` for `/`)."""
+    path = urlparse(amqp_url).path
+    return quote(unquote(path[1:]) if len(path) > 1 else "/", safe="")

@@ -19,6 +19,7 @@ from cli import rollout as rollout_view
 from cli.apply import apply_one
 from cli.describe import describe as describe_text
 from cli.session import client as _client, connected, fail as _fail, kind_info as _kind
+from cli.status import status
 from cli.verbs import create, run, set_group
 from cli.verbs_patch import patch
 from cli.verbs_tables import api_resources, events
@@ -298,7 +299,7 @@ def up(path: str | None) -> None:
 
 
 for command in (nodes.cordon, nodes.uncordon, nodes.drain, metadata.label, metadata.annotate, auth,
-                dead_letters, create, run, set_group, patch, wait, events, api_resources):
+                dead_letters, create, run, set_group, patch, wait, events, api_resources, status):
     main.add_command(command)
 
 

@@ -1,0 +1,29 @@
+"""`kubus status` against a running cluster: its actors' connections (the store active), its queues,
+its revision and nodes."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from tests.helpers import ROOT, wait_until
+
+
+def test_status_shows_the_active_store_the_queues_and_the_nodes(cluster, procs, settings):
+    cluster.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}})
+
+    def status() -> str:
+        out = subprocess.run([sys.executable, "-m", "cli.main", "status"], cwd=ROOT, env=procs.env,
+                             capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0, out.stderr
+        return out.stdout
+
+    def listed() -> str | None:  # the management API lists a connection a few seconds after it opens
+        text = status()
+        return text if f"{settings.cluster}-store" in text and " active" in text else None
+
+    text = wait_until(listed, 30, 0.5, what="the store's connection in the management API")
+    rows = {tuple(line.split()[:2]) for line in text.splitlines()}
+    assert ("store", f"{settings.cluster}-store") in rows and ("apiserver", f"{settings.cluster}-apiserver") in rows
+    assert any(line.startswith("store ") and line.rstrip().endswith("active") for line in text.splitlines())
+    assert f"{settings.cluster}.store " in text and f"{settings.cluster}.apiserver " in text
+    assert "nodes 1: 0 Ready, 1 NotReady" in text and "store revision " in text
