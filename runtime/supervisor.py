@@ -45,6 +45,15 @@ class Supervisor:
                   [sys.executable, "-m", a.module, *a.args], {**env, **a.env})
             for a in actors for i in range(a.instances)
         ]
+        self._metrics_ports(int(env.get("KUBUS_METRICS_PORT") or 0))
+
+    def _metrics_ports(self, first: int) -> None:
+        """With KUBUS_METRICS_PORT set, each child serves its metrics on a port of its own, from it up."""
+        if not first:
+            return
+        for i, child in enumerate(self.children):
+            child.env = {**child.env, "KUBUS_METRICS_PORT": str(first + i)}
+            self.say("kubus", f"metrics of {child.label}: http://127.0.0.1:{first + i}/metrics")
 
     def say(self, label: str, line: str) -> None:
         with self.lock:

@@ -25,7 +25,7 @@ class Controller(Actor):
         self._new_queue()
 
     def _new_queue(self) -> None:
-        self.queue = WorkQueue(time.monotonic)
+        self.queue = WorkQueue(time.monotonic, name=self.name)
         self.loop = SlicedLoop(self.bus, self._step, lambda: len(self.queue) > 0, self.queue.next_due,
                                lambda: self.active)
 
