@@ -12,7 +12,7 @@ import yaml
 from api import selectors
 from api.registry import lookup
 from api.status import StatusError
-from cli import manifests, metadata, nodes, printers
+from cli import jsonpath, manifests, metadata, nodes, printers
 from cli.auth import auth
 from cli.deadletters import dead_letters
 from cli import rollout as rollout_view
@@ -27,7 +27,8 @@ from cli.verbs_wait import wait
 from runtime.client import Client, Watch
 
 FOLLOW_POLL_S = 0.5
-ALL = "pods,deployments,replicasets"  # `kubus get all`: the workload kinds kubus serves
+ALL = "pods,deployments,replicasets"
+OUTPUTS = ("wide", "yaml", "json", "name")  # `kubus get all`: the workload kinds kubus serves
 
 
 @click.group()
@@ -71,10 +72,13 @@ def _apply_doc(client: Client, doc: manifests.Document, namespace: str | None) -
 @click.option("-A", "--all-namespaces", is_flag=True)
 @click.option("-l", "--selector", default=None, help="Label selector, e.g. app=web,tier!=db")
 @click.option("--field-selector", default=None)
-@click.option("-o", "--output", type=click.Choice(["wide", "yaml", "json", "name"]), default=None)
+@click.option("-o", "--output", default=None, callback=lambda _c, _p, v: _output(v),
+              help="wide, yaml, json, name, jsonpath=TEMPLATE or custom-columns=NAME:EXPR,…")
+@click.option("--sort-by", default=None, help="A JSONPath the list is ordered by, e.g. .metadata.name")
 @click.option("--show-labels", is_flag=True, help="Add a LABELS column to the table.")
 @click.option("-w", "--watch", is_flag=True, help="After listing, print every change.")
-def get(kind, name, namespace, all_namespaces, selector, field_selector, output, show_labels, watch) -> None:
+def get(kind, name, namespace, all_namespaces, selector, field_selector, output, sort_by, show_labels,
+        watch) -> None:
     """List objects of a kind (or one by name) as a table, YAML or JSON; `pods,deployments` for several."""
     kinds = [_kind(k) for k in (ALL if kind == "all" else kind).split(",")]
     if len(kinds) > 1 and (name or watch):
@@ -94,6 +98,8 @@ def get(kind, name, namespace, all_namespaces, selector, field_selector, output,
                     items, rev = listed.items, listed.rev
             except StatusError as exc:
                 _fail(exc)
+            if sort_by:
+                items = _sorted(sort_by, items)
             if tables and items and output in (None, "wide"):
                 click.echo()
             tables += bool(items)
@@ -112,9 +118,37 @@ class View:
     labels: bool = False
 
 
+def _output(value: str | None) -> str | None:
+    if value is None or value in OUTPUTS or value.startswith(("jsonpath=", "custom-columns=")):
+        return value
+    raise click.BadParameter(f"unable to match a printer suitable for the output format {value!r}, allowed "
+                             f"formats are: {', '.join(OUTPUTS)}, jsonpath=…, custom-columns=…")
+
+
+def _sorted(expr: str, items: list[dict]) -> list[dict]:
+    try:
+        return jsonpath.sort_by(expr, items)
+    except jsonpath.TemplateError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+def _templated(output: str, items: list[dict]) -> str:
+    """-o jsonpath (over the one object, or a List) and -o custom-columns."""
+    form, _, template = output.partition("=")
+    try:
+        if form == "jsonpath":
+            body = items[0] if len(items) == 1 else {"apiVersion": "v1", "kind": "List", "items": items}
+            return jsonpath.render(template, body)
+        return printers.table(jsonpath.custom_columns(template, items))
+    except jsonpath.TemplateError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
 def _print(kind: str, items: list[dict], view: View, header: bool = True) -> None:
     output = view.output
-    if output == "json":
+    if output and "=" in output:
+        click.echo(_templated(output, items), nl=not output.startswith("jsonpath="))  # as kubectl: no newline
+    elif output == "json":
         body = items[0] if len(items) == 1 else {"apiVersion": "v1", "kind": "List", "items": items}
         click.echo(json.dumps(body, indent=2))
     elif output == "yaml":
