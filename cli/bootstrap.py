@@ -12,7 +12,7 @@ from bus.permissions import permissions, tags
 from bus.shared import declare_shared
 from bus.topology import Names
 from config.cluster import ClusterFile
-from config.credentials import actor_url, ensure_secret, read_secret, role_of_actor
+from config.credentials import AS_ITS_CALLERS, actor_url, ensure_secret, read_secret, role_of_actor
 from config.identities import broker_user_of, identity_of, password_for, role_of
 from config.settings import Settings
 from config.users import UserEntry, people
@@ -30,6 +30,8 @@ def accounts_of(cluster: ClusterFile | None, users: list[UserEntry]) -> list[Acc
     """Every actor of the cluster file (each node's kubelet included) and every person."""
     wanted: dict[tuple[str, str | None], Account] = {}
     for actor in cluster.actors if cluster else ():
+        if actor.module in AS_ITS_CALLERS:
+            continue
         role, name = role_of_actor(actor.module, actor.args)
         wanted[(role, name)] = Account(role, name)
     for node in cluster.nodes if cluster else ():

@@ -32,6 +32,9 @@ def read_secret(settings: Settings) -> bytes:
         raise SystemExit(f"no cluster secret at {settings.secret_file}: run `kubus bootstrap` first") from None
 
 
+AS_ITS_CALLERS = ("actors.gateway",)  # talks to the bus as each caller (a person's token): no user of its own
+
+
 def role_of_actor(module: str, args: list[str] | tuple[str, ...]) -> tuple[str, str | None]:
     """The broker role (and name) an actor process runs as, from how it is started."""
     if module == "store":

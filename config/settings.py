@@ -41,6 +41,7 @@ class Settings(BaseSettings):
     users_file: Path | None = None  # people and their groups (the spirit of Kubernetes' static token file)
     audit_log: Path | None = None  # an apiserver's audit log (JSON lines); none when unset
     audit_policy: Path | None = None  # audit.k8s.io/v1 Policy; the shipped default when unset
+    gateway_address: str = "127.0.0.1:6443"  # where a gateway serves the Kubernetes REST API (HTTPS)
 
     @model_validator(mode="after")
     def _objects_fit_messages(self) -> "Settings":

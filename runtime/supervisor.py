@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import IO
 
 from config.cluster import ActorSpec, NodeSpec, load_cluster
-from config.credentials import actor_url, read_secret, role_of_actor
+from config.credentials import AS_ITS_CALLERS, actor_url, read_secret, role_of_actor
 from config.settings import Settings
 
 BACKOFF_START_S = 1.0
@@ -130,6 +130,8 @@ def kubelets(nodes: list[NodeSpec]) -> list[ActorSpec]:
 def with_credentials(actor: ActorSpec, env: dict[str, str]) -> ActorSpec:
     """The actor connects as its own broker user (contract 5), its password derived from the
     cluster's secret, which `kubus bootstrap` made."""
+    if actor.module in AS_ITS_CALLERS:
+        return actor
     settings = Settings()
     settings = settings.with_(cluster=env.get("KUBUS_CLUSTER", settings.cluster))
     url = actor_url(settings, read_secret(settings), *role_of_actor(actor.module, actor.args))

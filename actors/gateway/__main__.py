@@ -1,0 +1,23 @@
+"""`python -m actors.gateway`: Kubernetes' REST API over HTTPS on KUBUS_GATEWAY_ADDRESS (default
+127.0.0.1:6443), its certificate made on first start (or by `kubus bootstrap`) in
+`<secrets dir>/<cluster>-gateway/`."""
+from aiohttp import web
+
+from actors.gateway.app import make_app
+from actors.gateway.tls import ensure_certificates, server_context, tls_dir
+from config.settings import load_settings
+from runtime import logs
+
+
+def main() -> None:
+    settings = load_settings()
+    logs.configure(settings.log_level)
+    address = settings.gateway_address
+    host, _, port = address.rpartition(":")
+    certificates = ensure_certificates(tls_dir(settings.secrets_dir, settings.cluster), settings.cluster)
+    web.run_app(make_app(settings, address), host=host, port=int(port), ssl_context=server_context(certificates),
+                print=None, access_log=None)
+
+
+if __name__ == "__main__":
+    main()

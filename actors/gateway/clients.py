@@ -1,0 +1,75 @@
+"""One bus `Client` per bearer token: the token is the person's broker credential
+`<broker user>:<password>`, so the broker checks the password and the apiserver applies RBAC to
+the user it validated. The gateway itself holds no identity of its own."""
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import threading
+import time
+
+from api.status import StatusError
+from bus.connection import Bus
+from config.credentials import url_as
+from config.settings import Settings
+from runtime.client import Client
+
+LOGIN_TIMEOUT_S = 3.0  # a wrong password never connects: the broker refuses every attempt
+REFUSED_FOR_S = 10.0  # a refused token is answered 401 at once for this long (kubectl asks several times)
+
+
+def unauthorized() -> StatusError:
+    return StatusError("Unauthorized", "Unauthorized")
+
+
+def credentials(authorization: str | None) -> tuple[str, str]:
+    """(user, password) from `Authorization: Bearer user:password`; Unauthorized otherwise."""
+    scheme, _, token = (authorization or "").partition(" ")
+    user, sep, password = token.strip().partition(":")
+    if scheme.lower() != "bearer" or not sep or not user or not password:
+        raise unauthorized()
+    return user, password
+
+
+class ClientPool:
+    """Connected clients by token (keyed by its hash); made off the event loop, once per token."""
+
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        self._clients: dict[str, asyncio.Future] = {}
+        self._refused: dict[str, float] = {}  # token hash -> when its refusal expires (monotonic)
+
+    async def client_for(self, authorization: str | None) -> Client:
+        user, password = credentials(authorization)
+        key = hashlib.sha256(f"{user}:{password}".encode()).hexdigest()
+        if self._refused.get(key, 0.0) > time.monotonic():
+            raise unauthorized()
+        if key not in self._clients:
+            loop = asyncio.get_running_loop()
+            self._clients[key] = loop.run_in_executor(None, self._connect, user, password)
+        try:
+            return await asyncio.shield(self._clients[key])
+        except StatusError:
+            self._clients.pop(key, None)  # after a while, the password may have been made since
+            self._refused = {k: t for k, t in self._refused.items() if t > time.monotonic()}
+            self._refused[key] = time.monotonic() + REFUSED_FOR_S
+            raise
+
+    def _connect(self, user: str, password: str) -> Client:
+        """Blocking: log in once with a short deadline (a refused login is retried by `Bus` until
+        its deadline), then the client that serves this token."""
+        settings = self.settings.with_(amqp_url=url_as(self.settings.amqp_url, user, password))
+        probe = Bus(settings.amqp_url, f"gateway login {user}", "kubus-gateway", lambda _bus: None)
+        try:
+            probe.start_thread(LOGIN_TIMEOUT_S)
+        except ConnectionError:
+            raise unauthorized() from None
+        probe.stop()
+        probe.join(2)
+        return Client(settings, name=f"gateway {user}", on_warning=lambda _text: None)
+
+    def close(self) -> None:
+        for future in self._clients.values():
+            if future.done() and not future.cancelled() and future.exception() is None:
+                threading.Thread(target=future.result().close, daemon=True).start()
+        self._clients.clear()

@@ -1,0 +1,53 @@
+"""Legacy discovery (`/api`, `/apis`, `/api/v1`, `/apis/<group>/<version>`) and `/version`, built
+from the kind registry. Aggregated discovery is not served: kubectl reads the plain form, which
+carries Content-Type application/json, as legacy and asks for each group-version."""
+from __future__ import annotations
+
+from api.registry import KINDS, KindInfo
+
+VERBS = ["get", "list"]  # what this gateway serves so far; kubectl reads discovery for what it may ask
+CATEGORY_ALL = {"Pod", "ReplicaSet", "Deployment"}  # `kubectl get all`
+VERSION = {"major": "1", "minor": "35", "gitVersion": "v1.35.4-kubus", "gitCommit": "", "gitTreeState": "clean",
+           "buildDate": "1970-01-01T00:00:00Z", "goVersion": "go1.24", "compiler": "gc",
+           "platform": "linux/amd64"}
+
+
+def group_versions() -> dict[str, list[KindInfo]]:
+    """Kinds by their apiVersion ("v1", "apps/v1", …), in registry order."""
+    found: dict[str, list[KindInfo]] = {}
+    for info in KINDS.values():
+        found.setdefault(info.api_version, []).append(info)
+    return found
+
+
+def api_versions(server_address: str) -> dict:
+    return {"kind": "APIVersions", "versions": ["v1"],
+            "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": server_address}]}
+
+
+def api_group_list() -> dict:
+    groups = []
+    for api_version in group_versions():
+        group, _, version = api_version.rpartition("/")
+        if group:
+            entry = {"groupVersion": api_version, "version": version}
+            groups.append({"name": group, "versions": [entry], "preferredVersion": entry})
+    return {"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}
+
+
+def api_resource_list(api_version: str) -> dict | None:
+    kinds = group_versions().get(api_version)
+    if kinds is None:
+        return None
+    return {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": api_version,
+            "resources": [_resource(info) for info in kinds]}
+
+
+def _resource(info: KindInfo) -> dict:
+    entry = {"name": info.plural, "singularName": info.kind.lower(), "namespaced": info.namespaced,
+             "kind": info.kind, "verbs": list(VERBS)}
+    if info.short_names:
+        entry["shortNames"] = list(info.short_names)
+    if info.kind in CATEGORY_ALL:
+        entry["categories"] = ["all"]
+    return entry

@@ -1,0 +1,132 @@
+"""kubectl against kubus through the gateway: discovery, get and list (as tables and as JSON),
+errors as Status objects, and a wrong token refused as kubectl expects."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import urllib.request
+
+import pytest
+import yaml
+
+from tests.fuzz_strategies import node, pod
+from tests.helpers import ROOT, wait_until
+from tests.people import as_person, password
+
+pytestmark = pytest.mark.skipif(shutil.which("kubectl") is None, reason="no kubectl on the PATH")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def gateway(cluster, procs, settings, tmp_path):
+    """A gateway process on a free port; (its URL, its CA file)."""
+    port = free_port()
+    ca = settings.secrets_dir / f"{settings.cluster}-gateway" / "ca.crt"
+    log = open(tmp_path / "logs" / "gateway.log", "w")
+    proc = subprocess.Popen([sys.executable, "-m", "actors.gateway"], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+                            env={**procs.env, "KUBUS_GATEWAY_ADDRESS": f"127.0.0.1:{port}"}, start_new_session=True)
+    url = f"https://127.0.0.1:{port}"
+    try:
+        wait_until(lambda: _answers(url, ca), 30, 0.1, what="the gateway to serve /version")
+        yield url, ca
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(10)
+        log.close()
+
+
+def _answers(url: str, ca) -> bool:
+    context = ssl.create_default_context(cafile=str(ca))
+    with urllib.request.urlopen(f"{url}/version", context=context, timeout=2) as answer:
+        return answer.status == 200
+
+
+def kubectl_for(tmp_path, url: str, ca, token: str):
+    config = {"apiVersion": "v1", "kind": "Config", "current-context": "kubus",
+              "clusters": [{"name": "kubus", "cluster": {"server": url, "certificate-authority": str(ca)}}],
+              "users": [{"name": "me", "user": {"token": token}}],
+              "contexts": [{"name": "kubus", "context": {"cluster": "kubus", "user": "me"}}]}
+    path = tmp_path / f"kubeconfig-{abs(hash(token))}"
+    path.write_text(yaml.safe_dump(config))
+    cache = tmp_path / f"kube-cache-{abs(hash(token))}"
+
+    def kubectl(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(["kubectl", f"--kubeconfig={path}", f"--cache-dir={cache}", *args],
+                              capture_output=True, text=True, timeout=60)
+    return kubectl
+
+
+def token_of(settings, person: str) -> str:
+    return f"{settings.amqp_user.replace('-user-admin', f'-user-{person}')}:{password(person)}"
+
+
+def test_kubectl_reads_through_the_gateway(cluster, settings, gateway, tmp_path):
+    cluster.create(pod("web"), namespace="default")
+    cluster.create(node("node-1"))
+    kubectl = kubectl_for(tmp_path, *gateway, token_of(settings, "admin"))
+
+    version = kubectl("version")
+    assert "Server Version: v1.35.4-kubus" in version.stdout, version.stderr
+
+    resources = kubectl("api-resources")
+    assert resources.returncode == 0, resources.stderr
+    lines = [line.split() for line in resources.stdout.splitlines()]
+    assert ["pods", "po", "v1", "true", "Pod"] in lines
+    assert ["deployments", "deploy", "apps/v1", "true", "Deployment"] in lines
+
+    pods = kubectl("get", "pods", "-A")
+    assert pods.returncode == 0, pods.stderr
+    assert pods.stdout.split()[:6] == ["NAMESPACE", "NAME", "READY", "STATUS", "RESTARTS", "AGE"]
+    assert pods.stdout.splitlines()[1].split()[:5] == ["default", "web", "0/1", "Pending", "0"]
+
+    wide = kubectl("get", "pods", "-o", "wide", "-l", "app=fz")
+    assert wide.stdout.splitlines()[0].endswith("IP       NODE     NOMINATED NODE"), wide.stderr
+    assert wide.stdout.splitlines()[1].split()[0] == "web"
+    assert "No resources found" in kubectl("get", "pods", "-l", "app=other").stderr
+
+    one = kubectl("get", "pod", "web", "-o", "json")
+    assert one.returncode == 0, one.stderr
+    obj = json.loads(one.stdout)
+    assert (obj["kind"], obj["apiVersion"], obj["metadata"]["name"]) == ("Pod", "v1", "web")
+
+    nodes = kubectl("get", "nodes")
+    assert nodes.stdout.split()[:5] == ["NAME", "STATUS", "ROLES", "AGE", "VERSION"], nodes.stderr
+    assert nodes.stdout.splitlines()[1].split()[:3] == ["node-1", "Unknown", "<none>"]
+
+    single = kubectl("get", "pod", "web")  # one object, as a one-row Table
+    assert single.stdout.splitlines()[1].split()[:3] == ["web", "0/1", "Pending"], single.stderr
+    namespaces = kubectl("get", "namespaces")
+    assert "default" in namespaces.stdout.split() and "deployments.apps" not in namespaces.stderr
+    assert kubectl("get", "deployments", "-A").returncode == 0
+
+    missing = kubectl("get", "pod", "nope")
+    assert missing.returncode == 1
+    assert 'Error from server (NotFound): pods "nope" not found' in missing.stderr
+
+
+def test_rbac_applies_to_the_person_behind_the_token(cluster, settings, gateway, tmp_path):
+    as_person(settings, "bob")  # bob's broker user, no RoleBinding
+    kubectl = kubectl_for(tmp_path, *gateway, token_of(settings, "bob"))
+    refused = kubectl("get", "pods")
+    assert refused.returncode == 1
+    assert "Error from server (Forbidden)" in refused.stderr, refused.stderr
+
+
+def test_a_wrong_token_is_unauthorized(cluster, settings, gateway, tmp_path):
+    kubectl = kubectl_for(tmp_path, *gateway, f"{settings.amqp_user}:not-the-password")
+    refused = kubectl("get", "pods")
+    assert refused.returncode == 1
+    # kubectl >= 1.27 reads discovery's 401 without its Status body, as against kube-apiserver:
+    # "(the server has asked for the client to provide credentials)"; older ones print "(Unauthorized)"
+    assert "error: You must be logged in to the server (" in refused.stderr, refused.stderr
