@@ -12,13 +12,15 @@ import yaml
 from api import selectors
 from api.registry import lookup
 from api.status import StatusError
-from cli import jsonpath, manifests, metadata, nodes, printers
+from api import printers
+from cli import jsonpath, manifests, metadata, nodes
 from cli.auth import auth
 from cli.deadletters import dead_letters
 from cli import rollout as rollout_view
 from cli.apply import apply_one
 from cli.describe import describe as describe_text
 from cli.session import client as _client, connected, fail as _fail, kind_info as _kind
+from cli.kubeconfig import config_group
 from cli.status import status
 from cli.verbs import create, run, set_group
 from cli.verbs_patch import patch
@@ -333,7 +335,7 @@ def up(path: str | None) -> None:
 
 
 for command in (nodes.cordon, nodes.uncordon, nodes.drain, metadata.label, metadata.annotate, auth,
-                dead_letters, create, run, set_group, patch, wait, events, api_resources, status):
+                dead_letters, create, run, set_group, patch, wait, events, api_resources, status, config_group):
     main.add_command(command)
 
 
@@ -355,6 +357,9 @@ def bootstrap(path: str | None, users_path: str | None, delete: bool) -> None:
     users_file = users_path or settings.users_file
     rows = run(settings, load_cluster(path), load_users(users_file) if users_file else [])
     click.echo(printers.table([["BROKER USER", "KUBERNETES USER", "GROUPS"], *[list(r) for r in rows]]))
+    from actors.gateway.tls import ensure_certificates, tls_dir  # the cluster CA a gateway serves with
+
+    ensure_certificates(tls_dir(settings.secrets_dir, settings.cluster), settings.cluster)
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ password=$(python3 -c "import sys, yaml; print(yaml.safe_load(open(sys.argv[1]))
 (umask 077; printf 'export KUBUS_CLUSTER=%s KUBUS_USERS_FILE=%s\nexport KUBUS_AMQP_URL=amqp://%s-user-admin:%s@127.0.0.1:5672/\n' \
   "$cluster" "$KUBUS_USERS_FILE" "$cluster" "$password" > .kubus/demo.env)
 . .kubus/demo.env  # from here on, kubus is the person `admin`, not the broker's guest
+"$kubus" config write --user admin -f .kubus/kubeconfig >/dev/null  # kubectl, through the gateway
 if [ -f .kubus/demo.pid ] && kill -0 "$(cat .kubus/demo.pid)" 2>/dev/null; then
   echo "the demo cluster is already running (pid $(cat .kubus/demo.pid))"
 else
@@ -38,5 +39,9 @@ echo; echo "\$ kubus get nodes"; "$kubus" get nodes
 echo; echo "\$ kubus get deployments,replicasets,pods -A -o wide"; "$kubus" get deployments,replicasets,pods -A -o wide
 echo; echo "\$ kubus logs hello"; "$kubus" logs hello
 echo; echo "\$ kubus auth whoami"; "$kubus" auth whoami
+if command -v kubectl >/dev/null; then
+  echo; echo "\$ KUBECONFIG=.kubus/kubeconfig kubectl get pods -A   # through the gateway"
+  KUBECONFIG=.kubus/kubeconfig kubectl get pods -A || true
+fi
 echo; echo "To use kubus as admin in your shell: source .kubus/demo.env"
 echo "Next: kubus get pods -A -w  |  kubus describe pod hello  |  kubus logs -f fine -n shop  |  make down"
