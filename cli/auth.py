@@ -10,7 +10,7 @@ import click
 import yaml
 
 from api.registry import known, lookup
-from cli import printers
+from api import printers
 from cli.session import connected
 
 

@@ -6,7 +6,7 @@ import click
 from api.times import rfc3339
 from bus.deadletters import DeadLetter, DeadLettersError, peek, requeue
 from bus.topology import Names
-from cli import printers
+from api import printers
 from config.settings import Settings
 from runtime import logs as logging_setup
 

@@ -9,7 +9,7 @@ from api.annotations import FILTER_RESULT, SCORE_RESULT, SELECTED_NODE
 from api.resources import pod_requests, quantity_of
 from api.times import seconds
 from cli.apply import LAST_APPLIED
-from cli.printers import age, pod_status, table
+from api.printers import age, pod_status, table
 from runtime.client import Client
 
 

@@ -6,7 +6,7 @@ import time
 from actors.controllers import rollout as util
 from api.status import StatusError
 from api.times import rfc3339
-from cli.printers import table
+from api.printers import table
 from runtime.client import Client
 
 RESTARTED_AT = "kubectl.kubernetes.io/restartedAt"

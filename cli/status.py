@@ -12,7 +12,7 @@ import click
 
 from bus import admin
 from bus.topology import Names
-from cli import printers
+from api import printers
 from config.settings import Settings
 
 

@@ -5,7 +5,7 @@ import click
 
 from api.registry import KINDS, KindInfo
 from cli.describe import event_order
-from cli.printers import age, table
+from api.printers import age, table
 from cli.session import connected
 from cli.verbs_patch import targets
 

@@ -1,7 +1,7 @@
 """Table cells kubectl users read: selectors and the wide workload columns."""
 from __future__ import annotations
 
-from cli.printers import header, row, selector_text
+from api.printers import header, row, selector_text
 
 
 def test_selector_text_as_kubectl_prints_it():
@@ -40,7 +40,7 @@ def test_the_front_doors_kinds_print_kubectls_columns():
 # ---- the pod STATUS column, as kubectl's printPod computes it ---------------------------------------
 import pytest  # noqa: E402
 
-from cli.printers import pod_status  # noqa: E402
+from api.printers import pod_status  # noqa: E402
 
 RUNNING = {"running": {"startedAt": "2024-01-01T00:00:00Z"}}
 DONE = {"terminated": {"exitCode": 0, "reason": "Completed"}}
