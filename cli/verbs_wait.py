@@ -94,14 +94,25 @@ def until_deleted(client: Client, watch: Watch, info: KindInfo, name: str, ns: s
     try:
         obj = client.get(info.kind, name, ns)
     except StatusError as exc:
-        if exc.reason == "NotFound":
-            return None
+        if exc.reason == "NotFound":  # gone before the read: but was it there when the watch began?
+            return True if _in_snapshot(watch, name) else None
         raise
     uid = obj["metadata"].get("uid")
     for delta in _changes(watch, name, int(obj["metadata"]["resourceVersion"]), deadline, clock):
         if delta.type == "DELETED" or delta.object["metadata"].get("uid") != uid:
             return True
     return False
+
+
+def _in_snapshot(watch: Watch, name: str) -> bool:
+    """Whether the synced watch's deltas already in hand (its snapshot) name the object."""
+    while True:
+        try:
+            delta = watch.next(timeout=0)
+        except queue.Empty:
+            return False
+        if delta.object["metadata"]["name"] == name:
+            return True
 
 
 def _check(client: Client, info: KindInfo, name: str, ns: str | None, want: str, deadline: float) -> bool | None:

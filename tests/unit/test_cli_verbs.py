@@ -293,6 +293,7 @@ def test_until_condition_stops_at_the_deadline():
 
 @pytest.mark.parametrize("current, deltas, result", [
     pytest.param(None, [], None, id="absent-from-the-start"),
+    pytest.param(None, [delta("ADDED", _obj([], rv=1), 1)], True, id="deleted-between-the-watch-and-the-read"),
     pytest.param(_obj([]), [delta("DELETED", _obj([], rv=2), 2)], True, id="deleted"),
     pytest.param(_obj([]), [delta("ADDED", _obj([], rv=3, uid="u2"), 3)], True, id="replaced-by-another-uid"),
     pytest.param(_obj([]), [delta("MODIFIED", _obj(READY, rv=2), 2)], False, id="still-there"),
