@@ -4,11 +4,11 @@ its own list (or watch) of a kind in a namespace, or on a node."""
 from __future__ import annotations
 
 from api.authorization import Attributes, UserInfo
+from api.node_authorizer import node_identity
 from api.registry import known, lookup
 from bus.messages import Request
 from bus.topology import NONE, word
 
-NODE_PREFIX = "system:node:"
 # kubus verbs → (Kubernetes verb, subresource)
 VERBS = {"create": ("create", ""), "get": ("get", ""), "list": ("list", ""), "update": ("update", ""),
          "updateStatus": ("update", "status"), "delete": ("delete", ""), "bind": ("create", "binding"),
@@ -51,7 +51,8 @@ def of_key(user: UserInfo, verb: str, key: str) -> Attributes:
     ns = parts[1] if len(parts) > 1 and info.namespaced else ""
     namespace = "" if ns in ("*", "#", NONE) else ns
     node = parts[2] if len(parts) > 2 else "#"
-    own = user.name[len(NODE_PREFIX):] if user.name.startswith(NODE_PREFIX) else None
+    name, is_node = node_identity(user)
+    own = name if is_node else None
     selector = f"spec.nodeName={own}" if own is not None and node == word(own) and info.kind == "Pod" else ""
     if info.kind == "Node" and own is not None and node == word(own):
         return Attributes(user, verb, info.plural, "", namespace=namespace, name=own)

@@ -21,7 +21,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from api.authorization import Attributes, UserInfo
-from api.registry import KINDS
+from api.registry import known, lookup
 from api.times import micro_time
 
 log = structlog.get_logger("audit")
@@ -134,8 +134,9 @@ def _path_matches(path: str, spec: str) -> bool:
 
 
 def _api_version(attrs: Attributes) -> str:
-    info = next((i for i in KINDS.values() if i.plural == attrs.resource), None)
-    return info.api_version if info else ("v1" if not attrs.api_group else f"{attrs.api_group}/v1")
+    if known(attrs.resource):
+        return lookup(attrs.resource).api_version
+    return "v1" if not attrs.api_group else f"{attrs.api_group}/v1"
 
 
 def request_uri(attrs: Attributes) -> str:

@@ -5,10 +5,8 @@ from __future__ import annotations
 
 from api.authorization import UserInfo
 from api.status import StatusError
-from config.identities import identity_of
+from config.identities import SA_PREFIX, identity_of
 
-AUTHENTICATED = "system:authenticated"
-SA_PREFIX = "system:serviceaccount:"
 
 
 def unauthorized(why: str = "Unauthorized") -> StatusError:
@@ -30,9 +28,7 @@ class Authenticator:
             found = identity_of(self.cluster, broker_user, self.people)
             if found is None:
                 raise unauthorized()
-            name, groups = found
-            groups = groups if AUTHENTICATED in groups else (*groups, AUTHENTICATED)
-            info = self._known[broker_user] = UserInfo(name, tuple(groups))
+            info = self._known[broker_user] = UserInfo(*found)  # system:authenticated included
         if info.name.startswith(SA_PREFIX):
             self._check_service_account(info.name)
         return info

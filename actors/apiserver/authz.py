@@ -7,9 +7,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from api.authorization import Attributes, Decision, authorize, forbidden
+from api.node_authorizer import NODES_GROUP
 
 MEMO_LIMIT = 20_000
-NODES = "system:nodes"  # the node authorizer's answers depend on the object's name
 MASTERS = "system:masters"
 ALLOWED = Decision(True)
 
@@ -26,7 +26,7 @@ class Authorizer:
         if self.generation != self.cache.rbac_generation or len(self.memo) > MEMO_LIMIT:
             self.memo.clear()
             self.generation = self.cache.rbac_generation
-        if attrs.name and NODES not in attrs.user.groups:
+        if attrs.name and NODES_GROUP not in attrs.user.groups:  # a node's answers depend on the name
             anyone = self._memoized(replace(attrs, name=""))  # a rule without resourceNames: every name
             if anyone.allowed:
                 return anyone

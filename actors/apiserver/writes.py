@@ -6,9 +6,11 @@ from __future__ import annotations
 from actors.apiserver import admission
 from actors.apiserver.admission import Attempt
 from actors.apiserver.admission.podsecurity import enforced
+from actors.apiserver.attributes import of_request
 from actors.apiserver.patch import merge_patch
 from api.admission import admit, admit_status
 from api.authorization import forbidden
+from api.node_authorizer import node_identity
 from api.registry import KindInfo, lookup
 from api.status import bad_request
 from bus.rpc import unwrap
@@ -49,7 +51,7 @@ class Writes:
         if info.kind == "Pod":
             return enforced(self.cache, call.req.namespace or "default")
         return info.kind in ("Namespace", "Role", "ClusterRole") or (
-            info.kind == "Node" and call.user.name.startswith("system:node:"))
+            info.kind == "Node" and node_identity(call.user)[1])
 
     def _admit(self, call, info: KindInfo, body: dict, old: dict | None) -> None:
         attempt = self.admit_object(call, info, call.req.object, old, call.req.verb == "updateStatus")
@@ -82,7 +84,6 @@ class Writes:
         elif verb in ("updateStatus", "patch"):
             why = f'node "{node}" can only update pod status for pods with spec.nodeName set to itself'
         else:
-            from actors.apiserver.attributes import of_request
             return {"nodeName": node, "message": forbidden(of_request(call.user, call.req)[0],
                     f"no relationship found between node '{node}' and this object").message}
         return {"nodeName": node, "message": f'pods "{name}" is forbidden: {why}'}

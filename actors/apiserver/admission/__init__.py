@@ -8,10 +8,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from api.authorization import UserInfo
+from api.node_authorizer import node_identity
 from api.registry import KindInfo
 
-NODE_PREFIX = "system:node:"
-NODES_GROUP = "system:nodes"
 
 
 @dataclass
@@ -37,9 +36,8 @@ class Attempt:
     @property
     def node(self) -> str | None:
         """The node a kubelet calls as (`system:node:<name>` in `system:nodes`), else None."""
-        if self.user.name.startswith(NODE_PREFIX) and NODES_GROUP in self.user.groups:
-            return self.user.name[len(NODE_PREFIX):]
-        return None
+        name, is_node = node_identity(self.user)
+        return name if is_node else None
 
     @property
     def pod_create(self) -> bool:
