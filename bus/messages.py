@@ -40,7 +40,7 @@ class Request(_Strict):
     kind: str = Field(min_length=1, max_length=64)
     namespace: str | None = Field(None, max_length=253)
     name: str | None = Field(None, max_length=253)
-    object: dict[str, Any] | None = None
+    object: dict[str, Any] | list[Any] | None = None  # a list: only a JSON patch's operations
     resourceVersion: str | None = Field(None, max_length=32)
     options: dict[str, Any] = Field(default_factory=dict)
     # set by the apiserver on a command only (a client's request carrying them is refused):
@@ -61,6 +61,13 @@ class NoOptions(_Strict):
     pass
 
 
+DryRun = list[Literal["All"]] | None  # `dryRun=All`: admitted and answered, never written
+
+
+class WriteOptions(_Strict):
+    dryRun: DryRun = None
+
+
 class ListOptions(_Strict):
     labelSelector: str | None = Field(None, max_length=4096)
     fieldSelector: str | None = Field(None, max_length=4096)
@@ -75,10 +82,13 @@ class DeleteOptions(_Strict):
     gracePeriodSeconds: int | None = Field(None, ge=0)
     propagationPolicy: Literal["Orphan", "Background", "Foreground"] | None = None
     preconditions: Preconditions | None = None
+    dryRun: DryRun = None
 
 
 class PatchOptions(_Strict):
     subresource: Literal["status"] | None = None
+    patchType: Literal["merge", "json", "strategic"] | None = None  # None: merge
+    dryRun: DryRun = None
 
 
 class BindOptions(_Strict):
@@ -124,7 +134,7 @@ class Binding(BaseModel):
 
 
 OPTIONS: dict[str, type[_Strict]] = {
-    "create": NoOptions, "get": NoOptions, "update": NoOptions, "updateStatus": NoOptions,
+    "create": WriteOptions, "get": NoOptions, "update": WriteOptions, "updateStatus": WriteOptions,
     "list": ListOptions, "delete": DeleteOptions, "patch": PatchOptions, "bind": BindOptions,
     "snapshot": SnapshotOptions, "logs": LogsOptions, "watch": WatchOptions, "token": TokenOptions,
 }
@@ -171,6 +181,8 @@ def parse_request(body: dict[str, Any]) -> Request:
         OPTIONS[req.verb].model_validate(req.options)
     except ValidationError as exc:
         raise _bad_request(exc, ("options",), OPTIONS[req.verb]) from None
+    if isinstance(req.object, list) and (req.verb, req.options.get("patchType")) != ("patch", "json"):
+        raise StatusError("BadRequest", "the request is invalid: object: Invalid value: only a JSON patch is a list")
     if req.verb == "bind":
         try:
             Binding.model_validate(req.object)

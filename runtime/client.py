@@ -125,9 +125,10 @@ class Client:
         return self.request("updateStatus", obj["kind"], namespace=meta.get("namespace"), name=meta.get("name"),
                             obj=obj, resource_version=meta.get("resourceVersion"), **kw)["object"]
 
-    def patch(self, kind: str, name: str, patch: dict, namespace: str | None = None,
-              subresource: str | None = None) -> dict:
-        options = {"subresource": subresource} if subresource else {}
+    def patch(self, kind: str, name: str, patch: dict | list, namespace: str | None = None,
+              subresource: str | None = None, patch_type: str | None = None) -> dict:
+        """`patch_type`: merge (the default), json (a list of RFC 6902 operations) or strategic."""
+        options = {k: v for k, v in (("subresource", subresource), ("patchType", patch_type)) if v}
         return self.request("patch", kind, namespace=_ns(kind, namespace), name=name, obj=patch,
                             options=options)["object"]
 

@@ -7,12 +7,13 @@ from actors.apiserver import admission
 from actors.apiserver.admission import Attempt
 from actors.apiserver.admission.podsecurity import enforced
 from actors.apiserver.attributes import of_request
-from actors.apiserver.patch import merge_patch
 from api.admission import admit, admit_status
 from api.authorization import forbidden
 from api.node_authorizer import node_identity
+from api.patches import apply_patch
 from api.registry import KindInfo, lookup
 from api.status import bad_request
+from api.times import now
 from bus.rpc import unwrap
 
 PATCH_RETRIES = 5
@@ -32,6 +33,8 @@ class Writes:
             _check_name(req)
         if req.verb == "patch":
             self._patch(call, info, guard)
+        elif req.verb == "delete" and _dry_run(req):
+            self._get_for(call, info, guard, "get", lambda r: self.finish(call, {"ok": True, **unwrap(r)}))
         elif req.verb in ("create", "update", "updateStatus"):
             if self._needs_old(call, info):
                 get = {"verb": "get", "kind": info.kind, "namespace": req.namespace, "name": req.name, "options": {}}
@@ -56,7 +59,17 @@ class Writes:
     def _admit(self, call, info: KindInfo, body: dict, old: dict | None) -> None:
         attempt = self.admit_object(call, info, call.req.object, old, call.req.verb == "updateStatus")
         body["object"] = attempt.obj
-        self.forward(call, body, attempt.warnings)
+        if _dry_run(call.req):
+            self._answer_dry_run(call, attempt)
+        else:
+            self.forward(call, body, attempt.warnings)
+
+    def _answer_dry_run(self, call, attempt: Attempt) -> None:
+        """`dryRun=All`: the object as admission left it, as the write would have stored it."""
+        obj = attempt.obj
+        if call.req.verb == "create":
+            obj.setdefault("metadata", {}).setdefault("creationTimestamp", now())
+        self.finish(call, {"ok": True, "object": obj, **({"warnings": attempt.warnings} if attempt.warnings else {})})
 
     def admit_object(self, call, info: KindInfo, obj, old: dict | None, status_only: bool = False) -> Attempt:
         req = call.req
@@ -90,19 +103,24 @@ class Writes:
 
     # ---- patch: get, merge, admit, update with the read resourceVersion; retry on Conflict ----------
     def _patch(self, call, info: KindInfo, guard: dict | None, attempt: int = 1) -> None:
+        self._get_for(call, info, guard, "get", lambda r: self._patch_got(call, info, guard, attempt, r))
+
+    def _get_for(self, call, info: KindInfo, guard: dict | None, step: str, done) -> None:
         req = call.req
         get = {"verb": "get", "kind": info.kind, "namespace": req.namespace, "name": req.name, "options": {}}
         if guard:
             get["guard"] = guard
-        self.call_store(call, get, "get", lambda r: self._patch_got(call, info, guard, attempt, r))
+        self.call_store(call, get, step, done)
 
     def _patch_got(self, call, info: KindInfo, guard: dict | None, attempt: int, reply) -> None:
         req = call.req
         current = unwrap(reply)["object"]
-        if not isinstance(req.object, dict):
-            raise bad_request("patch needs a merge patch object")
         status_only = req.options.get("subresource") == "status"
-        admitted = self.admit_object(call, info, merge_patch(current, req.object), current, status_only)
+        patched = apply_patch(info.kind, current, req.object, req.options.get("patchType") or "merge")
+        admitted = self.admit_object(call, info, patched, current, status_only)
+        if _dry_run(req):
+            self._answer_dry_run(call, admitted)
+            return
         update = {"verb": "updateStatus" if status_only else "update", "kind": info.kind,
                   "namespace": req.namespace, "name": req.name, "object": admitted.obj,
                   "resourceVersion": current["metadata"]["resourceVersion"], "options": {}}
@@ -129,6 +147,10 @@ def _mutated(attempt: Attempt, parsed: dict) -> dict:
 def _name_of(obj) -> str:
     meta = obj.get("metadata") if isinstance(obj, dict) else None
     return (meta.get("name") or meta.get("generateName") or "") if isinstance(meta, dict) else ""
+
+
+def _dry_run(req) -> bool:
+    return "All" in (req.options.get("dryRun") or ())
 
 
 def _check_name(req) -> None:

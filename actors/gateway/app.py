@@ -5,7 +5,7 @@ from __future__ import annotations
 import structlog
 from aiohttp import web
 
-from actors.gateway import discovery
+from actors.gateway import discovery, openapi
 from actors.gateway.clients import ClientPool
 from actors.gateway.paths import split, target
 from actors.gateway.reads import read
@@ -46,6 +46,8 @@ async def serve(request: web.Request, address: str) -> web.Response:
         return json_response(discovery.api_versions(address))
     if path == "/apis":
         return json_response(discovery.api_group_list())
+    if path == "/openapi/v3" or path.startswith("/openapi/"):
+        return openapi.response(path)
     located = split(path)
     if located is None:
         raise not_found_path(path)

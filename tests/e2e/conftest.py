@@ -1,0 +1,69 @@
+"""The gateway fixtures: a gateway process on a free port, and kubectl (or any client) with a
+kubeconfig for a person's token, each with its own discovery cache."""
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import urllib.request
+
+import pytest
+import yaml
+
+from tests.helpers import ROOT, wait_until
+from tests.people import password
+
+KUBECTL = os.environ.get("KUBUS_KUBECTL", "kubectl")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def gateway(cluster, procs, settings, tmp_path):
+    """A gateway process on a free port; (its URL, its CA file)."""
+    port = free_port()
+    ca = settings.secrets_dir / f"{settings.cluster}-gateway" / "ca.crt"
+    log = open(tmp_path / "logs" / "gateway.log", "w")
+    proc = subprocess.Popen([sys.executable, "-m", "actors.gateway"], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+                            env={**procs.env, "KUBUS_GATEWAY_ADDRESS": f"127.0.0.1:{port}"}, start_new_session=True)
+    url = f"https://127.0.0.1:{port}"
+    try:
+        wait_until(lambda: _answers(url, ca), 30, 0.1, what="the gateway to serve /version")
+        yield url, ca
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(10)
+        log.close()
+
+
+def _answers(url: str, ca) -> bool:
+    context = ssl.create_default_context(cafile=str(ca))
+    with urllib.request.urlopen(f"{url}/version", context=context, timeout=2) as answer:
+        return answer.status == 200
+
+
+def kubectl_for(tmp_path, url: str, ca, token: str):
+    config = {"apiVersion": "v1", "kind": "Config", "current-context": "kubus",
+              "clusters": [{"name": "kubus", "cluster": {"server": url, "certificate-authority": str(ca)}}],
+              "users": [{"name": "me", "user": {"token": token}}],
+              "contexts": [{"name": "kubus", "context": {"cluster": "kubus", "user": "me"}}]}
+    path = tmp_path / f"kubeconfig-{abs(hash(token))}"
+    path.write_text(yaml.safe_dump(config))
+    cache = tmp_path / f"kube-cache-{abs(hash(token))}"
+
+    def kubectl(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([KUBECTL, f"--kubeconfig={path}", f"--cache-dir={cache}", *args],
+                              capture_output=True, text=True, timeout=60)
+    kubectl.kubeconfig = path
+    return kubectl
+
+
+def token_of(settings, person: str) -> str:
+    return f"{settings.amqp_user.replace('-user-admin', f'-user-{person}')}:{password(person)}"
