@@ -159,13 +159,14 @@ class Client:
 
     # ---- watching -------------------------------------------------------------------------------
     def watch(self, kind: str, namespace: str | None = None, node: str | None = None,
-              handler: Callable[[Delta], None] | None = None) -> "Watch":
+              handler: Callable[[Delta], None] | None = None, **callbacks: Callable) -> "Watch":
         """Every current object as ADDED, then every change, in revision order. With `handler`,
-        deltas go to it on the connection's thread instead of to the iterator."""
+        deltas go to it on the connection's thread instead of to the iterator (and `on_synced(rev)`,
+        `on_failed(error)`, if given, are called there too)."""
         info = lookup(kind)
         ns = namespace if info.namespaced else None
         key = routing_key(info.kind, ns or "*", node or "*") if (ns or node) else f"{info.kind.lower()}.#"
-        return Watch(self, self.watch_queue([key]), handler=handler)
+        return Watch(self, self.watch_queue([key]), handler=handler, **callbacks)
 
     def watch_queue(self, keys: list[str], name: str | None = None) -> QueueSpec:
         """A watch queue bound to `keys`, named under this user's watch prefix (`name`: its own part,
@@ -199,15 +200,17 @@ class Watch:
     """An iterator of Deltas fed by an informer on the client's connection."""
 
     def __init__(self, client: Client, spec: QueueSpec, prefetch: int = 256,
-                 handler: Callable[[Delta], None] | None = None):
+                 handler: Callable[[Delta], None] | None = None, on_synced: Callable[[int], None] | None = None,
+                 on_failed: Callable[[StatusError], None] | None = None):
         self.client = client
+        self.on_failed = on_failed
         self.events: queue.Queue[Delta] = queue.Queue()
         self.synced = queue.Queue()
         self.informer = Informer(client.bus, client.rpc, client.names, spec, handler or self.on_delta,
                                  owner="watch", max_bytes=client.settings.max_message_bytes,
                                  max_depth=client.settings.max_depth, bounds=client.bounds,
                                  timeout=client.settings.request_timeout_s, prefetch=prefetch,
-                                 on_synced=lambda: self.synced.put(True), may_publish_dead=False,
+                                 on_synced=lambda: self._synced(on_synced), may_publish_dead=False,
                                  declare=lambda spec, then: client.declare_watch(spec, then, self.fail))
         client._watches.append(self.informer)
         client.bus.call_soon(self.informer.start)
@@ -216,10 +219,23 @@ class Watch:
         """Runs on the connection's thread; queues the delta for the iterator."""
         self.events.put(delta)
 
+    def _synced(self, then: Callable[[int], None] | None) -> None:
+        self.synced.put(True)
+        if then:
+            then(self.informer.cache.rev)
+
+    @property
+    def rev(self) -> int:
+        """The newest revision the watch has seen (events and bookmarks); read it on the connection's
+        thread to know every event up to it was handed on."""
+        return self.informer.cache.rev
+
     def fail(self, error: StatusError) -> None:
         """The watch was refused (or its access ended): the iterator raises `error`."""
         self.synced.put(error)
         self.events.put(error)
+        if self.on_failed:
+            self.on_failed(error)
 
     def wait_synced(self, timeout: float = 30) -> "Watch":
         if isinstance(error := self.synced.get(timeout=timeout), StatusError):

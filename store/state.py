@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
 from api import selectors
+from api.fieldselectors import parse_fields
 from api.registry import KindInfo, lookup
 from api.status import already_exists, bad_request, conflict, forbidden, invalid, not_found, too_large, Cause
 from api.updates import pod_spec_update, update_causes
@@ -280,14 +281,14 @@ class State:
             labels = selectors.parse(options.get("labelSelector"))
         except ValueError as exc:
             raise bad_request(f"unable to parse requirement: {exc}") from None
-        fields = _field_selector(options.get("fieldSelector"))
+        fields = parse_fields(options.get("fieldSelector"))
         ns = namespace if info.namespaced else None
         cut = list(self.objects.items())
 
         def listed() -> Iterator[Entry]:
             found = [(oid, entry) for oid, entry in cut
                      if oid[0] == info.kind and (not ns or oid[1] == ns)
-                     and labels.matches(entry.obj["metadata"].get("labels")) and _fields_match(fields, entry.obj)]
+                     and labels.matches(entry.obj["metadata"].get("labels")) and fields.matches(entry.obj)]
             for _, entry in sorted(found, key=lambda pair: pair[0]):  # namespace, then name: etcd's key order
                 yield entry
 
@@ -310,22 +311,3 @@ def _metadata(obj: dict) -> dict:
         if not isinstance(meta.get(field, ""), str):
             raise bad_request(f"metadata.{field}: Invalid value: must be of type string")
     return meta
-
-
-def _field_selector(text: str | None) -> list[tuple[str, bool, str]]:
-    out = []
-    for part in filter(None, (text or "").split(",")):
-        negate = "!=" in part
-        path, _, value = part.partition("!=" if negate else "=")
-        out.append((path.strip().lstrip("="), negate, value.strip().lstrip("=")))
-    return out
-
-
-def _fields_match(fields: list[tuple[str, bool, str]], obj: dict) -> bool:
-    for path, negate, want in fields:
-        node: Any = obj
-        for part in path.split("."):
-            node = node.get(part) if isinstance(node, dict) else None
-        if ((node or "") == want) == negate:
-            return False
-    return True

@@ -16,7 +16,7 @@ def main() -> None:
     host, _, port = address.rpartition(":")
     certificates = ensure_certificates(tls_dir(settings.secrets_dir, settings.cluster), settings.cluster)
     web.run_app(make_app(settings, address), host=host, port=int(port), ssl_context=server_context(certificates),
-                print=None, access_log=None)
+                print=None, access_log=None, shutdown_timeout=1.0)
 
 
 if __name__ == "__main__":

@@ -1,43 +1,49 @@
-"""The aiohttp application: one catch-all route that authenticates, then serves discovery or a
-read; every error is a Kubernetes Status with its code."""
+"""The aiohttp application: one catch-all route that authenticates, then serves discovery, OpenAPI,
+an access review, or a resource (read, watch, write, subresource); every error is a Kubernetes
+Status with its code."""
 from __future__ import annotations
 
 import structlog
 from aiohttp import web
 
-from actors.gateway import discovery, openapi
+from actors.gateway import discovery, openapi, subresources, writes
+from actors.gateway.bodies import object_body
+from actors.gateway.calls import call
 from actors.gateway.clients import ClientPool
-from actors.gateway.paths import split, target
+from actors.gateway.paths import Target, review_kind, split, target
 from actors.gateway.reads import read
 from actors.gateway.responses import json_response, not_found_path, status_response
+from actors.gateway.watch import serve_watch
 from api.status import StatusError, internal_error
 from config.settings import Settings
+from runtime.client import Client
 
 log = structlog.get_logger()
 POOL = web.AppKey("pool", ClientPool)
+WRITERS = {"POST": writes.create, "PUT": writes.replace, "PATCH": writes.patch, "DELETE": writes.delete}
 
 
 def make_app(settings: Settings, address: str) -> web.Application:
-    app = web.Application()
+    app = web.Application(client_max_size=settings.max_object_bytes + 64 * 1024)
     app[POOL] = ClientPool(settings)
-    app.router.add_route("*", "/{path:.*}", handler_for(address))
+    app.router.add_route("*", "/{path:.*}", handler_for(address, settings.max_object_bytes))
     app.on_cleanup.append(_close_pool)
     return app
 
 
-def handler_for(address: str):
-    async def handle(request: web.Request) -> web.Response:
+def handler_for(address: str, max_bytes: int):
+    async def handle(request: web.Request) -> web.StreamResponse:
         try:
-            return await serve(request, address)
+            return await serve(request, address, max_bytes)
         except StatusError as exc:
             return status_response(exc)
         except Exception as exc:  # a bug met by one request: 500, and the gateway goes on serving
-            log.exception("gateway.internal_error", path=request.path)
+            log.exception("gateway.internal_error", path=request.path, method=request.method)
             return status_response(internal_error(exc))
     return handle
 
 
-async def serve(request: web.Request, address: str) -> web.Response:
+async def serve(request: web.Request, address: str, max_bytes: int) -> web.StreamResponse:
     path = "/" + request.path.strip("/")
     if path == "/version":  # public, as kube-apiserver's system:public-info-viewer makes it
         return json_response(discovery.VERSION)
@@ -46,7 +52,7 @@ async def serve(request: web.Request, address: str) -> web.Response:
         return json_response(discovery.api_versions(address))
     if path == "/apis":
         return json_response(discovery.api_group_list())
-    if path == "/openapi/v3" or path.startswith("/openapi/"):
+    if path.startswith("/openapi/"):
         return openapi.response(path)
     located = split(path)
     if located is None:
@@ -56,11 +62,25 @@ async def serve(request: web.Request, address: str) -> web.Response:
         if (resources := discovery.api_resource_list(api_version)) is None:
             raise not_found_path(path)
         return json_response(resources)
-    if request.method != "GET":
-        raise StatusError("MethodNotAllowed", f"the gateway does not serve {request.method} yet")
+    if (review := review_kind(api_version, rest)) and request.method == "POST":
+        obj = await object_body(request, max_bytes)
+        return json_response((await call(client, "create", review, obj=obj))["object"], status=201)
     if (found := target(api_version, rest)) is None:
         raise not_found_path(path)
-    return await read(request, client, found)
+    if found.subresource:
+        return await subresources.serve(request, client, found, max_bytes)
+    return await resource(request, client, found, max_bytes)
+
+
+async def resource(request: web.Request, client: Client, found: Target, max_bytes: int) -> web.StreamResponse:
+    method, collection = request.method, found.name is None
+    if method == "GET":
+        if collection and request.query.get("watch") in ("true", "1"):
+            return await serve_watch(request, request.app[POOL], client, found)
+        return await read(request, client, found, request.app[POOL])
+    if (method == "POST") == collection and method in WRITERS:
+        return await WRITERS[method](request, client, found, max_bytes)
+    raise StatusError("MethodNotAllowed", "the server does not allow this method on the requested resource")
 
 
 async def _close_pool(app: web.Application) -> None:

@@ -8,6 +8,9 @@ import hashlib
 import threading
 import time
 
+from actors.gateway.pages import Pages
+from actors.gateway.watchcache import KindCache
+from api.registry import KindInfo
 from api.status import StatusError
 from bus.connection import Bus
 from config.credentials import url_as
@@ -16,6 +19,7 @@ from runtime.client import Client
 
 LOGIN_TIMEOUT_S = 3.0  # a wrong password never connects: the broker refuses every attempt
 REFUSED_FOR_S = 10.0  # a refused token is answered 401 at once for this long (kubectl asks several times)
+CACHE_IDLE_S = 300.0  # a watch cache nobody watched or listed for this long is closed
 
 
 def unauthorized() -> StatusError:
@@ -38,6 +42,8 @@ class ClientPool:
         self.settings = settings
         self._clients: dict[str, asyncio.Future] = {}
         self._refused: dict[str, float] = {}  # token hash -> when its refusal expires (monotonic)
+        self._caches: dict[tuple[int, str, str | None], KindCache] = {}
+        self.pages = Pages()
 
     async def client_for(self, authorization: str | None) -> Client:
         user, password = credentials(authorization)
@@ -67,6 +73,31 @@ class ClientPool:
         probe.stop()
         probe.join(2)
         return Client(settings, name=f"gateway {user}", on_warning=lambda _text: None)
+
+    async def cache_for(self, client: Client, info: KindInfo, namespace: str | None) -> KindCache:
+        """The person's synced watch cache of a kind (in a namespace, or all); Forbidden when RBAC does
+        not let them watch it. Idle caches are closed as a new one is made."""
+        self._close_idle()
+        key = (id(client), info.kind, namespace if info.namespaced else None)
+        cache = self._caches.get(key)
+        if cache is None or cache.failed:
+            cache = self._caches[key] = KindCache(client, info, key[2], asyncio.get_running_loop())
+        try:
+            await cache.ready()
+        except (StatusError, asyncio.TimeoutError) as exc:
+            self._caches.pop(key, None)
+            cache.close()
+            if isinstance(exc, StatusError):
+                raise
+            raise StatusError("Timeout", f"the watch of {info.resource} did not start in time") from None
+        return cache
+
+    def _close_idle(self) -> None:
+        now = time.monotonic()
+        for key, cache in list(self._caches.items()):
+            if not cache.watchers and now - cache.last_used > CACHE_IDLE_S:
+                del self._caches[key]
+                cache.close()
 
     def close(self) -> None:
         for future in self._clients.values():

@@ -3,9 +3,14 @@ from the kind registry. Aggregated discovery is not served: kubectl reads the pl
 carries Content-Type application/json, as legacy and asks for each group-version."""
 from __future__ import annotations
 
+from actors.gateway.paths import REVIEW_PATHS
+from actors.gateway.subresources import SCALABLE, STATUS_KINDS
 from api.registry import KINDS, KindInfo
 
-VERBS = ["get", "list"]  # what this gateway serves so far; kubectl reads discovery for what it may ask
+# kubectl reads discovery for what it may ask: only what is served is listed (no deletecollection,
+# no pods/eviction, so `kubectl drain` deletes)
+VERBS = ["create", "delete", "get", "list", "patch", "update", "watch"]
+SUB_VERBS = ["get", "patch", "update"]
 CATEGORY_ALL = {"Pod", "ReplicaSet", "Deployment"}  # `kubectl get all`
 VERSION = {"major": "1", "minor": "35", "gitVersion": "v1.35.4-kubus", "gitCommit": "", "gitTreeState": "clean",
            "buildDate": "1970-01-01T00:00:00Z", "goVersion": "go1.24", "compiler": "gc",
@@ -13,10 +18,12 @@ VERSION = {"major": "1", "minor": "35", "gitVersion": "v1.35.4-kubus", "gitCommi
 
 
 def group_versions() -> dict[str, list[KindInfo]]:
-    """Kinds by their apiVersion ("v1", "apps/v1", …), in registry order."""
+    """Kinds by their apiVersion ("v1", "apps/v1", …), in registry order; the access reviews' groups too."""
     found: dict[str, list[KindInfo]] = {}
     for info in KINDS.values():
         found.setdefault(info.api_version, []).append(info)
+    for api_version, _ in REVIEW_PATHS:
+        found.setdefault(api_version, [])
     return found
 
 
@@ -39,8 +46,10 @@ def api_resource_list(api_version: str) -> dict | None:
     kinds = group_versions().get(api_version)
     if kinds is None:
         return None
-    return {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": api_version,
-            "resources": [_resource(info) for info in kinds]}
+    resources = [entry for info in kinds for entry in (_resource(info), *_subresources(info))]
+    resources += [{"name": plural, "singularName": kind.lower(), "namespaced": False, "kind": kind, "verbs": ["create"]}
+                  for (gv, plural), kind in REVIEW_PATHS.items() if gv == api_version]
+    return {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": api_version, "resources": resources}
 
 
 def _resource(info: KindInfo) -> dict:
@@ -51,3 +60,19 @@ def _resource(info: KindInfo) -> dict:
     if info.kind in CATEGORY_ALL:
         entry["categories"] = ["all"]
     return entry
+
+
+def _subresources(info: KindInfo) -> list[dict]:
+    entries = []
+    if info.kind in STATUS_KINDS:
+        entries.append(_sub(info, "status", info.kind, SUB_VERBS))
+    if info.kind in SCALABLE:
+        entries.append({**_sub(info, "scale", "Scale", SUB_VERBS), "group": "autoscaling", "version": "v1"})
+    if info.kind == "Pod":
+        entries += [_sub(info, "binding", "Binding", ["create"]), _sub(info, "log", "Pod", ["get"])]
+    return entries
+
+
+def _sub(info: KindInfo, name: str, kind: str, verbs: list[str]) -> dict:
+    return {"name": f"{info.plural}/{name}", "singularName": "", "namespaced": info.namespaced, "kind": kind,
+            "verbs": verbs}

@@ -1,12 +1,15 @@
-"""Resource paths: `/api/v1/[namespaces/{ns}/]{plural}[/{name}]` and the same under
-`/apis/{group}/{version}`, mapped to a kind of the registry."""
+"""Resource paths: `/api/v1/[namespaces/{ns}/]{plural}[/{name}[/{subresource}]]` and the same under
+`/apis/{group}/{version}`, mapped to a kind of the registry (or to an access review)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from actors.apiserver.attributes import REVIEWS
 from api.registry import KINDS, KindInfo
 
 BY_PLURAL: dict[tuple[str, str], KindInfo] = {(info.api_version, info.plural): info for info in KINDS.values()}
+REVIEW_PATHS = {(f"{group}/v1", plural): kind for kind, (group, plural) in REVIEWS.items()}
+SUBRESOURCES = {"status", "scale", "binding", "log"}
 
 
 @dataclass(frozen=True)
@@ -14,6 +17,7 @@ class Target:
     info: KindInfo
     namespace: str | None
     name: str | None
+    subresource: str | None = None
 
 
 def split(path: str) -> tuple[str, list[str]] | None:
@@ -27,14 +31,29 @@ def split(path: str) -> tuple[str, list[str]] | None:
 
 
 def target(api_version: str, rest: list[str]) -> Target | None:
-    """The kind, namespace and name a resource path names; None when it names none we serve
-    (subresources included, for now)."""
+    """The kind, namespace, name and subresource a resource path names; None when it names none we
+    serve (`namespaces/{ns}` alone names the Namespace `ns`)."""
     namespace = None
     if len(rest) >= 3 and rest[0] == "namespaces":
         namespace, rest = rest[1], rest[2:]
-    if not 1 <= len(rest) <= 2:
+    elif len(rest) in (2, 3) and rest[0] == "namespaces":
+        return _target(api_version, rest, None)
+    if not 1 <= len(rest) <= 3:
         return None
+    found = _target(api_version, rest, namespace)
+    if found is None or (namespace is not None and not found.info.namespaced):
+        return None
+    return found
+
+
+def _target(api_version: str, rest: list[str], namespace: str | None) -> Target | None:
     info = BY_PLURAL.get((api_version, rest[0]))
-    if info is None or (namespace is not None and not info.namespaced):
+    subresource = rest[2] if len(rest) == 3 else None
+    if info is None or (subresource is not None and subresource not in SUBRESOURCES):
         return None
-    return Target(info, namespace, rest[1] if len(rest) == 2 else None)
+    return Target(info, namespace, rest[1] if len(rest) >= 2 else None, subresource)
+
+
+def review_kind(api_version: str, rest: list[str]) -> str | None:
+    """`SelfSubjectAccessReview` for `/apis/authorization.k8s.io/v1/selfsubjectaccessreviews`, …"""
+    return REVIEW_PATHS.get((api_version, rest[0])) if len(rest) == 1 else None

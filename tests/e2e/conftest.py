@@ -2,6 +2,7 @@
 kubeconfig for a person's token, each with its own discovery cache."""
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -28,6 +29,12 @@ def free_port() -> int:
 @pytest.fixture
 def gateway(cluster, procs, settings, tmp_path):
     """A gateway process on a free port; (its URL, its CA file)."""
+    with running_gateway(procs, settings, tmp_path) as found:
+        yield found
+
+
+@contextlib.contextmanager
+def running_gateway(procs, settings, tmp_path):
     port = free_port()
     ca = settings.secrets_dir / f"{settings.cluster}-gateway" / "ca.crt"
     log = open(tmp_path / "logs" / "gateway.log", "w")
@@ -58,10 +65,12 @@ def kubectl_for(tmp_path, url: str, ca, token: str):
     path.write_text(yaml.safe_dump(config))
     cache = tmp_path / f"kube-cache-{abs(hash(token))}"
 
-    def kubectl(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([KUBECTL, f"--kubeconfig={path}", f"--cache-dir={cache}", *args],
-                              capture_output=True, text=True, timeout=60)
-    kubectl.kubeconfig = path
+    def argv(*args: str) -> list[str]:
+        return [KUBECTL, f"--kubeconfig={path}", f"--cache-dir={cache}", *args]
+
+    def kubectl(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+        return subprocess.run(argv(*args), input=stdin, capture_output=True, text=True, timeout=90)
+    kubectl.argv = argv
     return kubectl
 
 

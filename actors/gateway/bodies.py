@@ -1,0 +1,54 @@
+"""Request bodies: JSON (also when no Content-Type is sent, as the official Python client does),
+YAML, the patch types, and the protobuf kubectl >= 1.32 sends for a few kinds."""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import yaml
+from aiohttp import web
+
+from actors.gateway import protobuf
+from api.patches import CONTENT_TYPES
+from api.status import StatusError, bad_request, too_large
+
+PROTOBUF = "application/vnd.kubernetes.protobuf"
+APPLY_PATCH = "application/apply-patch+yaml"
+
+
+def media_type(request: web.Request) -> str:
+    return (request.headers.get("Content-Type") or "application/json").split(";")[0].strip().lower()
+
+
+async def read_body(request: web.Request, max_bytes: int) -> Any:
+    """The decoded body; None when there is none."""
+    try:
+        raw = await request.read()
+    except web.HTTPRequestEntityTooLarge:
+        raise too_large(max_bytes) from None
+    if not raw:
+        return None
+    kind = media_type(request)
+    if kind == PROTOBUF:
+        return protobuf.decode(raw)
+    if kind in ("application/yaml", APPLY_PATCH):
+        return _parsed(raw, yaml.safe_load, "yaml")
+    if kind == "application/json" or kind in CONTENT_TYPES:
+        return _parsed(raw, json.loads, "json")
+    raise StatusError("UnsupportedMediaType", f'the body of the request was in an unknown format - accepted '
+                                              f'media types include: application/json, application/yaml, '
+                                              f'{", ".join(CONTENT_TYPES)}, {APPLY_PATCH}')
+
+
+async def object_body(request: web.Request, max_bytes: int) -> dict:
+    body = await read_body(request, max_bytes)
+    if not isinstance(body, dict):
+        raise bad_request("the body of the request must be an object")
+    return body
+
+
+def _parsed(raw: bytes, load, name: str) -> Any:
+    try:
+        return load(raw)
+    except (ValueError, yaml.YAMLError) as exc:
+        raise bad_request(f"error decoding {name}: {str(exc).splitlines()[0][:300]}") from None

@@ -1,0 +1,120 @@
+"""Subresources: `status` (GET, PUT, PATCH), `scale` of Deployments and ReplicaSets (an
+autoscaling/v1 Scale over the parent's `spec.replicas`), a pod's `binding` (POST) and `log`
+(GET, `follow` streamed as the kubelet's output grows)."""
+from __future__ import annotations
+
+import asyncio
+
+from aiohttp import web
+
+from actors.gateway import writes
+from actors.gateway.bodies import object_body, read_body, media_type
+from actors.gateway.calls import call, dry_run, typed, with_warnings
+from actors.gateway.paths import Target
+from actors.gateway.responses import json_response, not_found_path
+from api.patches import CONTENT_TYPES, apply_patch
+from api.printers import selector_text
+from api.status import StatusError, bad_request, conflict
+from runtime.client import Client
+
+SCALABLE = {"Deployment", "ReplicaSet"}
+STATUS_KINDS = {"Pod", "Node", "Namespace", "Deployment", "ReplicaSet", "ResourceQuota"}
+FOLLOW_POLL_S = 0.5
+
+
+async def serve(request: web.Request, client: Client, target: Target, max_bytes: int) -> web.StreamResponse:
+    sub, method, kind = target.subresource, request.method, target.info.kind
+    if sub == "status" and kind in STATUS_KINDS:
+        if method == "GET":
+            return json_response(typed((await call(client, "get", kind, namespace=target.namespace,
+                                                   name=target.name))["object"], target))
+        if method in ("PUT", "PATCH"):
+            return await (writes.replace if method == "PUT" else writes.patch)(request, client, target, max_bytes)
+    elif sub == "scale" and kind in SCALABLE and method in ("GET", "PUT", "PATCH"):
+        return await scale(request, client, target, max_bytes)
+    elif sub == "binding" and kind == "Pod" and method == "POST":
+        return await binding(request, client, target, max_bytes)
+    elif sub == "log" and kind == "Pod" and method == "GET":
+        return await log(request, client, target)
+    raise not_found_path(request.path)
+
+
+# ---- scale -----------------------------------------------------------------------------------------
+async def scale(request: web.Request, client: Client, target: Target, max_bytes: int) -> web.Response:
+    parent = (await call(client, "get", target.info.kind, namespace=target.namespace, name=target.name))["object"]
+    if request.method == "GET":
+        return json_response(scale_of(parent))
+    if request.method == "PUT":
+        wanted = await object_body(request, max_bytes)
+        rv = (wanted.get("metadata") or {}).get("resourceVersion")
+        if rv and rv != parent["metadata"]["resourceVersion"]:
+            raise conflict(target.info.kind, target.name)
+    else:
+        kind = media_type(request)
+        if kind not in CONTENT_TYPES:
+            raise StatusError("UnsupportedMediaType", f"the media type {kind!r} is not a patch type")
+        wanted = apply_patch("Scale", scale_of(parent), await read_body(request, max_bytes), CONTENT_TYPES[kind])
+    replicas = (wanted.get("spec") or {}).get("replicas")
+    if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
+        raise StatusError("Invalid", f'Scale.autoscaling "{target.name}" is invalid: spec.replicas: Invalid value: '
+                                     f"{replicas!r}: must be greater than or equal to 0")
+    parent["spec"]["replicas"] = replicas
+    reply = await call(client, "update", target.info.kind, namespace=target.namespace, name=target.name,
+                       obj=typed(parent, target), resource_version=parent["metadata"]["resourceVersion"],
+                       options={"dryRun": ["All"]} if dry_run(request) else {})
+    return with_warnings(json_response(scale_of(reply["object"])), reply)
+
+
+def scale_of(parent: dict) -> dict:
+    meta, spec, status = parent["metadata"], parent.get("spec") or {}, parent.get("status") or {}
+    return {"kind": "Scale", "apiVersion": "autoscaling/v1",
+            "metadata": {k: meta[k] for k in ("name", "namespace", "uid", "resourceVersion", "creationTimestamp")
+                         if k in meta},
+            "spec": {"replicas": spec.get("replicas", 1)},
+            "status": {"replicas": status.get("replicas", 0), "selector": selector_text(spec.get("selector"))}}
+
+
+# ---- binding and log ---------------------------------------------------------------------------------
+async def binding(request: web.Request, client: Client, target: Target, max_bytes: int) -> web.Response:
+    body = await object_body(request, max_bytes)
+    node = (body.get("target") or {}).get("name")
+    if not node:
+        raise bad_request("target.name: Required value")
+    uid = ((body.get("metadata") or {}).get("uid")) or None
+    await call(client, "bind", "Pod", namespace=target.namespace, name=target.name,
+               obj={**body, "kind": "Binding", "apiVersion": "v1"}, options={"uid": uid} if uid else {})
+    return json_response({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201},
+                         status=201)
+
+
+async def log(request: web.Request, client: Client, target: Target) -> web.StreamResponse:
+    query = request.query
+    options = {"container": query.get("container"), "tail": _int(query.get("tailLines"), "tailLines"),
+               "previous": query.get("previous") == "true" or None}
+    chunk = await _logs(client, target, {k: v for k, v in options.items() if v is not None})
+    if query.get("follow") != "true":
+        return web.Response(text=chunk["text"], content_type="text/plain")
+    response = web.StreamResponse(headers={"Content-Type": "text/plain"})
+    await response.prepare(request)
+    await response.write(chunk["text"].encode())
+    while chunk.get("running") and not request.transport.is_closing():
+        await asyncio.sleep(FOLLOW_POLL_S)
+        step = {"offset": chunk["offset"], **({"container": options["container"]} if options["container"] else {})}
+        chunk = await _logs(client, target, step)
+        if chunk["text"]:
+            await response.write(chunk["text"].encode())
+    await response.write_eof()
+    return response
+
+
+async def _logs(client: Client, target: Target, options: dict) -> dict:
+    return await call(client, "logs", "Pod", namespace=target.namespace, name=target.name, options=options)
+
+
+def _int(text: str | None, name: str) -> int | None:
+    if text is None:
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise bad_request(f"{name}: Invalid value: {text!r}: must be an integer") from None

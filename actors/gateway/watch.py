@@ -1,0 +1,126 @@
+"""`GET <collection>?watch=true`: newline-delimited JSON events, one per line, flushed per event,
+from the person's watch cache: synthetic ADDED for resourceVersion unset or 0, else every change
+after it; BOOKMARKs when asked; ERROR with a Status (410 Expired when the version is too old) and
+the end of the stream otherwise; the stream ends at `timeoutSeconds`."""
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import time
+
+from aiohttp import web
+
+from actors.gateway.calls import typed
+from actors.gateway.paths import Target
+from actors.gateway.responses import JSON, status_body
+from actors.gateway.tables import TABLE_CONTENT_TYPE, table, wants_table
+from actors.gateway.watchcache import KindCache
+from api.fieldselectors import parse_fields
+from api.selectors import parse
+from api.status import StatusError, bad_request
+
+BOOKMARK_S = 5.0  # how often a quiet watch that asked for bookmarks gets one
+INITIAL_EVENTS_END = "k8s.io/initial-events-end"
+
+
+async def serve_watch(request: web.Request, pool, client, target: Target) -> web.StreamResponse:
+    query = request.query
+    matches = matcher(query.get("labelSelector"), query.get("fieldSelector"))
+    cache = await pool.cache_for(client, target.info, target.namespace)
+    initial = query.get("sendInitialEvents") == "true"
+    since = None if initial or query.get("resourceVersion") in (None, "", "0") else _rev(query["resourceVersion"])
+    as_table = wants_table(request.headers.get("Accept"))
+    response = web.StreamResponse(headers={"Content-Type": TABLE_CONTENT_TYPE if as_table else JSON})
+    await response.prepare(request)
+    stream = Stream(request, response, target, as_table)
+    try:
+        watcher, first = cache.subscribe(since, matches)
+    except StatusError as exc:
+        await stream.error(exc)
+        return response
+    try:
+        for event in first:
+            await stream.send(event)
+        if initial:
+            await stream.bookmark(cache.progress, {INITIAL_EVENTS_END: "true"})
+        await _follow(stream, cache, watcher, query)
+    except (ConnectionResetError, asyncio.CancelledError):
+        pass  # the client went away
+    finally:
+        cache.unsubscribe(watcher)
+    return response
+
+
+async def _follow(stream: "Stream", cache: KindCache, watcher, query) -> None:
+    deadline = time.monotonic() + _timeout(query.get("timeoutSeconds"))
+    bookmarks = query.get("allowWatchBookmarks") == "true"
+    if bookmarks:
+        cache.refresh_progress()
+    while (left := deadline - time.monotonic()) > 0 and not _gone(stream.request):
+        try:
+            event = await asyncio.wait_for(watcher.queue.get(), min(left, BOOKMARK_S))
+        except asyncio.TimeoutError:
+            if bookmarks and left > BOOKMARK_S:
+                await stream.bookmark(max(cache.progress, watcher.after))
+                cache.refresh_progress()  # for the next one
+            continue
+        await stream.send(event)
+        if event[0] == "ERROR":
+            return
+
+
+class Stream:
+    def __init__(self, request: web.Request, response: web.StreamResponse, target: Target, as_table: bool):
+        self.request, self.response, self.target, self.as_table = request, response, target, as_table
+        self.include = request.query.get("includeObject")
+
+    async def send(self, event: tuple) -> None:
+        kind, obj = event
+        if kind == "ERROR":
+            await self.error(obj)
+            return
+        body = typed(obj, self.target)
+        if self.as_table:
+            body = table(self.target.info.kind, [body], body["metadata"].get("resourceVersion", ""), self.include)
+        await self._line({"type": kind, "object": body})
+
+    async def error(self, error: StatusError) -> None:
+        await self._line({"type": "ERROR", "object": status_body(error)})
+
+    async def bookmark(self, rev: int, annotations: dict | None = None) -> None:
+        meta = {"resourceVersion": str(rev), **({"annotations": annotations} if annotations else {})}
+        obj = {"kind": self.target.info.kind, "apiVersion": self.target.info.api_version, "metadata": meta}
+        await self._line({"type": "BOOKMARK", "object": obj})
+
+    async def _line(self, event: dict) -> None:
+        await self.response.write(json.dumps(event, separators=(",", ":")).encode() + b"\n")
+
+
+def _gone(request: web.Request) -> bool:
+    """The client closed the connection (aiohttp does not cancel a handler for it)."""
+    return request.transport is None or request.transport.is_closing()
+
+
+def matcher(label_selector: str | None, field_selector: str | None):
+    try:
+        labels = parse(label_selector)
+    except ValueError as exc:
+        raise bad_request(f"unable to parse requirement: {exc}") from None
+    fields = parse_fields(field_selector)
+    return lambda obj: labels.matches((obj.get("metadata") or {}).get("labels")) and fields.matches(obj)
+
+
+def _rev(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise bad_request(f'invalid resource version "{text}"') from None
+
+
+def _timeout(text: str | None) -> float:
+    """`timeoutSeconds`, else 30-60 minutes as kube-apiserver picks."""
+    try:
+        return max(0.0, float(text)) if text else random.uniform(1800, 3600)
+    except ValueError:
+        raise bad_request(f"timeoutSeconds: Invalid value: {text!r}") from None

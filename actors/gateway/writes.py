@@ -1,0 +1,103 @@
+"""Writes through the bus as the caller: POST (create), PUT (update), PATCH (merge, JSON,
+strategic; server-side apply approximated), DELETE — each answered as kube-apiserver answers."""
+from __future__ import annotations
+
+from aiohttp import web
+
+from actors.gateway.bodies import APPLY_PATCH, media_type, object_body, read_body
+from actors.gateway.calls import call, dry_run, typed, with_warnings
+from actors.gateway.paths import Target
+from actors.gateway.responses import json_response
+from api.patches import CONTENT_TYPES
+from api.status import StatusError, bad_request
+from runtime.client import Client
+
+DELETE_QUERY = ("gracePeriodSeconds", "propagationPolicy")
+
+
+async def create(request: web.Request, client: Client, target: Target, max_bytes: int) -> web.Response:
+    obj = _for_target(await object_body(request, max_bytes), target)
+    reply = await call(client, "create", target.info.kind, namespace=target.namespace, obj=obj,
+                       options=_options(dryRun=dry_run(request)))
+    return with_warnings(json_response(typed(reply["object"], target), status=201), reply)
+
+
+async def replace(request: web.Request, client: Client, target: Target, max_bytes: int) -> web.Response:
+    obj = _for_target(await object_body(request, max_bytes), target)
+    verb = "updateStatus" if target.subresource == "status" else "update"
+    reply = await call(client, verb, target.info.kind, namespace=target.namespace, name=target.name, obj=obj,
+                       resource_version=(obj.get("metadata") or {}).get("resourceVersion"),
+                       options=_options(dryRun=dry_run(request)))
+    return with_warnings(json_response(typed(reply["object"], target)), reply)
+
+
+async def patch(request: web.Request, client: Client, target: Target, max_bytes: int) -> web.Response:
+    kind = media_type(request)
+    body = await read_body(request, max_bytes)
+    if kind == APPLY_PATCH:
+        return await _apply(request, client, target, body)
+    if kind not in CONTENT_TYPES:
+        raise StatusError("UnsupportedMediaType", f"the media type {kind!r} is not a patch type: use one of "
+                                                  f"{', '.join(CONTENT_TYPES)}, {APPLY_PATCH}")
+    reply = await call(client, "patch", target.info.kind, namespace=target.namespace, name=target.name, obj=body,
+                       options=_options(patchType=CONTENT_TYPES[kind], subresource=target.subresource,
+                                        dryRun=dry_run(request)))
+    return with_warnings(json_response(typed(reply["object"], target)), reply)
+
+
+async def _apply(request: web.Request, client: Client, target: Target, body) -> web.Response:
+    """Server-side apply, approximated: create when absent, else a strategic merge of the applied
+    configuration (no managedFields, no conflicts, fields dropped from it are not removed)."""
+    obj = _for_target(body if isinstance(body, dict) else {}, target)
+    options = _options(dryRun=dry_run(request))
+    try:
+        reply = await call(client, "patch", target.info.kind, namespace=target.namespace, name=target.name,
+                           obj=obj, options={**options, "patchType": "strategic"})
+    except StatusError as exc:
+        if exc.reason != "NotFound":
+            raise
+        obj.setdefault("metadata", {})["name"] = target.name
+        reply = await call(client, "create", target.info.kind, namespace=target.namespace, obj=obj, options=options)
+        return with_warnings(json_response(typed(reply["object"], target), status=201), reply)
+    return with_warnings(json_response(typed(reply["object"], target)), reply)
+
+
+async def delete(request: web.Request, client: Client, target: Target, max_bytes: int) -> web.Response:
+    body = await read_body(request, max_bytes)
+    body = body if isinstance(body, dict) else {}
+    options = {key: body[key] for key in (*DELETE_QUERY, "preconditions") if body.get(key) is not None}
+    for key in DELETE_QUERY:
+        if key in request.query:
+            options[key] = _grace(request.query[key]) if key == "gracePeriodSeconds" else request.query[key]
+    reply = await call(client, "delete", target.info.kind, namespace=target.namespace, name=target.name,
+                       options=_options(**options, dryRun=dry_run(request, body)))
+    obj = reply["object"]
+    if target.info.kind == "Pod" or (obj.get("metadata") or {}).get("deletionTimestamp"):
+        return json_response(typed(obj, target))  # still there while graceful (pods: always the object)
+    meta = obj.get("metadata") or {}
+    return json_response({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
+                          "details": {"name": target.name, "group": target.info.group,
+                                      "kind": target.info.plural, "uid": meta.get("uid", "")}})
+
+
+def _for_target(obj: dict, target: Target) -> dict:
+    """The body with the URL's kind and namespace; a body naming another namespace is refused."""
+    if obj.get("kind") not in (None, "", target.info.kind):
+        raise bad_request(f'{obj["kind"]} in version "{obj.get("apiVersion", "")}" cannot be handled as a '
+                          f"{target.info.kind}: the body names another kind")
+    meta = obj.get("metadata")
+    ns = meta.get("namespace") if isinstance(meta, dict) else None
+    if target.namespace and ns and ns != target.namespace:
+        raise bad_request("the namespace of the provided object does not match the namespace sent on the request")
+    return {**obj, "kind": target.info.kind}
+
+
+def _options(**values) -> dict:
+    return {k: v for k, v in values.items() if v is not None}
+
+
+def _grace(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise bad_request(f"gracePeriodSeconds: Invalid value: {text!r}: must be an integer") from None
