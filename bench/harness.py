@@ -15,6 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from cli.bootstrap import actor_account_url, bootstrap, remove_accounts  # noqa: E402
+from config.credentials import AS_ITS_CALLERS  # noqa: E402
 from config.settings import Settings  # noqa: E402
 from tests.helpers import delete_topology  # noqa: E402  (also removes the run's actor queues)
 from tests.people import as_person, write_users_file  # noqa: E402
@@ -40,7 +41,8 @@ class Cluster:
 
     def start(self, module: str, *args: str) -> subprocess.Popen:
         log = open(Path(self.dir.name) / f"{module}.{len(self.procs)}.log", "w")
-        env = {**self.env, "KUBUS_AMQP_URL": actor_account_url(self.base, module, args)}
+        own = module not in AS_ITS_CALLERS  # a gateway has no broker user: it talks as each caller
+        env = {**self.env, **({"KUBUS_AMQP_URL": actor_account_url(self.base, module, args)} if own else {})}
         proc = subprocess.Popen([sys.executable, "-m", module, *args], cwd=ROOT, env=env, stdout=log,
                                 stderr=subprocess.STDOUT)
         self.procs.append(proc)
