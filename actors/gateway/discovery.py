@@ -7,8 +7,7 @@ from actors.gateway.paths import REVIEW_PATHS
 from actors.gateway.subresources import SCALABLE, STATUS_KINDS
 from api.registry import KINDS, KindInfo
 
-# kubectl reads discovery for what it may ask: only what is served is listed (no deletecollection,
-# no pods/eviction, so `kubectl drain` deletes)
+# kubectl reads discovery for what it may ask: only what is served is listed (no deletecollection)
 VERBS = ["create", "delete", "get", "list", "patch", "update", "watch"]
 SUB_VERBS = ["get", "patch", "update"]
 CATEGORY_ALL = {"Pod", "ReplicaSet", "Deployment"}  # `kubectl get all`
@@ -69,7 +68,8 @@ def _subresources(info: KindInfo) -> list[dict]:
     if info.kind in SCALABLE:
         entries.append({**_sub(info, "scale", "Scale", SUB_VERBS), "group": "autoscaling", "version": "v1"})
     if info.kind == "Pod":
-        entries += [_sub(info, "binding", "Binding", ["create"]), _sub(info, "log", "Pod", ["get"])]
+        entries += [_sub(info, "binding", "Binding", ["create"]), _sub(info, "log", "Pod", ["get"]),
+                    {**_sub(info, "eviction", "Eviction", ["create"]), "group": "policy", "version": "v1"}]
     return entries
 
 

@@ -1,5 +1,5 @@
 """The few protobuf bodies kubectl >= 1.32 sends with no JSON fallback (client-go's typed clients):
-DeleteOptions (`kubectl drain`, `delete`), SelfSubjectAccessReview (`kubectl auth can-i`) and a
+DeleteOptions (`kubectl delete`), an Eviction (`kubectl drain`), SelfSubjectAccessReview (`kubectl auth can-i`) and a
 Namespace (`kubectl create namespace`). The wire format is read by hand (varints and
 length-delimited fields, field numbers from k8s.io/api's generated.proto); any other kind is 415."""
 from __future__ import annotations
@@ -70,7 +70,16 @@ def _namespace(f: Fields) -> dict:
     return {"metadata": out}
 
 
-DECODERS = {"DeleteOptions": _delete_options, "SelfSubjectAccessReview": _access_review, "Namespace": _namespace}
+def _eviction(f: Fields) -> dict:
+    meta = _fields(_one(f, 1, b""))
+    out: dict = {"metadata": {k: _text(meta, i) for k, i in (("name", 1), ("namespace", 3)) if _text(meta, i)}}
+    if 2 in f:
+        out["deleteOptions"] = _delete_options(_fields(f[2][-1]))
+    return out
+
+
+DECODERS = {"DeleteOptions": _delete_options, "SelfSubjectAccessReview": _access_review, "Namespace": _namespace,
+            "Eviction": _eviction}
 
 
 # ---- the wire format ------------------------------------------------------------------------------

@@ -29,11 +29,19 @@ def envelope(api_version: str, kind: str, raw: bytes) -> bytes:
     return protobuf.MAGIC + field(1, type_meta) + field(2, raw) + field(4, b"application/vnd.kubernetes.protobuf")
 
 
-def test_delete_options_of_kubectl_drain():
+def test_delete_options_of_kubectl_delete():
     raw = field(1, 0) + field(2, field(1, b"uid-1")) + field(4, b"Background") + field(5, b"All")
     assert protobuf.decode(envelope("v1", "DeleteOptions", raw)) == {
         "apiVersion": "v1", "kind": "DeleteOptions", "gracePeriodSeconds": 0, "preconditions": {"uid": "uid-1"},
         "propagationPolicy": "Background", "dryRun": ["All"]}
+
+
+def test_eviction_of_kubectl_drain():
+    meta = field(1, b"web-1") + field(3, b"shop")
+    options = field(1, 30) + field(5, b"All")
+    assert protobuf.decode(envelope("policy/v1", "Eviction", field(1, meta) + field(2, options))) == {
+        "apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": "web-1", "namespace": "shop"},
+        "deleteOptions": {"gracePeriodSeconds": 30, "dryRun": ["All"]}}
 
 
 def test_a_negative_grace_period_is_read_as_signed():
