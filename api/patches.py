@@ -1,11 +1,14 @@
-"""Patches of an object, the three kinds the Kubernetes API takes: JSON merge patch (RFC 7386,
-`application/merge-patch+json`), JSON patch (RFC 6902) and strategic merge patch."""
+"""Patches of an object, the three kinds the Kubernetes API takes, by their patch type: JSON merge
+patch (`merge`, api/mergepatch), JSON patch (`json`, api/jsonpatch) and strategic merge patch
+(`strategic`, api/strategic)."""
 from __future__ import annotations
 
-import copy
 from typing import Any
 
-from api.status import StatusError, bad_request
+from api import strategic
+from api.jsonpatch import apply_json_patch
+from api.mergepatch import merge_patch
+from api.status import Cause, StatusError
 
 PATCH_TYPES = ("merge", "json", "strategic")
 CONTENT_TYPES = {"application/merge-patch+json": "merge", "application/json-patch+json": "json",
@@ -13,21 +16,28 @@ CONTENT_TYPES = {"application/merge-patch+json": "merge", "application/json-patc
 
 
 def apply_patch(kind: str, current: dict, patch: Any, patch_type: str = "merge") -> dict:
-    """`current` with `patch` applied; BadRequest when the patch is not one of its type."""
+    """`current` with `patch` applied (a copy); a StatusError when the patch does not apply."""
     if patch_type == "merge":
-        if not isinstance(patch, dict):
-            raise bad_request("patch needs a merge patch object")
-        return merge_patch(current, patch)
-    raise StatusError("UnsupportedMediaType", f"the patch type {patch_type!r} is not supported yet")
+        patched = merge_patch(current, patch)
+    elif patch_type == "json":
+        patched = apply_json_patch(current, patch)
+    elif patch_type == "strategic":
+        patched = without_directives(strategic.apply(kind, current, patch))
+    else:
+        raise StatusError("UnsupportedMediaType", "the body of the request was in an unknown format - accepted media "
+                          "types include: " + ", ".join(CONTENT_TYPES))
+    if not isinstance(patched, dict):
+        raise StatusError("Invalid", f'"" is invalid: patch: Invalid value: the patched object is a '
+                          f"{type(patched).__name__}: an object is expected",
+                          [Cause("patch", "the patched object is not a JSON object")])
+    return patched
 
 
-def merge_patch(target: Any, patch: Any) -> Any:
-    if not isinstance(patch, dict):
-        return copy.deepcopy(patch)
-    result = dict(target) if isinstance(target, dict) else {}
-    for key, value in patch.items():
-        if value is None:
-            result.pop(key, None)
-        else:
-            result[key] = merge_patch(result.get(key), value)
-    return result
+def without_directives(value: Any) -> Any:
+    """The `$` keys a strategic patch can leave in what it adds (a new container's
+    `$setElementOrder/env`), gone: Kubernetes drops them decoding into its typed object."""
+    if isinstance(value, dict):
+        return {k: without_directives(v) for k, v in value.items() if not k.startswith("$")}
+    if isinstance(value, list):
+        return [without_directives(v) for v in value]
+    return value

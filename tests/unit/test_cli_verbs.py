@@ -8,10 +8,11 @@ from datetime import datetime, timezone
 import click
 import pytest
 
+from api.jsonpatch import apply_json_patch
 from api.registry import lookup
 from api.status import StatusError
 from cli.verbs import container_name, deployment_manifest, key_values, manifest_namespace, pod_manifest, set_images
-from cli.verbs_patch import PatchError, apply_json_patch, object_name, read_modify_write, targets
+from cli.verbs_patch import object_name, read_modify_write, targets
 from cli.verbs_tables import event_rows, last_seen, resource_rows
 from cli.verbs_wait import Condition, parse_duration, until_condition, until_deleted
 from runtime.cache import Delta
@@ -40,7 +41,10 @@ DOC = {"metadata": {"name": "web", "labels": {"a": "1"}}, "spec": {"list": ["x",
     pytest.param([{"op": "add", "path": "/metadata/labels/app.kubernetes.io~1name", "value": "w"}],
                  {**DOC, "metadata": {"name": "web", "labels": {"a": "1", "app.kubernetes.io/name": "w"}}},
                  id="escaped-slash"),
-    pytest.param([{"op": "add", "path": "", "value": {"whole": 1}}], {"whole": 1}, id="replace-the-document"),
+    pytest.param([{"op": "replace", "path": "", "value": {"whole": 1}}], {"whole": 1}, id="replace-the-document"),
+    pytest.param([{"op": "add", "path": "/spec/list/01", "value": 1}], {**DOC, "spec": {"list": ["x", 1, "y"]}},
+                 id="leading-zero-is-an-index-to-json-patch-v4"),
+    pytest.param([{"op": "add", "path": "/x"}], {**DOC, "x": None}, id="no-value-adds-null"),
 ])
 def test_json_patch_applies_rfc_6902(ops, want):
     before = str(DOC)
@@ -49,22 +53,35 @@ def test_json_patch_applies_rfc_6902(ops, want):
 
 
 @pytest.mark.parametrize("ops, error", [
-    pytest.param([{"op": "test", "path": "/metadata/name", "value": "db"}], "testing value /metadata/name failed",
-                 id="failed-test"),
-    pytest.param([{"op": "remove", "path": "/metadata/missing"}], "does not exist", id="remove-missing"),
-    pytest.param([{"op": "replace", "path": "/spec/nope", "value": 1}], "does not exist", id="replace-missing"),
-    pytest.param([{"op": "add", "path": "/spec/list/5", "value": 1}], "out of bounds", id="index-past-end"),
-    pytest.param([{"op": "add", "path": "/spec/list/01", "value": 1}], "invalid array index", id="leading-zero"),
-    pytest.param([{"op": "add", "path": "/a/b", "value": 1}], "does not exist", id="add-under-missing-parent"),
-    pytest.param([{"op": "add", "path": "metadata", "value": 1}], "must start with '/'", id="relative-pointer"),
-    pytest.param([{"op": "add", "path": "/x"}], "needs a value", id="no-value"),
-    pytest.param([{"op": "frobnicate", "path": "/x"}], "unknown operation", id="unknown-op"),
-    pytest.param([{"op": "move", "from": "/metadata", "path": "/metadata/x"}], "own child", id="move-into-child"),
-    pytest.param({"op": "add"}, "a list of operations", id="not-a-list"),
+    pytest.param([{"op": "test", "path": "/metadata/name", "value": "db"}],
+                 "testing value /metadata/name failed: test failed", id="failed-test"),
+    pytest.param([{"op": "remove", "path": "/metadata/missing"}],
+                 "error in remove for path: '/metadata/missing': Unable to remove nonexistent key: missing: "
+                 "missing value", id="remove-missing"),
+    pytest.param([{"op": "add", "path": "/spec/list/5", "value": 1}],
+                 "error in add for path: '/spec/list/5': Unable to access invalid index: 5: invalid index referenced",
+                 id="index-past-end"),
+    pytest.param([{"op": "add", "path": "/a/b", "value": 1}],
+                 'add operation does not apply: doc is missing path: "/a/b": missing value', id="missing-parent"),
+    pytest.param([{"op": "add", "path": "", "value": 1}],
+                 'add operation does not apply: doc is missing path: "": missing value', id="add-to-the-root"),
+    pytest.param([{"op": "frobnicate", "path": "/x"}], "Unexpected kind: frobnicate", id="unknown-op"),
+    pytest.param([{"op": "move", "from": "/metadata", "path": "/metadata/x"}],
+                 "move operation does not apply: doc is missing destination path: /metadata/x: missing value",
+                 id="move-into-child"),
 ])
-def test_json_patch_refuses(ops, error):
-    with pytest.raises(PatchError, match=error):
+def test_json_patch_refuses_as_the_apiserver_does(ops, error):
+    with pytest.raises(StatusError) as err:
         apply_json_patch(DOC, ops)
+    assert (err.value.code, err.value.message) == (422, "the server rejected our request due to an error in our request")
+    assert [c.message for c in err.value.causes] == [error]
+
+
+def test_json_patch_that_is_not_a_list_is_a_bad_request():
+    with pytest.raises(StatusError) as err:
+        apply_json_patch(DOC, {"op": "add"})
+    assert (err.value.reason, err.value.message) == (
+        "BadRequest", "json: cannot unmarshal object into Go value of type jsonpatch.Patch")
 
 
 @pytest.mark.parametrize("image, want", [
