@@ -1,10 +1,11 @@
 """`kubus apply`: create what is missing, else patch what the manifest changed, kubectl's way.
 
 Like `kubectl apply` (client-side), the manifest is kept in the
-`kubectl.kubernetes.io/last-applied-configuration` annotation. An apply sends a merge patch of the
-three-way difference: fields the manifest sets and the object lacks or holds otherwise, and `null`
-for fields the last applied manifest set that this one no longer does. Fields nobody's manifest set
-(a pod's `nodeName`, a controller's annotations, defaults) are left as they are.
+`kubectl.kubernetes.io/last-applied-configuration` annotation. An apply sends a strategic merge
+patch of the three-way difference (api/strategic_diff): fields the manifest sets and the object
+lacks or holds otherwise, and deletions of what the last applied manifest set and this one no
+longer does — a map key, an env var or a container (by merge key), a finalizer. Fields nobody's
+manifest set (a pod's `nodeName`, a controller's annotations and env vars, defaults) stay.
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import json
 
 from api.registry import lookup
 from api.status import StatusError
+from api.strategic_diff import three_way
 from runtime.client import Client
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
@@ -33,10 +35,10 @@ def apply_one(client: Client, obj: dict, namespace: str | None) -> str:
         if exc.reason != "AlreadyExists" or not name:  # a generateName manifest always creates
             raise
     current = client.get(info.kind, name, ns)
-    patch = three_way(last_applied(current), modified, current)
+    patch = three_way(info.kind, last_applied(current), modified, current)
     if not patch:
         return "unchanged"
-    updated = client.patch(info.kind, name, patch, ns)
+    updated = client.patch(info.kind, name, patch, ns, patch_type="strategic")
     same = updated["metadata"]["resourceVersion"] == current["metadata"]["resourceVersion"]
     return "unchanged" if same else "configured"
 
@@ -44,10 +46,13 @@ def apply_one(client: Client, obj: dict, namespace: str | None) -> str:
 def with_last_applied(manifest: dict) -> dict:
     """The manifest carrying itself (without that annotation) as the last applied configuration."""
     obj = copy.deepcopy(manifest)
-    annotations = obj.setdefault("metadata", {}).setdefault("annotations", {}) or {}
+    meta = obj.setdefault("metadata", {})
+    annotations = meta.pop("annotations", None) or {}
     annotations.pop(LAST_APPLIED, None)
+    if annotations:
+        meta["annotations"] = annotations
     text = json.dumps(obj, sort_keys=True, separators=(",", ":"))
-    obj["metadata"]["annotations"] = {**annotations, LAST_APPLIED: text}
+    meta["annotations"] = {**annotations, LAST_APPLIED: text}
     return obj
 
 
@@ -58,22 +63,3 @@ def last_applied(current: dict) -> dict:
     except ValueError:
         return {}
     return value if isinstance(value, dict) else {}
-
-
-def three_way(original: dict, modified: dict, current: dict) -> dict:
-    """A JSON merge patch taking `current` to `modified`, deleting what `original` set and
-    `modified` dropped; lists are replaced whole (merge-patch semantics)."""
-    patch: dict = {}
-    for key, want in modified.items():
-        have = current.get(key)
-        if isinstance(want, dict) and isinstance(have, dict):
-            before = original.get(key)
-            sub = three_way(before if isinstance(before, dict) else {}, want, have)
-            if sub:
-                patch[key] = sub
-        elif want != have:
-            patch[key] = want
-    for key in original:
-        if key not in modified and key in current:
-            patch[key] = None
-    return patch
