@@ -14,6 +14,7 @@ from typing import Any
 from urllib.parse import ParseResult, quote, unquote, urlparse
 
 from bus.admin import AdminError
+from bus.urls import first, management_base
 from bus.permissions import Permissions
 
 TIMEOUT_S = 5.0
@@ -99,13 +100,13 @@ def _q(name: str) -> str:
 
 
 def _vhost(admin_url: str) -> str:
-    path = urlparse(admin_url).path
+    path = urlparse(first(admin_url)).path
     return _q(unquote(path[1:]) if len(path) > 1 else "/")
 
 
 def _call(admin_url: str, method: str, path: str, body: dict | None = None) -> Any:
-    url = urlparse(admin_url)
-    request = urllib.request.Request(_endpoint(url, path), method=method,
+    url = urlparse(first(admin_url))
+    request = urllib.request.Request(management_base(url) + path, method=method,
                                      data=None if body is None else json.dumps(body).encode())
     request.add_header("Authorization", _basic(url))
     request.add_header("Content-Type", "application/json")
@@ -117,11 +118,6 @@ def _call(admin_url: str, method: str, path: str, body: dict | None = None) -> A
     except OSError as exc:  # refused, timed out
         raise AccountError(f"{method} /api/{path}: {type(exc).__name__}: {exc}") from None
     return json.loads(raw) if raw else None
-
-
-def _endpoint(url: ParseResult, path: str) -> str:
-    scheme, port = ("https", 15671) if url.scheme == "amqps" else ("http", 15672)
-    return f"{scheme}://{url.hostname}:{port}/api/{path}"
 
 
 def _basic(url: ParseResult) -> str:

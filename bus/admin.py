@@ -1,6 +1,7 @@
 """A tiny client of RabbitMQ's management HTTP API, for what AMQP cannot ask: a queue's bindings.
 
-The API listens on the AMQP host (port 15672, 15671 for `amqps`) and takes the same credentials.
+The API listens on the AMQP host (`bus.urls.management_base`) and takes the same credentials; of
+several nodes, the first is asked.
 Calls block for at most `TIMEOUT_S`: run them off the ioloop thread.
 """
 from __future__ import annotations
@@ -10,6 +11,8 @@ import json
 import urllib.request
 from typing import NamedTuple
 from urllib.parse import ParseResult, quote, unquote, urlparse
+
+from bus.urls import first, management_base
 
 TIMEOUT_S = 2.0
 
@@ -26,7 +29,7 @@ class Binding(NamedTuple):
 
 def queue_bindings(amqp_url: str, queue: str, timeout: float = TIMEOUT_S) -> list[Binding]:
     """Every binding of `queue`, the default exchange's included."""
-    url = urlparse(amqp_url)
+    url = urlparse(first(amqp_url))
     vhost = unquote(url.path[1:]) if len(url.path) > 1 else "/"
     listed = _get(url, f"queues/{quote(vhost, safe='')}/{quote(queue, safe='')}/bindings", timeout)
     if not isinstance(listed, list):
@@ -35,8 +38,7 @@ def queue_bindings(amqp_url: str, queue: str, timeout: float = TIMEOUT_S) -> lis
 
 
 def _get(url: ParseResult, path: str, timeout: float):
-    scheme, port = ("https", 15671) if url.scheme == "amqps" else ("http", 15672)
-    request = urllib.request.Request(f"{scheme}://{url.hostname}:{port}/api/{path}")
+    request = urllib.request.Request(management_base(url) + path)
     user, password = unquote(url.username or "guest"), unquote(url.password or "guest")
     request.add_header("Authorization", "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode())
     try:
@@ -48,10 +50,10 @@ def _get(url: ParseResult, path: str, timeout: float):
 
 def get_json(amqp_url: str, path: str, timeout: float = TIMEOUT_S):
     """Any management API resource (`connections`, `queues/%2F`), as the URL's user."""
-    return _get(urlparse(amqp_url), path, timeout)
+    return _get(urlparse(first(amqp_url)), path, timeout)
 
 
 def vhost_path(amqp_url: str) -> str:
     """The URL's vhost as the management API spells it in paths (`%2F` for `/`)."""
-    path = urlparse(amqp_url).path
+    path = urlparse(first(amqp_url)).path
     return quote(unquote(path[1:]) if len(path) > 1 else "/", safe="")

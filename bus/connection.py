@@ -19,6 +19,7 @@ from bus import codec, transport
 from bus.metrics import STATS
 from bus.message import Message, make_message
 from bus.topology import SCHEMA_HEADER, SCHEMA_VERSION
+from bus.urls import split
 
 log = structlog.get_logger("bus")
 transport.install()
@@ -50,11 +51,12 @@ class Bus:
 
     def __init__(self, url: str, connection_name: str, app_id: str, on_ready: Ready,
                  on_lost: Callable[[], None] | None = None, heartbeat: int = 30):
-        self.url = url
+        self.urls = split(url)  # the nodes of one cluster, tried in turn
+        self._node = 0
         self.heartbeat = heartbeat
         self.connection_name = connection_name
         self.app_id = app_id
-        self.user = pika.URLParameters(url).credentials.username
+        self.user = pika.URLParameters(self.urls[0]).credentials.username
         self._on_ready = on_ready
         self._on_lost = on_lost
         self.ioloop = IOLoop()
@@ -81,7 +83,7 @@ class Bus:
         thread.start()
         if not self.ready.wait(timeout):
             self.stop()
-            raise ConnectionError(f"no connection to the broker at {_safe(self.url)} within {timeout}s")
+            raise ConnectionError(f"no connection to the broker at {', '.join(map(_safe, self.urls))} within {timeout}s")
         self._thread = thread
         return self
 
@@ -117,6 +119,11 @@ class Bus:
             self.ioloop.stop()
 
     # ---- connecting ------------------------------------------------------------------------
+    @property
+    def url(self) -> str:
+        """The node this connection uses now (or tries next)."""
+        return self.urls[self._node % len(self.urls)]
+
     def _connect(self) -> None:
         params = pika.URLParameters(self.url)
         params.client_properties = {"connection_name": self.connection_name, "product": "kubus"}
@@ -151,7 +158,8 @@ class Bus:
         self.ready.set()
 
     def _on_open_error(self, _conn, exc) -> None:
-        log.warning("bus.connect_failed", connection=self.connection_name, error=str(exc))
+        log.warning("bus.connect_failed", connection=self.connection_name, node=_safe(self.url), error=str(exc))
+        self._node += 1  # the next node of the cluster, if there are several
         self._retry_later()
 
     def _on_channel_closed(self, _channel, reason) -> None:
@@ -167,9 +175,10 @@ class Bus:
         if self._stopping:
             self.ioloop.stop()
             return
-        log.warning("bus.connection_lost", connection=self.connection_name, reason=str(reason))
+        log.warning("bus.connection_lost", connection=self.connection_name, node=_safe(self.url), reason=str(reason))
         if self._on_lost:
             self._on_lost()
+        self._node += 1
         self._retry_later()
 
     def _retry_later(self) -> None:

@@ -9,6 +9,7 @@ import secrets
 from pathlib import Path
 from urllib.parse import quote, urlparse, urlunparse
 
+from bus.urls import each
 from config.identities import broker_user_of, password_for
 from config.settings import Settings
 
@@ -55,7 +56,11 @@ def role_of_actor(module: str, args: list[str] | tuple[str, ...]) -> tuple[str, 
 
 
 def url_as(amqp_url: str, user: str, password: str) -> str:
-    """`amqp_url` with another user's credentials."""
+    """`amqp_url` (each of its nodes) with another user's credentials."""
+    return each(amqp_url, lambda one: _one_as(one, user, password))
+
+
+def _one_as(amqp_url: str, user: str, password: str) -> str:
     url = urlparse(amqp_url)
     host = url.hostname or "127.0.0.1"
     netloc = f"{quote(user, safe='')}:{quote(password, safe='')}@{host}" + (f":{url.port}" if url.port else "")

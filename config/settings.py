@@ -8,6 +8,8 @@ from urllib.parse import unquote, urlparse
 from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from bus.urls import first
+
 
 class Settings(BaseSettings):
     """Settings shared by every actor and client of one cluster."""
@@ -52,7 +54,7 @@ class Settings(BaseSettings):
 
     @property
     def amqp_user(self) -> str:
-        return unquote(urlparse(self.amqp_url).username or "guest")
+        return unquote(urlparse(first(self.amqp_url)).username or "guest")
 
     @property
     def secret_file(self) -> Path:

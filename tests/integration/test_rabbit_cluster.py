@@ -1,12 +1,15 @@
 """The 3-node RabbitMQ cluster of scripts/rabbit-cluster.sh: three joined nodes on loopback with
-docker/rabbitmq-cluster's failure-detection settings in force; a
-quorum queue declared on one node keeps a confirmed message when that node is killed, and the
-node rejoins when started again; `down` leaves no broker process and no directory behind."""
+docker/rabbitmq-cluster's failure-detection settings in force; a quorum queue declared on one node
+keeps a confirmed message when that node is killed, and the node rejoins when started again; a
+connection given every node's URL moves to another node when its own dies; `down` leaves no broker
+process and no directory behind."""
 from __future__ import annotations
 
 import os
 import shutil
 import subprocess
+import threading
+from urllib.parse import urlparse
 
 import pika
 import pytest
@@ -87,3 +90,20 @@ def test_down_leaves_nothing(tmp_path):
     assert not (tmp_path / "rabbit").exists()
     assert subprocess.run(["pgrep", "-f", f"{tmp_path}/rabbit"], capture_output=True).returncode == 1
     assert shutil.which("rabbitmqctl")
+
+
+def test_a_connection_moves_to_another_node_when_its_node_dies(rabbit_cluster):
+    from bus.connection import Bus
+
+    bus = Bus(rabbit_cluster("urls").strip(), "failover test", "test", lambda _bus: None, heartbeat=5).start_thread()
+    try:
+        generation, port = bus.generation, urlparse(bus.url).port
+        assert port == 5701  # the first node given
+        rabbit_cluster("kill", "1")
+        wait_until(lambda: bus.ready.is_set() and bus.generation > generation, 30, what="a new connection")
+        assert urlparse(bus.url).port in (5702, 5703)
+        answered = threading.Event()
+        bus.call_soon(lambda: bus.channel.queue_declare("", exclusive=True, callback=lambda _f: answered.set()))
+        assert answered.wait(10), "the new node did not answer a declare"
+    finally:
+        bus.stop()
