@@ -26,7 +26,7 @@ node_env() {  # the environment of node N, as appendix A has it
   export RABBITMQ_NODE_PORT=$((5700 + n)) RABBITMQ_DIST_PORT=$((25700 + n))
   export RABBITMQ_MNESIA_BASE="$b/mnesia" RABBITMQ_LOG_BASE="$b/log" RABBITMQ_PID_FILE="$b/pid"
   export RABBITMQ_CONFIG_FILE="$b/rabbitmq.conf" RABBITMQ_ADVANCED_CONFIG_FILE="$CONF/advanced.config"
-  export RABBITMQ_ENABLED_PLUGINS_FILE="$CONF/enabled_plugins"
+  export RABBITMQ_ENABLED_PLUGINS_FILE="$CONF/enabled_plugins" ERL_CRASH_DUMP="$b/erl_crash.dump"
   export RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS="-kernel inet_dist_use_interface {127,0,0,1}"  # loopback only
 }
 
