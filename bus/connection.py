@@ -18,6 +18,7 @@ from bus.ids import new_id
 from bus import codec, transport
 from bus.metrics import STATS
 from bus.message import Message, make_message
+from bus.staleleader import StaleLeaderGuard
 from bus.topology import SCHEMA_HEADER, SCHEMA_VERSION
 from bus.urls import split
 
@@ -37,6 +38,7 @@ class _Unconfirmed:
     message_id: str
     on_return: Returned | None = None
     on_nack: Callable[[], None] | None = None
+    at: float = 0.0  # time.monotonic() of the publish
 
 
 class _RetryState:
@@ -50,7 +52,7 @@ class Bus:
     """An AMQP connection with one confirm-mode channel; calls `on_ready` after every (re)connect."""
 
     def __init__(self, url: str, connection_name: str, app_id: str, on_ready: Ready,
-                 on_lost: Callable[[], None] | None = None, heartbeat: int = 30):
+                 on_lost: Callable[[], None] | None = None, heartbeat: int = 30, quorum: bool = False):
         self.urls = split(url)  # the nodes of one cluster, tried in turn
         self._node = 0
         self.heartbeat = heartbeat
@@ -71,11 +73,15 @@ class Bus:
         self._backoff = wait_exponential_jitter(multiplier=0.2, max=10, jitter=0.5)
         self.ready = threading.Event()
         self.generation = 0  # bumps on every new channel; lets callers spot a reconnect
+        self._guard = StaleLeaderGuard(connection_name, self._oldest_unconfirmed, self._reopen,
+                                       self.call_later) if quorum else None
 
     # ---- lifecycle -------------------------------------------------------------------------
     def run_forever(self) -> None:
         """Connect, and reconnect after any loss, until `stop()`; runs the ioloop in this thread."""
         self._connect()
+        if self._guard is not None:
+            self._guard.start()
         self.ioloop.start()
 
     def start_thread(self, timeout: float = 30.0) -> "Bus":
@@ -189,6 +195,13 @@ class Bus:
         delay = self._backoff(_RetryState(self._attempt))
         self.call_later(delay, self._connect)
 
+    def _oldest_unconfirmed(self) -> float | None:
+        return next((entry.at for entry in self._confirms.values()), None)  # in publish order
+
+    def _reopen(self) -> None:
+        if self._conn is not None and self._conn.is_open:
+            self._conn.close()  # -> _on_closed: pending calls fail, the next node is tried
+
     def _fail_pending(self) -> None:
         pending, self._confirms = self._confirms, {}
         self._returns.clear()
@@ -288,7 +301,8 @@ class Bus:
         channel.basic_publish(exchange, routing_key, raw, props, mandatory=mandatory)
         STATS.published += 1
         self._seq += 1
-        self._confirms[self._seq] = _Unconfirmed(on_confirm or _ignore, message_id, on_return, on_nack)
+        self._confirms[self._seq] = _Unconfirmed(on_confirm or _ignore, message_id, on_return, on_nack,
+                                                 time.monotonic())
         return True
 
     def _on_confirm(self, frame) -> None:
@@ -302,6 +316,8 @@ class Bus:
         STATS.settled(ok, len(done))
         for seq in sorted(done):
             self._settled(self._confirms.pop(seq), ok)
+        if not ok and done and self._guard is not None:
+            self._guard.nacked()
 
     def _settled(self, entry: _Unconfirmed, ok: bool) -> None:
         """The broker sends basic.return before the ack of an unroutable message: once confirmed,

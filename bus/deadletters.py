@@ -20,6 +20,7 @@ import pika.exceptions as errors
 
 from bus.dead import DEAD_EXCHANGE  # an older dead letter without it: the exchange is inferred from the key
 from bus.topology import DEAD_REASON, Names
+from bus.urls import first, split
 
 DEAD_ACTOR = "x-kubus-dead-actor"
 DEAD_ROUTING_KEY = "x-kubus-dead-routing-key"
@@ -181,10 +182,11 @@ def _properties(letter: DeadLetter, user: str | None):
 @contextmanager
 def _channel(admin_url: str, names: Names) -> Iterator[tuple[Any, Any]]:
     """A connection as the administrator, named `cli dead-letters`; refusals as DeadLettersError."""
-    url = urlparse(admin_url)
+    url = urlparse(first(admin_url))
     who, where = unquote(url.username or "guest"), f"{url.hostname}:{url.port or 5672}"
-    params = pika.URLParameters(admin_url)
-    params.client_properties = {"connection_name": "cli dead-letters", "product": "kubus"}
+    params = [pika.URLParameters(one) for one in split(admin_url)]
+    for one in params:
+        one.client_properties = {"connection_name": "cli dead-letters", "product": "kubus"}
     try:
         connection = pika.BlockingConnection(params)
     except (errors.ProbableAuthenticationError, errors.AuthenticationError, errors.ProbableAccessDeniedError):

@@ -4,6 +4,10 @@ on the last one means all are done.
 Every queue is bounded: `{c}.dead` keeps the newest dead letters; a queue bound to `{c}.events`
 drops its oldest events into `{c}.dead` when full (the consumer's cache sees the gap and
 resyncs); the request queues refuse new publishes when full, so the publisher is nacked.
+
+On a RabbitMQ cluster (`queue_type: quorum`) every durable queue is a quorum queue, replicated to
+the nodes, and a message redelivered `DELIVERY_LIMIT` times is dead-lettered (the request queues
+at least once); exclusive and auto-delete queues stay classic: their consumer resyncs (contract 4).
 """
 from __future__ import annotations
 
@@ -20,6 +24,7 @@ from config.settings import Settings
 
 log = structlog.get_logger("bus.declare")
 _DEFAULTS = Settings.model_fields
+DELIVERY_LIMIT = 5  # a quorum queue's redeliveries of one message before it is dead-lettered
 
 
 @dataclass(frozen=True)
@@ -47,10 +52,23 @@ class Bounds:
     dead_letter_max_length: int = _DEFAULTS["dead_letter_max_length"].default
     queue_max_bytes: int = _DEFAULTS["queue_max_bytes"].default
     request_queue_max_length: int = _DEFAULTS["request_queue_max_length"].default
+    queue_type: str = _DEFAULTS["queue_type"].default
 
     @classmethod
     def of(cls, settings: Settings) -> "Bounds":
-        return cls(settings.dead_letter_max_length, settings.queue_max_bytes, settings.request_queue_max_length)
+        return cls(settings.dead_letter_max_length, settings.queue_max_bytes, settings.request_queue_max_length,
+                   settings.queue_type)
+
+    def typed(self, args: dict, dead_letters: bool = True) -> dict:
+        """`args` of a durable queue, made a quorum queue when the cluster's queues are."""
+        if self.queue_type != "quorum":
+            return args
+        quorum = {"x-queue-type": "quorum"}
+        if dead_letters:
+            quorum["x-delivery-limit"] = DELIVERY_LIMIT
+            if args.get("x-overflow") == "reject-publish":  # at-least-once needs it (RabbitMQ 3.10)
+                quorum["x-dead-letter-strategy"] = "at-least-once"
+        return {**args, **quorum}
 
 
 DEFAULT_BOUNDS = Bounds()
@@ -68,7 +86,8 @@ def declare_exchanges(bus: Bus, names: Names, bounds: Bounds = DEFAULT_BOUNDS) -
 
 def dead_queue_arguments(bounds: Bounds = DEFAULT_BOUNDS) -> dict:
     """`{c}.dead` keeps the newest dead letters; it has no dead-letter exchange of its own."""
-    return {"x-max-length": bounds.dead_letter_max_length, "x-overflow": "drop-head"}
+    return bounds.typed({"x-max-length": bounds.dead_letter_max_length, "x-overflow": "drop-head"},
+                        dead_letters=False)
 
 
 def event_queue_arguments(names: Names, bounds: Bounds = DEFAULT_BOUNDS) -> dict:
@@ -85,13 +104,15 @@ def request_queue_arguments(names: Names, bounds: Bounds = DEFAULT_BOUNDS) -> di
 
 def queue_arguments(names: Names, spec: QueueSpec, bounds: Bounds = DEFAULT_BOUNDS) -> dict:
     """What `declare_queue` declares `spec` with: the dead-letter exchange, the event-queue bound
-    when it binds `{c}.events`, single-active-consumer, then the spec's own arguments."""
+    when it binds `{c}.events`, single-active-consumer, the spec's own arguments, and for a durable
+    queue the quorum type and delivery limit when the cluster's queues are quorum queues."""
     args = {"x-dead-letter-exchange": names.dead}
     if spec.binding_keys(names.events):
         args.update(event_queue_arguments(names, bounds))
     if spec.single_active:
         args["x-single-active-consumer"] = True
-    return {**args, **spec.arguments}
+    args = {**args, **spec.arguments}
+    return bounds.typed(args) if spec.durable and not spec.exclusive and not spec.auto_delete else args
 
 
 def declare_queue(bus: Bus, names: Names, spec: QueueSpec, on_done: Callable[[], None],

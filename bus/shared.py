@@ -8,13 +8,14 @@ import pika
 from bus.declare import DEFAULT_BOUNDS, Bounds, QueueSpec, apiserver_queue, dead_queue_arguments, queue_arguments, \
     store_queue
 from bus.topology import Names
+from bus.urls import split
 
 EXCHANGES = (("api", "direct"), ("store", "direct"), ("events", "topic"), ("dead", "fanout"))
 
 
 def declare_shared(admin_url: str, names: Names, bounds: Bounds = DEFAULT_BOUNDS) -> None:
     """Idempotent: declaring what exists with the same arguments changes nothing."""
-    connection = pika.BlockingConnection(pika.URLParameters(admin_url))
+    connection = pika.BlockingConnection([pika.URLParameters(url) for url in split(admin_url)])
     try:
         channel = connection.channel()
         for attr, kind in EXCHANGES:

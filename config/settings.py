@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 from urllib.parse import unquote, urlparse
 
 from pydantic import Field, model_validator
@@ -35,6 +36,7 @@ class Settings(BaseSettings):
     dead_letter_max_length: int = Field(10_000, ge=1)  # `{c}.dead` keeps the newest this many
     queue_max_bytes: int = Field(64 << 20, ge=1 << 20)  # an event queue's bound; overflow is dead-lettered
     request_queue_max_length: int = Field(50_000, ge=1)  # `{c}.apiserver` and `{c}.store`; more is refused
+    queue_type: Literal["classic", "quorum"] = "classic"  # durable queues; quorum on a RabbitMQ cluster
     log_level: str = "info"
     metrics_port: int = Field(0, ge=0, le=65535)  # Prometheus `/metrics` on 127.0.0.1:<port>; 0: off
     # the front door (contract 5)

@@ -53,7 +53,7 @@ class Actor:
         logs.configure(settings.log_level)
         self.log = structlog.get_logger(self.name).bind(actor=self.name)
         self.bus = Bus(settings.amqp_url, self.connection_name, self.name, self._on_ready, self._on_lost,
-                       heartbeat=settings.heartbeat_s)
+                       heartbeat=settings.heartbeat_s, quorum=settings.queue_type == "quorum")
         self.rpc = RpcClient(self.bus, settings.max_message_bytes, max_depth=settings.max_depth)
         self._tags: list[str] = []
         self._informers: list[Informer] | None = None  # made once: their caches outlive reconnects

@@ -44,7 +44,7 @@ class Client:
         self.names = Names(self.settings.cluster)
         user = self.settings.amqp_user
         self.bus = Bus(self.settings.amqp_url, name or f"cli {user}", "kubus-client", self._on_ready, self._on_lost,
-                       heartbeat=self.settings.heartbeat_s)
+                       heartbeat=self.settings.heartbeat_s, quorum=self.settings.queue_type == "quorum")
         self.rpc = RpcClient(self.bus, self.settings.max_message_bytes, max_depth=self.settings.max_depth)
         self.bounds = Bounds.of(self.settings)  # every declarer of a queue declares it with the same limits
         self._watches: list[Informer] = []

@@ -12,6 +12,7 @@ from typing import Any, Callable
 import pika
 
 from bus.topology import Names
+from bus.urls import first, management_base, split
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -81,7 +82,8 @@ class Procs:
 
 
 def blocking(url: str) -> pika.BlockingConnection:
-    return pika.BlockingConnection(pika.URLParameters(url))
+    """A connection to the first node of `url` that answers."""
+    return pika.BlockingConnection([pika.URLParameters(one) for one in split(url)])
 
 
 def cluster_queues(url: str, cluster: str) -> list[str]:
@@ -90,9 +92,9 @@ def cluster_queues(url: str, cluster: str) -> list[str]:
 
     import requests
 
-    parsed = urlparse(url)
+    parsed = urlparse(first(url))
     try:
-        listed = requests.get(f"http://{parsed.hostname}:15672/api/queues?columns=name",
+        listed = requests.get(f"{management_base(parsed)}queues?columns=name",
                               auth=(parsed.username or "guest", parsed.password or "guest"), timeout=5).json()
     except Exception:
         return []

@@ -1,10 +1,14 @@
-"""Fixtures shared by the workload tests: a cluster with scheduler, hollow kubelets and controllers."""
+"""Fixtures shared by the workload tests: a cluster with scheduler, hollow kubelets and controllers;
+a 3-node RabbitMQ cluster (scripts/rabbit-cluster.sh) for the scale-out tests."""
 from __future__ import annotations
+
+import os
+import subprocess
 
 import pytest
 
 from tests.conftest import control_plane
-from tests.helpers import wait_until
+from tests.helpers import ROOT, wait_until
 
 
 @pytest.fixture
@@ -28,3 +32,22 @@ def apps(procs, settings):
     wait_until(lambda: len(client.list("Node").items) == 4, 30, what="four nodes")
     yield client
     client.close()
+
+
+SCRIPT = str(ROOT / "scripts" / "rabbit-cluster.sh")
+
+
+@pytest.fixture
+def rabbit_cluster(tmp_path):
+    """Three joined RabbitMQ nodes of this test's own; the script's commands (`urls`, `kill 1` …)."""
+    env = {**os.environ, "KUBUS_RABBIT_CLUSTER_DIR": str(tmp_path / "rabbit")}
+
+    def script(*args: str) -> str:
+        done = subprocess.run([SCRIPT, *args], env=env, capture_output=True, text=True, timeout=180)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+    try:
+        script("up")
+        yield script
+    finally:
+        script("down")

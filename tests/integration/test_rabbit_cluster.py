@@ -14,27 +14,12 @@ from urllib.parse import urlparse
 import pika
 import pytest
 
-from tests.helpers import ROOT, wait_until
+from tests.helpers import wait_until
+from tests.integration.conftest import SCRIPT
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not os.path.exists("/usr/lib/rabbitmq/bin/rabbitmq-server"),
                                  reason="RabbitMQ's OS package is not installed")]
-SCRIPT = str(ROOT / "scripts" / "rabbit-cluster.sh")
-
-
-@pytest.fixture
-def rabbit_cluster(tmp_path):
-    env = {**os.environ, "KUBUS_RABBIT_CLUSTER_DIR": str(tmp_path / "rabbit")}
-
-    def script(*args: str) -> str:
-        done = subprocess.run([SCRIPT, *args], env=env, capture_output=True, text=True, timeout=180)
-        assert done.returncode == 0, done.stderr
-        return done.stdout
-    try:
-        script("up")
-        yield script
-    finally:
-        script("down")
 
 
 def states(script) -> dict[str, str]:
