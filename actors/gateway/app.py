@@ -53,7 +53,7 @@ async def serve(request: web.Request, address: str, max_bytes: int) -> web.Strea
     if path == "/apis":
         return json_response(discovery.api_group_list())
     if path.startswith("/openapi/"):
-        return openapi.response(path)
+        return openapi.response(request, path)
     located = split(path)
     if located is None:
         raise not_found_path(path)

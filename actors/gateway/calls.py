@@ -23,9 +23,10 @@ def typed(obj: dict, target: Target) -> dict:
     return {"kind": target.info.kind, "apiVersion": target.info.api_version, **obj}
 
 
-def with_warnings(response: web.StreamResponse, reply: dict) -> web.StreamResponse:
-    """kubectl prints `Warning: <text>` for each (Pod Security's "would violate …", a quota's notes)."""
-    for text in reply.get("warnings") or ():
+def with_warnings(response: web.StreamResponse, reply: dict, more: list[str] = ()) -> web.StreamResponse:
+    """kubectl prints `Warning: <text>` for each (Pod Security's "would violate …", a quota's notes,
+    the gateway's own `more`)."""
+    for text in [*(reply.get("warnings") or ()), *more]:
         escaped = str(text).replace("\\", "\\\\").replace('"', '\\"')
         response.headers.add("Warning", f'299 - "{escaped}"')
     return response

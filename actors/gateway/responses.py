@@ -10,9 +10,10 @@ from api.status import StatusError
 JSON = "application/json"
 
 
-def json_response(body: dict, status: int = 200, content_type: str = JSON) -> web.Response:
+def json_response(body: dict, status: int = 200, content_type: str = JSON,
+                  headers: dict[str, str] | None = None) -> web.Response:
     return web.Response(body=json.dumps(body, separators=(",", ":")).encode(), status=status,
-                        headers={"Content-Type": content_type})
+                        headers={"Content-Type": content_type, **(headers or {})})
 
 
 def status_body(error: StatusError) -> dict:

@@ -8,6 +8,7 @@ from actors.gateway.bodies import APPLY_PATCH, media_type, object_body, read_bod
 from actors.gateway.calls import call, dry_run, typed, with_warnings
 from actors.gateway.paths import Target
 from actors.gateway.responses import json_response
+from api import fieldvalidation
 from api.patches import CONTENT_TYPES
 from api.status import StatusError, bad_request
 from runtime.client import Client
@@ -19,7 +20,8 @@ async def create(request: web.Request, client: Client, target: Target, max_bytes
     obj = _for_target(await object_body(request, max_bytes), target)
     reply = await call(client, "create", target.info.kind, namespace=target.namespace, obj=obj,
                        options=_options(dryRun=dry_run(request)))
-    return with_warnings(json_response(typed(reply["object"], target), status=201), reply)
+    return with_warnings(json_response(typed(reply["object"], target), status=201), reply,
+                         _fields(request, target, obj))
 
 
 async def replace(request: web.Request, client: Client, target: Target, max_bytes: int) -> web.Response:
@@ -28,7 +30,7 @@ async def replace(request: web.Request, client: Client, target: Target, max_byte
     reply = await call(client, verb, target.info.kind, namespace=target.namespace, name=target.name, obj=obj,
                        resource_version=(obj.get("metadata") or {}).get("resourceVersion"),
                        options=_options(dryRun=dry_run(request)))
-    return with_warnings(json_response(typed(reply["object"], target)), reply)
+    return with_warnings(json_response(typed(reply["object"], target)), reply, _fields(request, target, obj))
 
 
 async def patch(request: web.Request, client: Client, target: Target, max_bytes: int) -> web.Response:
@@ -42,7 +44,7 @@ async def patch(request: web.Request, client: Client, target: Target, max_bytes:
     reply = await call(client, "patch", target.info.kind, namespace=target.namespace, name=target.name, obj=body,
                        options=_options(patchType=CONTENT_TYPES[kind], subresource=target.subresource,
                                         dryRun=dry_run(request)))
-    return with_warnings(json_response(typed(reply["object"], target)), reply)
+    return with_warnings(json_response(typed(reply["object"], target)), reply, _fields(request, target, body))
 
 
 async def _apply(request: web.Request, client: Client, target: Target, body) -> web.Response:
@@ -58,8 +60,9 @@ async def _apply(request: web.Request, client: Client, target: Target, body) -> 
             raise
         obj.setdefault("metadata", {})["name"] = target.name
         reply = await call(client, "create", target.info.kind, namespace=target.namespace, obj=obj, options=options)
-        return with_warnings(json_response(typed(reply["object"], target), status=201), reply)
-    return with_warnings(json_response(typed(reply["object"], target)), reply)
+        return with_warnings(json_response(typed(reply["object"], target), status=201), reply,
+                             _fields(request, target, obj))
+    return with_warnings(json_response(typed(reply["object"], target)), reply, _fields(request, target, obj))
 
 
 async def delete(request: web.Request, client: Client, target: Target, max_bytes: int) -> web.Response:
@@ -90,6 +93,13 @@ def _for_target(obj: dict, target: Target) -> dict:
     if target.namespace and ns and ns != target.namespace:
         raise bad_request("the namespace of the provided object does not match the namespace sent on the request")
     return {**obj, "kind": target.info.kind}
+
+
+def _fields(request: web.Request, target: Target, body) -> list[str]:
+    """Warnings for the fields kubus does not model, when `fieldValidation` asks (Strict or Warn)."""
+    if target.subresource:
+        return []
+    return fieldvalidation.warnings(target.info.model, body, request.query.get("fieldValidation"))
 
 
 def _options(**values) -> dict:
