@@ -84,20 +84,27 @@ def resource(kind: str) -> str:
     return lookup(kind).resource
 
 
+def _about(kind: str, name: str) -> dict[str, str]:
+    """Details as apimachinery's NewNotFound & co. give them: the group and the plural resource."""
+    from api.registry import lookup
+
+    info = lookup(kind)
+    return {"name": name, **({"group": info.group} if info.group else {}), "kind": info.plural}
+
+
 def not_found(kind: str, name: str) -> StatusError:
-    return StatusError("NotFound", f'{resource(kind)} "{name}" not found', details={"name": name, "kind": kind})
+    return StatusError("NotFound", f'{resource(kind)} "{name}" not found', details=_about(kind, name))
 
 
 def already_exists(kind: str, name: str) -> StatusError:
-    return StatusError("AlreadyExists", f'{resource(kind)} "{name}" already exists',
-                       details={"name": name, "kind": kind})
+    return StatusError("AlreadyExists", f'{resource(kind)} "{name}" already exists', details=_about(kind, name))
 
 
 def conflict(kind: str, name: str, why: str | None = None) -> StatusError:
     text = why or ("the object has been modified; please apply your changes to the latest version "
                    "and try again")
     return StatusError("Conflict", f'Operation cannot be fulfilled on {resource(kind)} "{name}": {text}',
-                       details={"name": name, "kind": kind})
+                       details=_about(kind, name))
 
 
 def invalid(kind: str, name: str, causes: list[Cause]) -> StatusError:
