@@ -46,6 +46,7 @@ class Settings(BaseSettings):
     audit_log: Path | None = None  # an apiserver's audit log (JSON lines); none when unset
     audit_policy: Path | None = None  # audit.k8s.io/v1 Policy; the shipped default when unset
     gateway_address: str = "127.0.0.1:6443"  # where a gateway serves the Kubernetes REST API (HTTPS)
+    gateway_watch_window: int = Field(5000, ge=1)  # changes a gateway keeps per watch cache to resume watches from
 
     @model_validator(mode="after")
     def _objects_fit_messages(self) -> "Settings":

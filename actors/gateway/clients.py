@@ -81,7 +81,8 @@ class ClientPool:
         key = (id(client), info.kind, namespace if info.namespaced else None)
         cache = self._caches.get(key)
         if cache is None or cache.failed:
-            cache = self._caches[key] = KindCache(client, info, key[2], asyncio.get_running_loop())
+            cache = self._caches[key] = KindCache(client, info, key[2], asyncio.get_running_loop(),
+                                                  self.settings.gateway_watch_window)
         try:
             await cache.ready()
         except (StatusError, asyncio.TimeoutError) as exc:

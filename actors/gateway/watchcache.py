@@ -16,7 +16,7 @@ from api.status import StatusError
 from runtime.cache import Delta
 from runtime.client import Client
 
-WINDOW = 5000  # changes kept for watches that resume from a resourceVersion
+WINDOW = 5000  # changes kept for watches that resume from a resourceVersion (settings.gateway_watch_window)
 SYNC_TIMEOUT_S = 30.0
 WATCHER_BACKLOG = 10_000  # events a slow HTTP client may lag behind before its watch is ended
 
@@ -63,8 +63,10 @@ class Watcher:
 
 
 class KindCache:
-    def __init__(self, client: Client, info: KindInfo, namespace: str | None, loop: asyncio.AbstractEventLoop):
+    def __init__(self, client: Client, info: KindInfo, namespace: str | None, loop: asyncio.AbstractEventLoop,
+                 size: int | None = None):
         self.client, self.info, self.namespace, self.loop = client, info, namespace, loop
+        self.size = size or WINDOW  # the window's length in changes
         self.objects: dict[str, dict] = {}
         self.window: deque[Change] = deque()
         self.horizon = 0  # a watch may resume from any revision >= this
@@ -106,7 +108,7 @@ class KindCache:
             return
         change = Change(delta.type, delta.rev, delta.object, prev)
         self.window.append(change)
-        if len(self.window) > WINDOW:
+        if len(self.window) > self.size:
             self.horizon = self.window.popleft().rev
         self._advance(delta.rev)
         for watcher in list(self.watchers):

@@ -34,12 +34,14 @@ def gateway(cluster, procs, settings, tmp_path):
 
 
 @contextlib.contextmanager
-def running_gateway(procs, settings, tmp_path):
+def running_gateway(procs, settings, tmp_path, **env: str):
+    """A gateway process (with extra `KUBUS_*` environment, if given) until the block ends."""
     port = free_port()
     ca = settings.secrets_dir / f"{settings.cluster}-gateway" / "ca.crt"
     log = open(tmp_path / "logs" / "gateway.log", "w")
+    env = {**procs.env, "KUBUS_GATEWAY_ADDRESS": f"127.0.0.1:{port}", **env}
     proc = subprocess.Popen([sys.executable, "-m", "actors.gateway"], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-                            env={**procs.env, "KUBUS_GATEWAY_ADDRESS": f"127.0.0.1:{port}"}, start_new_session=True)
+                            env=env, start_new_session=True)
     url = f"https://127.0.0.1:{port}"
     try:
         wait_until(lambda: _answers(url, ca), 30, 0.1, what="the gateway to serve /version")
@@ -56,13 +58,19 @@ def _answers(url: str, ca) -> bool:
         return answer.status == 200
 
 
-def kubectl_for(tmp_path, url: str, ca, token: str):
+def kubeconfig_for(tmp_path, url: str, ca, token: str):
+    """A kubeconfig file for the gateway at `url` with a person's token; its path."""
     config = {"apiVersion": "v1", "kind": "Config", "current-context": "kubus",
               "clusters": [{"name": "kubus", "cluster": {"server": url, "certificate-authority": str(ca)}}],
               "users": [{"name": "me", "user": {"token": token}}],
               "contexts": [{"name": "kubus", "context": {"cluster": "kubus", "user": "me"}}]}
     path = tmp_path / f"kubeconfig-{abs(hash(token))}"
     path.write_text(yaml.safe_dump(config))
+    return path
+
+
+def kubectl_for(tmp_path, url: str, ca, token: str):
+    path = kubeconfig_for(tmp_path, url, ca, token)
     cache = tmp_path / f"kube-cache-{abs(hash(token))}"
 
     def argv(*args: str) -> list[str]:

@@ -1,17 +1,21 @@
 """The official Kubernetes Python client against kubus through the gateway (k8s-rest-api.md §6.2):
-version, lists with selectors, create, the three patch types, a conflict, a watch from a list's
-resourceVersion with bookmarks, 410 for a version older than the gateway's window, scale, logs,
-errors as Status, and delete."""
+version, lists with label selectors in a namespace and across all, create, read, the three patch
+types, a conflict, a watch from a list's resourceVersion (in order, with bookmarks), 410 for a
+version the gateway's window has moved past, errors as Status, delete with a propagation policy,
+logs."""
 from __future__ import annotations
+
+import json
 
 import pytest
 from kubernetes import client as k8s
 from kubernetes import watch
 
-from tests.e2e.conftest import token_of
+from tests.e2e.conftest import running_gateway, token_of
 from tests.helpers import wait_until
 from tests.integration.test_kubelet import phase
 
+MERGE = "application/merge-patch+json"
 POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "py1", "labels": {"app": "py"}},
        "spec": {"containers": [{"name": "c", "image": "busybox", "command": ["sleep", "60"]}]}}
 DEPLOYMENT = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
@@ -20,98 +24,190 @@ DEPLOYMENT = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name"
                                     "spec": {"containers": [{"name": "web", "image": "nginx"}]}}}}
 
 
-@pytest.fixture
-def api(cluster, settings, gateway):
-    url, ca = gateway
+def pod(name: str, **labels: str) -> dict:
+    return {**POD, "metadata": {"name": name, "labels": labels}}
+
+
+def client_for(url: str, ca, token: str) -> k8s.ApiClient:
     config = k8s.Configuration(host=url)
     config.ssl_ca_cert = str(ca)
-    config.api_key = {"authorization": f"Bearer {token_of(settings, 'admin')}"}
-    with k8s.ApiClient(config) as api_client:
+    config.api_key = {"authorization": f"Bearer {token}"}
+    return k8s.ApiClient(config)
+
+
+@pytest.fixture
+def api(cluster, settings, gateway):
+    with client_for(*gateway, token_of(settings, "admin")) as api_client:
         yield api_client
 
 
-def test_reads_writes_and_patches(api):
-    core, apps = k8s.CoreV1Api(api), k8s.AppsV1Api(api)
-    assert k8s.VersionApi(api).get_code().git_version == "v1.35.4-kubus"
-    core.create_namespaced_pod("default", POD)
-    apps.create_namespaced_deployment("default", DEPLOYMENT)
-    assert [p.metadata.name for p in core.list_namespaced_pod("default", label_selector="app=py").items] == ["py1"]
-    assert "py1" in [p.metadata.name for p in core.list_pod_for_all_namespaces().items]
+def status_of(error: k8s.ApiException) -> dict:
+    """The Kubernetes Status an error answer carries."""
+    body = json.loads(error.body)
+    assert (body["kind"], body["apiVersion"], body["status"], body["code"]) == ("Status", "v1", "Failure", error.status)
+    return body
 
-    core.patch_namespaced_pod("py1", "default", {"metadata": {"labels": {"smp": "1"}}})  # strategic
-    core.patch_namespaced_pod("py1", "default", [{"op": "add", "path": "/metadata/annotations", "value": {"j": "1"}}])
-    api.set_default_header("Content-Type", "application/merge-patch+json")
+
+def not_found(read) -> dict | None:
+    """The Status of a read answered 404, None while the object is there."""
     try:
-        core.patch_namespaced_pod("py1", "default", {"metadata": {"labels": {"app": None, "m": "1"}}})
-    finally:
-        api.default_headers.pop("Content-Type")
-    pod = core.read_namespaced_pod("py1", "default")
-    assert pod.metadata.labels == {"smp": "1", "m": "1"} and pod.metadata.annotations == {"j": "1"}
-
-    patched = apps.patch_namespaced_deployment("web", "default", {"spec": {"template": {"spec": {
-        "containers": [{"name": "web", "env": [{"name": "X", "value": "1"}]}]}}}})
-    container = patched.spec.template.spec.containers[0]
-    assert (container.image, container.env[0].name) == ("nginx", "X")  # merged by the container's name
-    assert apps.patch_namespaced_deployment_scale("web", "default", {"spec": {"replicas": 3}}).spec.replicas == 3
-
-    pod.metadata.resource_version = "1"
-    with pytest.raises(k8s.ApiException) as conflict:
-        core.replace_namespaced_pod("py1", "default", pod)
-    assert conflict.value.status == 409 and '"reason":"Conflict"' in conflict.value.body.replace(" ", "")
+        read()
+        return None
+    except k8s.ApiException as error:
+        return status_of(error) if error.status == 404 else None
 
 
-def test_errors_are_status_objects(api):
+def names(items) -> list[str]:
+    return sorted(f"{item.metadata.namespace}/{item.metadata.name}" for item in items)
+
+
+def test_lists_select_by_label_in_a_namespace_and_across_all(api):
     core = k8s.CoreV1Api(api)
-    with pytest.raises(k8s.ApiException) as missing:
-        core.read_namespaced_pod("nope", "default")
-    assert missing.value.status == 404 and 'pods \\"nope\\" not found' in missing.value.body
-    bad = {**POD, "metadata": {"name": "Bad_Name"}}
-    with pytest.raises(k8s.ApiException) as invalid:
-        core.create_namespaced_pod("default", bad)
-    assert invalid.value.status == 422
-    assert '"reason":"Invalid"' in invalid.value.body.replace(" ", "") and "metadata.name" in invalid.value.body
+    assert k8s.VersionApi(api).get_code().git_version == "v1.35.4-kubus"
+    core.create_namespace({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "other"}})
+    for namespace, name, tier in [("default", "a", "front"), ("default", "b", "back"), ("other", "c", "front")]:
+        core.create_namespaced_pod(namespace, pod(name, tier=tier))
+    listed = core.list_namespaced_pod("default")
+    assert names(listed.items) == ["default/a", "default/b"] and int(listed.metadata.resource_version) > 0
+    assert names(core.list_namespaced_pod("default", label_selector="tier=front").items) == ["default/a"]
+    assert names(core.list_namespaced_pod("other", label_selector="tier!=front").items) == []
+    everywhere = core.list_pod_for_all_namespaces(label_selector="tier in (front)")
+    assert names(everywhere.items) == ["default/a", "other/c"]
+    assert names(core.list_pod_for_all_namespaces(field_selector="metadata.name=b").items) == ["default/b"]
 
 
-def test_watch_from_a_lists_version_with_bookmarks(api):
+def test_create_read_and_the_three_patch_types(api):
+    core, apps = k8s.CoreV1Api(api), k8s.AppsV1Api(api)
+    created = core.create_namespaced_pod("default", POD)
+    assert created.metadata.uid and created.metadata.creation_timestamp and created.spec.restart_policy == "Always"
+    assert apps.create_namespaced_deployment("default", DEPLOYMENT).spec.template.spec.containers[0].image == "nginx"
+    assert core.read_namespaced_pod("py1", "default").metadata.uid == created.metadata.uid
+
+    core.patch_namespaced_pod("py1", "default", {"metadata": {"labels": {"smp": "1"}}})  # a dict: strategic
+    core.patch_namespaced_pod("py1", "default", [{"op": "add", "path": "/metadata/annotations", "value": {"j": "1"}},
+                                                 {"op": "test", "path": "/metadata/labels/smp", "value": "1"}])
+    merged = core.patch_namespaced_pod("py1", "default", {"metadata": {"labels": {"app": None, "m": "1"}}},
+                                       _content_type=MERGE)
+    assert merged.metadata.labels == {"smp": "1", "m": "1"} and merged.metadata.annotations == {"j": "1"}
+    with pytest.raises(k8s.ApiException) as failed_test:
+        core.patch_namespaced_pod("py1", "default", [{"op": "test", "path": "/metadata/labels/m", "value": "2"},
+                                                     {"op": "add", "path": "/metadata/labels/x", "value": "1"}])
+    assert failed_test.value.status == 422 and status_of(failed_test.value)["reason"] == "Invalid"
+    assert "x" not in core.read_namespaced_pod("py1", "default").metadata.labels
+
+    strategic = apps.patch_namespaced_deployment("web", "default", {"spec": {"template": {"spec": {
+        "containers": [{"name": "web", "env": [{"name": "X", "value": "1"}]}]}}}})
+    container = strategic.spec.template.spec.containers[0]
+    assert (container.image, container.env[0].name) == ("nginx", "X")  # merged into the container of that name
+    merge = apps.patch_namespaced_deployment("web", "default", {"spec": {"template": {"spec": {
+        "containers": [{"name": "web", "image": "nginx:2"}]}}}}, _content_type=MERGE)
+    assert [(c.image, c.env) for c in merge.spec.template.spec.containers] == [("nginx:2", None)]  # the list replaced
+    json_patched = apps.patch_namespaced_deployment("web", "default", [
+        {"op": "replace", "path": "/spec/replicas", "value": 4}])
+    assert json_patched.spec.replicas == 4
+    assert apps.patch_namespaced_deployment_scale("web", "default", {"spec": {"replicas": 3}}).spec.replicas == 3
+    assert apps.read_namespaced_deployment("web", "default").spec.replicas == 3
+
+    stale = core.read_namespaced_pod("py1", "default")
+    stale.metadata.resource_version = created.metadata.resource_version
+    with pytest.raises(k8s.ApiException) as conflict:
+        core.replace_namespaced_pod("py1", "default", stale)
+    assert conflict.value.status == 409 and status_of(conflict.value)["reason"] == "Conflict"
+
+
+def test_a_watch_from_a_lists_version_sees_every_change_in_order_then_a_bookmark(api):
     core = k8s.CoreV1Api(api)
     rv = core.list_namespaced_pod("default").metadata.resource_version
     core.create_namespaced_pod("default", POD)
     core.patch_namespaced_pod("py1", "default", {"metadata": {"labels": {"v": "2"}}})
     core.delete_namespaced_pod("py1", "default", grace_period_seconds=0)
-    seen = []
-    for event in watch.Watch().stream(core.list_namespaced_pod, "default", resource_version=rv,
-                                      allow_watch_bookmarks=True, timeout_seconds=7):
-        name = event["object"].metadata.name if event["type"] != "BOOKMARK" else None
-        seen.append((event["type"], name))
-    changes = [change for change in seen if change[0] != "BOOKMARK"]
-    assert changes[0] == ("ADDED", "py1") and changes[-1] == ("DELETED", "py1")
-    assert {t for t, _ in changes[1:-1]} <= {"MODIFIED"}
-    assert ("BOOKMARK", None) in seen  # a quiet watch that asked gets one every 5 s
+    seen = [(event["type"], event["raw_object"]) for event in watch.Watch().stream(
+        core.list_namespaced_pod, "default", resource_version=rv, allow_watch_bookmarks=True, timeout_seconds=7)]
+    changes = [(kind, obj["metadata"]["name"], obj["metadata"].get("labels")) for kind, obj in seen
+               if kind != "BOOKMARK"]
+    assert changes == [("ADDED", "py1", {"app": "py"}), ("MODIFIED", "py1", {"app": "py", "v": "2"}),
+                       ("DELETED", "py1", {"app": "py", "v": "2"})]
+    revisions = [int(obj["metadata"]["resourceVersion"]) for _, obj in seen]
+    assert revisions == sorted(revisions) and revisions[0] > int(rv)
+    # the gateway sends a BOOKMARK to a watch that asked once it has been quiet for 5 s, here after the changes
+    bookmarks = [obj for kind, obj in seen if kind == "BOOKMARK"]
+    assert bookmarks and seen[-1][0] == "BOOKMARK"
+    assert bookmarks[0]["kind"] == "Pod" and int(bookmarks[0]["metadata"]["resourceVersion"]) >= revisions[2]
 
 
-def test_a_version_older_than_the_window_is_410(api):
-    core = k8s.CoreV1Api(api)
-    core.list_namespaced_pod("default")  # the window starts here
-    with pytest.raises(k8s.ApiException) as expired:
-        for _ in watch.Watch().stream(core.list_namespaced_pod, "default", resource_version="1", timeout_seconds=5):
+@pytest.fixture
+def small_window(cluster, procs, settings, tmp_path):
+    """A gateway whose watch caches keep the last 3 changes, and a client of it."""
+    with running_gateway(procs, settings, tmp_path, KUBUS_GATEWAY_WATCH_WINDOW="3") as (url, ca):
+        with client_for(url, ca, token_of(settings, "admin")) as api_client:
+            yield api_client
+
+
+def test_a_version_the_window_has_moved_past_is_410_and_one_inside_it_replays(small_window):
+    core = k8s.CoreV1Api(small_window)
+    core.list_namespaced_pod("default")  # the person's window of default's pods starts here
+    revisions = [core.create_namespaced_pod("default", POD).metadata.resource_version]
+    for n in range(4):
+        revisions.append(core.patch_namespaced_pod("py1", "default", {"metadata": {"labels": {"n": str(n)}}})
+                         .metadata.resource_version)
+    # five changes, three kept: a watch may resume from the second change on, and replays the last three
+    replayed = []
+    for event in watch.Watch().stream(core.list_namespaced_pod, "default", resource_version=revisions[1],
+                                      timeout_seconds=10):
+        replayed.append((event["type"], event["object"].metadata.resource_version))
+        if len(replayed) == 3:
+            break
+    assert replayed == [("MODIFIED", rv) for rv in revisions[2:]]
+    with pytest.raises(k8s.ApiException) as expired:  # no timeout: the helper retries once after a 410
+        for _ in watch.Watch().stream(core.list_namespaced_pod, "default", resource_version=revisions[0],
+                                      _request_timeout=10):
             pass
     assert expired.value.status == 410
+    assert expired.value.reason == f"Expired: too old resource version: {revisions[0]} ({revisions[1]})"
 
 
-def test_logs_and_delete(api, procs, cluster):
+def test_errors_are_kubernetes_status_objects(api):
+    core = k8s.CoreV1Api(api)
+    status = not_found(lambda: core.read_namespaced_pod("nope", "default"))
+    assert (status["reason"], status["message"]) == ("NotFound", 'pods "nope" not found')
+    assert status["details"] == {"name": "nope", "kind": "pods"}
+
+    bad = {**POD, "metadata": {"name": "Bad_Name"}, "spec": {"containers": [{"name": "c"}]}}
+    with pytest.raises(k8s.ApiException) as invalid:
+        core.create_namespaced_pod("default", bad)
+    assert invalid.value.status == 422
+    status = status_of(invalid.value)
+    assert status["reason"] == "Invalid" and status["message"].startswith('Pod "Bad_Name" is invalid: [')
+    assert (status["details"]["name"], status["details"]["kind"]) == ("Bad_Name", "Pod")
+    causes = {cause["field"]: cause for cause in status["details"]["causes"]}
+    assert {"metadata.name", "spec.containers[0].image"} <= set(causes)
+    assert causes["spec.containers[0].image"]["reason"] == "FieldValueRequired"
+    assert causes["metadata.name"]["reason"] == "FieldValueInvalid"
+
+
+def test_a_foreground_delete_is_held_until_the_garbage_collector_releases_it(api, procs):
+    apps = k8s.AppsV1Api(api)
+    apps.create_namespaced_deployment("default", DEPLOYMENT)
+    apps.delete_namespaced_deployment("web", "default", propagation_policy="Foreground")
+    held = apps.read_namespaced_deployment("web", "default")
+    assert held.metadata.deletion_timestamp and held.metadata.finalizers == ["foregroundDeletion"]
+    procs.start("actors.controllers", "gc", label="gc")
+
+    status = wait_until(lambda: not_found(lambda: apps.read_namespaced_deployment("web", "default")), 30,
+                        what="the deployment to be gone")
+    assert status["reason"] == "NotFound" and status["message"] == 'deployments.apps "web" not found'
+
+
+def test_logs_and_a_graceful_delete(api, procs, cluster):
     procs.start("actors.scheduler")
     procs.start("actors.kubelet", "--node", "node-1", label="kubelet")
     core = k8s.CoreV1Api(api)
     core.create_namespaced_pod("default", {**POD, "spec": {"containers": [
         {"name": "c", "image": "busybox", "command": ["sh", "-c", "echo hello from py1; sleep 60"]}]}})
     wait_until(lambda: phase(cluster, "py1") == "Running", 30, what="py1 running")
-    assert "hello from py1" in core.read_namespaced_pod_log("py1", "default")
-    core.delete_namespaced_pod("py1", "default", propagation_policy="Background")
-
-    def gone() -> bool:
-        try:
-            core.read_namespaced_pod("py1", "default")
-            return False
-        except k8s.ApiException as exc:
-            return exc.status == 404
-    wait_until(gone, 30, what="py1 to be gone")
+    wait_until(lambda: core.read_namespaced_pod_log("py1", "default") == "hello from py1\n", 10, what="py1's log")
+    core.delete_namespaced_pod("py1", "default", propagation_policy="Background", grace_period_seconds=5)
+    assert core.read_namespaced_pod("py1", "default").metadata.deletion_grace_period_seconds == 5
+    status = wait_until(lambda: not_found(lambda: core.read_namespaced_pod("py1", "default")), 30,
+                        what="py1 to be gone")
+    assert status["reason"] == "NotFound"
