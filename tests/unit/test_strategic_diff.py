@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from api.strategic import apply
@@ -108,11 +108,19 @@ def test_two_way_metadata(before, after, want):
 
 # ---- random manifests: from one to the other, through the oracle ---------------------------------
 def _through_kubectl(original: dict, modified: dict) -> None:
-    """With nothing but the last manifest live, the three-way patch makes the object the new manifest."""
+    """With nothing but the last manifest live, the three-way patch makes the object the new manifest
+    — unless the manifests' finalizers differ in order only: Go's diff compares the live list sorted
+    with the manifest's, finds nothing to do and keeps the live order, and so does kubectl apply."""
+    assume(not _reordered_only(original, modified, "finalizers"))
     patch = three_way(modified["kind"], original, modified, copy.deepcopy(original))
     assert apply(modified["kind"], original, patch) == modified, json.dumps(patch)
     with tempfile.TemporaryDirectory() as tmp:
         assert kubectl_patch(Path(tmp), original, patch, "strategic") == modified, json.dumps(patch)
+
+
+def _reordered_only(original: dict, modified: dict, field: str) -> bool:
+    before, after = (obj["metadata"].get(field) or [] for obj in (original, modified))
+    return before != after and sorted(before) == sorted(after)
 
 
 MANIFEST_PAIRS = st.tuples(POD_OBJECTS, POD_OBJECTS) | st.tuples(DEPLOYMENT_OBJECTS, DEPLOYMENT_OBJECTS)
