@@ -27,14 +27,23 @@ def configure(level: str = "info", stream=None) -> None:
 
 
 EXPECTED_CLOSES = (404, 405)  # a passive declare of a missing queue; a lock another process holds
+# pika's tracebacks for a node that refused or dropped a connection: the bus logs each once as
+# `bus.connect_failed` or `bus.connection_lost` (with the node) and tries the next node
+REPORTED_BY_THE_BUS = ("Socket failed to connect", "TCP Connection attempt failed", "AMQPConnector - reporting",
+                       "AMQP connection workflow failed", "AMQPConnectionWorkflow - reporting",
+                       "Full-stack connection workflow failed", "Self-initiated stack bring-up failed",
+                       "_AsyncBaseTransport._consume() failed", "connection_lost:")
 
 
 class _ExpectedCloses(logging.Filter):
-    """The bus's side channels close on purpose (the lock is taken, the queue is absent): pika's
-    warning about those says nothing the bus does not handle."""
+    """The bus's side channels close on purpose (the lock is taken, the queue is absent), and a lost
+    or refused connection is the bus's to report: pika's words about those add nothing."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        return not (str(record.msg).startswith("Received remote Channel.Close")
+        text = str(record.msg)
+        if text.startswith(REPORTED_BY_THE_BUS):
+            return False
+        return not (text.startswith("Received remote Channel.Close")
                     and record.args and record.args[0] in EXPECTED_CLOSES)
 
 

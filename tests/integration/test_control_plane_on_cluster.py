@@ -66,8 +66,10 @@ def test_writes_go_on_when_the_broker_node_everyone_uses_is_killed(cluster, sett
     for writer in writers:
         writer.stop.set()
         writer.join(30)
+        writer.client.close()
 
-    stored = {p["metadata"]["name"] for p in Client(settings, name="reader").list("Pod", "default").items}
+    with Client(settings, name="reader") as reader:
+        stored = {p["metadata"]["name"] for p in reader.list("Pod", "default").items}
     acked = {name for w in writers for name, _, _ in w.acked}
     assert acked - stored == set(), f"acknowledged but lost: {sorted(acked - stored)}"
     print(f"first write sent after the kill -9 of the broker node acknowledged {recovered:.2f} s after it; "
