@@ -1,7 +1,8 @@
 """The few protobuf bodies kubectl >= 1.32 sends with no JSON fallback (client-go's typed clients):
 DeleteOptions (`kubectl delete`), an Eviction (`kubectl drain`), SelfSubjectAccessReview (`kubectl auth can-i`) and a
 Namespace (`kubectl create namespace`). The wire format is read by hand (varints and
-length-delimited fields, field numbers from k8s.io/api's generated.proto); any other kind is 415."""
+length-delimited fields, field numbers from k8s.io/api's generated.proto); any other kind is 415.
+The same wire format is written for `/openapi/v2`."""
 from __future__ import annotations
 
 from typing import Iterator
@@ -136,3 +137,20 @@ def _signed(value: int) -> int:
 def _entry(data: bytes) -> tuple[str, str]:
     f = _fields(data)
     return _text(f, 1), _text(f, 2)
+
+
+# ---- writing (the `/openapi/v2` document; tests build bodies with it) ------------------------------
+def varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, n = n & 0x7F, n >> 7
+        out.append(byte | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def field(number: int, value: bytes | int) -> bytes:
+    """One field: an int as a varint, bytes (a string or a message) length-delimited."""
+    if isinstance(value, int):
+        return varint(number << 3) + varint(value)
+    return varint(number << 3 | 2) + varint(len(value)) + value

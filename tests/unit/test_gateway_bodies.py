@@ -5,23 +5,9 @@ from __future__ import annotations
 import pytest
 
 from actors.gateway import protobuf
+from actors.gateway.protobuf import field
 from actors.gateway.pages import Pages
 from api.status import StatusError
-
-
-def varint(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte, n = n & 0x7F, n >> 7
-        out.append(byte | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
-
-
-def field(number: int, value: bytes | int) -> bytes:
-    if isinstance(value, int):
-        return varint(number << 3) + varint(value)
-    return varint(number << 3 | 2) + varint(len(value)) + value
 
 
 def envelope(api_version: str, kind: str, raw: bytes) -> bytes:
