@@ -302,7 +302,7 @@ class Bus:
         STATS.published += 1
         self._seq += 1
         self._confirms[self._seq] = _Unconfirmed(on_confirm or _ignore, message_id, on_return, on_nack,
-                                                 time.monotonic())
+                                                 time.monotonic() if self._guard is not None else 0.0)
         return True
 
     def _on_confirm(self, frame) -> None:
