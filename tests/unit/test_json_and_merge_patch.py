@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from api.jsonpatch import apply_json_patch
@@ -42,6 +42,10 @@ def _same_as_kubectl(obj: dict, patch, patch_type: str, run) -> None:
     before = copy.deepcopy(obj)
     with tempfile.TemporaryDirectory() as tmp:
         want = _outcome(lambda: kubectl_patch(Path(tmp), obj, patch, patch_type))
+    # json-patch v4 dereferences nil on some paths through a null (add to /a/b after /a became null):
+    # kubectl panics, kube-apiserver recovers to a 500; no answer to compare with
+    if isinstance(want, tuple) and want[1].startswith("panic:"):
+        assume(False)
     assert _outcome(lambda: run(obj, patch)) == want
     assert obj == before
 
