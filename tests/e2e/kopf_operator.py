@@ -3,7 +3,8 @@ gateway. It marks each labelled object it sees created with an annotation and ho
 with a finalizer until its delete handler ran:
 
 - Pods: kopf's own finalizer, named by this operator (kopf adds and removes it with JSON patches
-  that test the object's resourceVersion); the delete handler posts an Event.
+  that test the object's resourceVersion); the create handler also sets a condition (kopf
+  merge-patches `/status`); the delete handler posts an Event.
 - Deployments: kopf's finalizer as on pods, and the create handler writes one of its own next to the
   annotation, which the delete handler takes off (merge patches of `metadata.finalizers`; kopf runs
   delete handlers only while its own finalizer holds the object)."""
@@ -14,6 +15,7 @@ import kopf
 SEEN = "kubus.test/seen-by"
 FINALIZER = "kubus.test/kopf-operator"  # kopf's, on pods
 GUARD = "kubus.test/guard"  # the deployment handlers' own
+CONDITION = "kubus.test/Seen"
 LABELLED = {"kopf": "yes"}
 
 
@@ -29,6 +31,7 @@ def configure(settings: kopf.OperatorSettings, **_):
 @kopf.on.create("pods", labels=LABELLED)
 def pod_created(name, patch, **_):
     patch.metadata.annotations[SEEN] = f"kopf:{name}"
+    patch.status["conditions"] = [{"type": CONDITION, "status": "True"}]  # a readiness gate's: PATCH of /status
 
 
 @kopf.on.delete("pods", labels=LABELLED)

@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from tests.e2e.conftest import kubeconfig_for, token_of
-from tests.e2e.kopf_operator import FINALIZER, GUARD, SEEN
+from tests.e2e.kopf_operator import CONDITION, FINALIZER, GUARD, SEEN
 from tests.helpers import ROOT, wait_until
 from tests.people import as_person
 
@@ -26,6 +26,7 @@ RBAC = "rbac.authorization.k8s.io/v1"
 OPERATOR_ROLE = {"apiVersion": RBAC, "kind": "Role", "metadata": {"name": "kopf-operator"}, "rules": [
     {"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list", "watch", "patch"]},
     {"apiGroups": ["apps"], "resources": ["deployments"], "verbs": ["get", "list", "watch", "patch"]},
+    {"apiGroups": [""], "resources": ["pods/status"], "verbs": ["patch"]},
     {"apiGroups": [""], "resources": ["events"], "verbs": ["create"]}]}  # what kopf's documentation grants
 
 
@@ -82,7 +83,9 @@ def gone(cluster, kind: str, name: str) -> bool:
 def test_kopf_annotates_a_pod_and_holds_its_deletion_with_its_finalizer(cluster, operator):
     cluster.create(POD, namespace="default")
     cluster.create({**POD, "metadata": {"name": "ignored"}}, namespace="default")
-    pod = wait_until(lambda: seen(cluster, "Pod", "watched"), 30, what="kopf's annotation on the pod")
+    pod = wait_until(lambda: (p := seen(cluster, "Pod", "watched")) and p.get("status", {}).get("conditions") and p,
+                     30, what="kopf's annotation and condition on the pod")
+    assert [(c["type"], c["status"]) for c in pod["status"]["conditions"]] == [(CONDITION, "True")]
     assert annotations(pod)[SEEN] == "kopf:watched" and pod["metadata"]["finalizers"] == [FINALIZER]
     assert "kopf.zalando.org/last-handled-configuration" in annotations(pod)
 
