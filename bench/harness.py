@@ -39,10 +39,10 @@ class Cluster:
                     "KUBUS_ADMIN_URL": admin, "PYTHONUNBUFFERED": "1"}
         self.procs: list[subprocess.Popen] = []
 
-    def start(self, module: str, *args: str) -> subprocess.Popen:
+    def start(self, module: str, *args: str, **env: str) -> subprocess.Popen:
         log = open(Path(self.dir.name) / f"{module}.{len(self.procs)}.log", "w")
         own = module not in AS_ITS_CALLERS  # a gateway has no broker user: it talks as each caller
-        env = {**self.env, **({"KUBUS_AMQP_URL": actor_account_url(self.base, module, args)} if own else {})}
+        env = {**self.env, **({"KUBUS_AMQP_URL": actor_account_url(self.base, module, args)} if own else {}), **env}
         proc = subprocess.Popen([sys.executable, "-m", module, *args], cwd=ROOT, env=env, stdout=log,
                                 stderr=subprocess.STDOUT)
         self.procs.append(proc)
@@ -51,7 +51,7 @@ class Cluster:
     def __enter__(self) -> "Cluster":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def stop(self) -> None:
         for proc in self.procs:
             proc.terminate()
         for proc in self.procs:
@@ -59,6 +59,9 @@ class Cluster:
                 proc.wait(10)
             except subprocess.TimeoutExpired:
                 proc.kill()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
         delete_topology(self.base.admin_url, self.settings.cluster)
         remove_accounts(self.base)
         self.dir.cleanup()

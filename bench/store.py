@@ -1,6 +1,6 @@
 """Durable CAS writes per second through apiserver and store, each write's event seen by a watcher.
 
-    python bench/store.py --clients 64 --writes 20000 [--vs-etcd]
+    python bench/store.py --clients 64 --writes 20000 [--vs-etcd] [--vs-replicated]
 
 Each client owns one Pod and updates it with its last resourceVersion as the precondition, one
 write in flight per client. The clock stops when a watcher has seen every write's event.
@@ -68,10 +68,11 @@ class Seen:
             self.last_at = time.monotonic()
 
 
-def run_kubus(clients: int, writes: int) -> tuple[float, dict[str, float]]:
-    """Writes per second, and each process's CPU milliseconds per write."""
+def run_kubus(clients: int, writes: int, replicated: bool = False) -> tuple[float, dict[str, float]]:
+    """Writes per second, and each process's CPU milliseconds per write (`replicated`: the store
+    commits every batch through the WAL stream first)."""
     with Cluster("bench") as cluster:
-        cluster.start("store")
+        cluster.start("store", **({"KUBUS_STORE_REPLICATION": "stream"} if replicated else {}))
         cluster.start("actors.apiserver")
         writer = Client(cluster.settings, name="bench writer")
         watcher = Client(cluster.settings, name="bench watcher")
@@ -102,6 +103,8 @@ def main() -> None:
     parser.add_argument("--clients", type=int, nargs="+", default=[1, 64])
     parser.add_argument("--writes", type=int, default=5000, help="writes per run (split over the clients)")
     parser.add_argument("--vs-etcd", action="store_true", help="run the same workload against a local etcd")
+    parser.add_argument("--vs-replicated", action="store_true",
+                        help="also run it with the replicated store (KUBUS_STORE_REPLICATION=stream)")
     args = parser.parse_args()
     logs.configure("warning")
     pairs = {}
@@ -111,6 +114,11 @@ def main() -> None:
         print(f"kubus  clients={clients:<3} cas_writes_per_s={rate:,.0f} "
               + " ".join(f"{k}={v:.3f}" for k, v in cpu.items()), flush=True)
         pairs[f"cas_writes_per_s_c{clients}"] = rate
+        if args.vs_replicated:
+            replicated, cpu = run_kubus(clients, writes, replicated=True)
+            print(f"kubus  clients={clients:<3} replicated cas_writes_per_s={replicated:,.0f} "
+                  f"ratio={replicated / rate:.2f} " + " ".join(f"{k}={v:.3f}" for k, v in cpu.items()), flush=True)
+            pairs[f"replicated_cas_writes_per_s_c{clients}"] = replicated
         if args.vs_etcd:
             from bench.etcd import run_etcd
 

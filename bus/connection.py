@@ -198,6 +198,11 @@ class Bus:
     def _oldest_unconfirmed(self) -> float | None:
         return next((entry.at for entry in self._confirms.values()), None)  # in publish order
 
+    def reconnect(self) -> None:
+        """Drop this connection (and whatever it holds: exclusive locks, unacked deliveries) and make a
+        new one, to the next node that answers."""
+        self._reopen()
+
     def _reopen(self) -> None:
         if self._conn is not None and self._conn.is_open:
             self._conn.close()  # -> _on_closed: pending calls fail, the next node is tried

@@ -106,9 +106,11 @@ def _actor(names: Names, queues: tuple[str, ...], locks: tuple[str, ...], events
 
 
 def _store(names: Names, _name: str | None, _nodes: tuple[str, ...]) -> Grants:
-    return Grants(configure=literal(f"{names.store_queue}.lock"),
+    """`{c}.store.wal`: the replicated store's log, which only stores declare, append to and read."""
+    wal = f"{names.store_queue}.wal"
+    return Grants(configure=literal(f"{names.store_queue}.lock", wal),
                   write=literal(names.events, names.dead, DEFAULT_EXCHANGE),
-                  read=literal(names.store_queue), events=(EVERYTHING, NOTHING))
+                  read=literal(names.store_queue, wal), events=(EVERYTHING, NOTHING))
 
 
 def _apiserver(names: Names, _name: str | None, _nodes: tuple[str, ...]) -> Grants:

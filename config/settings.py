@@ -36,6 +36,9 @@ class Settings(BaseSettings):
     dead_letter_max_length: int = Field(10_000, ge=1)  # `{c}.dead` keeps the newest this many
     queue_max_bytes: int = Field(64 << 20, ge=1 << 20)  # an event queue's bound; overflow is dead-lettered
     request_queue_max_length: int = Field(50_000, ge=1)  # `{c}.apiserver` and `{c}.store`; more is refused
+    store_replication: Literal["off", "stream"] = "off"  # stream: every batch through `{c}.store.wal` (store/replicated)
+    wal_max_bytes: int = Field(1 << 30, ge=1 << 20)  # the WAL stream's retention
+    wal_segment_bytes: int = Field(64 << 20, ge=1 << 16)
     queue_type: Literal["classic", "quorum"] = "classic"  # durable queues; quorum on a RabbitMQ cluster
     log_level: str = "info"
     metrics_port: int = Field(0, ge=0, le=65535)  # Prometheus `/metrics` on 127.0.0.1:<port>; 0: off

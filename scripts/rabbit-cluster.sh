@@ -9,6 +9,7 @@
 #   scripts/rabbit-cluster.sh kill|freeze|thaw|start|stop N   one node: kill -9, SIGSTOP, SIGCONT,
 #                                             start again (it rejoins by itself), clean stop
 #   scripts/rabbit-cluster.sh ctl N ARGS...   rabbitmqctl on node N
+#   scripts/rabbit-cluster.sh streams N ARGS... rabbitmq-streams on node N (stream_status NAME ...)
 #   scripts/rabbit-cluster.sh down            stop every node and remove the data directory
 #
 # KUBUS_RABBIT_CLUSTER_DIR (default /tmp/kubus-rabbit-cluster) holds each node's data, logs and pid.
@@ -107,6 +108,7 @@ case "${1:-}" in
   kill) kill -KILL "$(pid_of "$2")"; until ! alive "$2"; do sleep 0.05; done; echo "kubus$2@localhost killed" ;;
   freeze) kill -STOP "$(pid_of "$2")"; echo "kubus$2@localhost frozen" ;;
   ctl) ctl "$2" "${@:3}" ;;
+  streams) (node_env "$2"; "$BIN/rabbitmq-streams" -q -n "kubus$2@localhost" "${@:3}") ;;
   thaw) kill -CONT "$(pid_of "$2")"; echo "kubus$2@localhost thawed" ;;
   *) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

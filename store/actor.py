@@ -165,11 +165,16 @@ class StoreActor(Actor):
             self._answer_all(answers)  # reads only: nothing to make durable
             self._maybe_drained()
             return
-        events = [change.event() for change in changes]
-        self.committing, epoch = True, self.epoch
-        commit = self.writer.submit(self.backend.commit, changes, events, applied, self.outbox.confirmed)
+        self.committing = True
+        self._commit(changes, [change.event() for change in changes], applied, answers, now)
+
+    def _commit(self, changes: list, events: list[bytes], applied: list[Applied], answers: Answers,
+                started: float, wal: dict[str, int] | None = None) -> None:
+        """The batch's transaction on the writer thread; then, on the ioloop, its events and replies."""
+        epoch = self.epoch
+        commit = self.writer.submit(self.backend.commit, changes, events, applied, self.outbox.confirmed, wal)
         commit.add_done_callback(lambda done: self.bus.call_soon(
-            lambda: self._committed(epoch, done, changes, events, answers, now)))
+            lambda: self._committed(epoch, done, changes, events, answers, started)))
 
     def _committed(self, epoch: int, commit: Future, changes: list, events: list[bytes], answers: Answers,
                    started: float) -> None:

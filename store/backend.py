@@ -37,8 +37,9 @@ class Backend(Protocol):
 
     def load_applied(self) -> Iterator[Applied]: ...
 
-    def commit(self, changes: list[Change], events: list[bytes], applied: list[Applied], published: int) -> None:
-        """Write everything in one durable transaction."""
+    def commit(self, changes: list[Change], events: list[bytes], applied: list[Applied], published: int,
+               wal: dict[str, int] | None = None) -> None:
+        """Write everything in one durable transaction (with the replicated log's position, if given)."""
 
     def log_after(self, rev: int) -> Iterator[LogRow]: ...
 

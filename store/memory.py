@@ -15,6 +15,7 @@ class MemoryBackend:
         self.applied: dict[str, Applied] = {}
         self.rev = 0
         self.published = 0
+        self.wal: dict[str, int] = {}
 
     def claim(self) -> int:
         return 1  # one process only: nothing to fence
@@ -25,7 +26,9 @@ class MemoryBackend:
     def load_applied(self) -> Iterator[Applied]:
         return iter(list(self.applied.values()))
 
-    def commit(self, changes: list[Change], events: list[bytes], applied: list[Applied], published: int) -> None:
+    def commit(self, changes: list[Change], events: list[bytes], applied: list[Applied], published: int,
+               wal: dict[str, int] | None = None) -> None:
+        self.wal.update(wal or {})
         for change, event in zip(changes, events):
             if change.type == "DELETED":
                 self.objects.pop(change.oid, None)
@@ -36,6 +39,9 @@ class MemoryBackend:
         for item in applied:
             self.applied[item.message_id] = item
         self.published = max(self.published, published)
+
+    def wal_position(self) -> dict[str, int]:
+        return dict(self.wal)
 
     def log_after(self, rev: int) -> Iterator[LogRow]:
         return iter([row for r, row in sorted(self.log.items()) if r > rev])

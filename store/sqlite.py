@@ -64,12 +64,22 @@ class SqliteBackend:
         objects = (((k, ns, n), msgpack.unpackb(data, raw=False), data) for k, ns, n, data in rows)
         return self._meta("rev"), self._meta("published"), objects
 
+    def wal_position(self) -> dict[str, int]:
+        """What `commit(wal=...)` last kept: {} for a store that never followed a log."""
+        rows = self.db.execute("SELECT k, v FROM meta WHERE k LIKE 'wal_%'").fetchall()
+        return {k[4:]: v for k, v in rows}
+
     def load_applied(self) -> Iterator[Applied]:
         for mid, at, reply in self.db.execute("SELECT id, at, reply FROM applied ORDER BY at"):
             yield Applied(mid, at, reply)
 
-    def commit(self, changes: list[Change], events: list[bytes], applied: list[Applied], published: int) -> None:
+    def commit(self, changes: list[Change], events: list[bytes], applied: list[Applied], published: int,
+               wal: dict[str, int] | None = None) -> None:
+        """`wal`: where this batch stands in the replicated log (offset, epoch, rev, owner's number),
+        kept in the same transaction so a restarted store follows on from exactly there."""
         with self._write() as db:
+            for key, value in (wal or {}).items():
+                db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (f"wal_{key}", value))
             for change, event in zip(changes, events):
                 kind, ns, name = change.oid
                 if change.type == "DELETED":

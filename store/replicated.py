@@ -1,0 +1,158 @@
+"""The replicated store (KUBUS_STORE_REPLICATION=stream; DESIGN.md "Scale-out", scale-out.md §4): every
+store process, active or standby, follows the stream `{c}.store.wal` in order through the same rule
+(`store.wal.Rule`) into its own SQLite database.
+
+- The active store appends each group-commit batch as an entry tagged with its claim epoch and
+  treats it as committed only when it reads the entry back at its place in the log and the rule
+  accepts it: then it writes the batch to its own database and answers. A confirm is not a commit.
+- A standby applies every accepted batch to its database as it reads it, so it is current when the
+  lock comes to it. It takes over by appending `claim(epoch + 1)`; once it reads its claim back
+  accepted (having applied everything before it), it loads its database and serves.
+- A store whose batch the log rejects, or that reads another's claim while serving, has been
+  deposed: it exits without answering and comes back as a standby (the supervisor restarts it); its
+  database holds only accepted batches. One that loses its connection steps down in place.
+"""
+from __future__ import annotations
+
+import os
+import random
+
+from store import wal, walpayload
+from store.actor import EXIT_FENCED, StoreActor
+from store.inbox import Answers
+from store.walstream import WalStream
+
+APPEND_RETRY_S = 0.05
+READ_BACK_S = 2.0  # an entry not read back by then may be lost (the stream moved): start over
+
+
+class ReplicatedStore(StoreActor):
+    def __init__(self, settings, **kw):
+        super().__init__(settings, **kw)
+        self.me = random.getrandbits(62) or 1  # this process's name in the log
+        position = self._backend(lambda b: b.wal_position())
+        self.rule = wal.Rule(position.get("epoch", 0), position.get("owner") or None, position.get("rev", 0),
+                             history=False)
+        self.offset = position.get("offset", -1)  # the last entry read
+        self.stream = WalStream(self.bus, f"{self.names.store_queue}.wal", settings.wal_max_bytes,
+                                settings.wal_segment_bytes, self._entry, self._bad_entry, self._resume)
+        self.claiming: int | None = None  # the epoch of the claim this store waits to read back
+        self.serving = False
+        self.seq = 0
+        self.in_flight: tuple | None = None  # the batch appended and not yet read back
+
+    # ---- following the log ----------------------------------------------------------------------
+    def _on_ready(self, bus) -> None:
+        self.stream.follow()
+        super()._on_ready(bus)
+
+    def _resume(self) -> int | str:
+        return self.offset + 1 if self.offset >= 0 else "first"
+
+    def _entry(self, offset: int, entry: dict) -> None:
+        if offset <= self.offset:
+            return  # read again after a reconnect
+        self.offset = offset
+        accepted = self.rule.apply(entry)
+        mine = entry.get("store") == self.me
+        if entry["t"] == wal.BATCH:
+            self._batch(entry, accepted, mine)
+        elif entry["t"] == wal.CLAIM:
+            self._claim(entry, accepted, mine)
+
+    def _position(self) -> dict[str, int]:
+        return {"offset": self.offset, "epoch": self.rule.epoch, "rev": self.rule.rev, "owner": self.rule.owner or 0}
+
+    def _batch(self, entry: dict, accepted: bool, mine: bool) -> None:
+        if mine and self.in_flight is not None and entry.get("seq") == self.in_flight[0]:
+            _, changes, events, applied, answers, started = self.in_flight
+            self.in_flight = None
+            if not accepted:
+                self._deposed("the log rejected this store's batch")
+            super()._commit(changes, events, applied, answers, started, self._position())
+        elif accepted:
+            changes, events, applied, published = walpayload.decode(entry["payload"])
+            self._apply(changes, events, applied, published)
+
+    def _claim(self, entry: dict, accepted: bool, mine: bool) -> None:
+        if mine and entry["epoch"] == self.claiming and not accepted:
+            self.log.info("store.claim_again", epoch=self.rule.epoch + 1, offset=self.offset)
+            self.on_active()  # a claim made before this store had read the log so far: no effect, go on
+        elif mine and entry["epoch"] == self.claiming:
+            self.claiming = None
+            self.log.info("store.claimed", epoch=entry["epoch"], offset=self.offset, rev=self.rule.rev)
+            self._apply([], [], [], 0)
+            self._serve()
+        elif accepted:
+            if self.serving:
+                self._deposed(f"store {entry['store']} claimed epoch {entry['epoch']}")
+            self._apply([], [], [], 0)
+
+    def _apply(self, changes: list, events: list[bytes], applied: list, published: int) -> None:
+        """An accepted entry into this store's database, in log order (the writer thread keeps it)."""
+        done = self.writer.submit(self.backend.commit, changes, events, applied, published, self._position())
+        done.add_done_callback(lambda f: f.exception() and self.bus.call_soon(
+            lambda: self._write_failed(f.exception())))
+
+    def _bad_entry(self, offset: int, why: str) -> None:
+        self.offset = max(self.offset, offset)
+        self.log.error("store.wal_undecodable", offset=offset, error=why)
+
+    def _deposed(self, why: str) -> None:
+        self.log.error("store.deposed", why=why, epoch=self.rule.epoch, rev=self.state.rev)
+        os._exit(EXIT_FENCED)
+
+    # ---- taking over and serving ------------------------------------------------------------------
+    def on_active(self) -> None:
+        """Claim the next epoch in the log; serve once the claim is read back accepted."""
+        self.claiming = self.rule.epoch + 1
+        self._append(wal.claim(self.claiming, self.me, max(self.offset, 0)))
+
+    def _serve(self) -> None:
+        super().on_active()  # the database now holds every accepted batch before the claim
+        self.serving = True
+        self.flush()
+
+    def flush(self) -> None:
+        if self.serving:
+            super().flush()
+
+    def _write_now(self) -> None:
+        """Seeds made while taking over go into the log like any batch."""
+        changes = self.state.take_changes()
+        if changes:
+            self.committing = True
+            self._commit(changes, [c.event() for c in changes], [], Answers([], []), self.clock())
+
+    def _commit(self, changes, events, applied, answers, started, position=None) -> None:
+        """Append the batch; it is committed when it is read back (`_batch`)."""
+        self.seq += 1
+        entry = wal.batch(self.rule.epoch, self.me, changes[0].rev - 1 if changes else self.state.rev,
+                          self.state.rev, walpayload.encode(changes, events, applied, self.outbox.confirmed))
+        entry["seq"] = self.seq
+        self.in_flight = (self.seq, changes, events, applied, answers, started)
+        self._append(entry)
+
+    def _append(self, entry: dict) -> None:
+        if not self.stream.append(entry):
+            self.bus.call_later(APPEND_RETRY_S, lambda: self._append(entry))
+            return
+        self.bus.call_later(READ_BACK_S, lambda: self._read_back_due(entry))
+
+    def _read_back_due(self, entry: dict) -> None:
+        """Still waiting for an entry appended READ_BACK_S ago: the stream lost it or stalled. Nothing
+        of it was answered; a new connection (and lock) lets the log say what happened."""
+        waiting = (entry["t"] == wal.CLAIM and self.claiming == entry["epoch"]) or \
+            (entry["t"] == wal.BATCH and self.in_flight is not None and self.in_flight[0] == entry.get("seq"))
+        if waiting:
+            self.log.warning("store.wal_stalled", kind=entry["t"], epoch=entry["epoch"], offset=self.offset)
+            self.bus.reconnect()
+
+    def on_lost(self) -> None:
+        """An active store cannot tell whether what it appended is in the log: it steps down, answers
+        none of it, and learns the outcome as a standby reading on (its database and its dedupe are
+        loaded again if it serves again)."""
+        if self.serving or self.claiming is not None:
+            self.log.warning("store.stepped_down", why="connection lost while active", rev=self.state.rev)
+        self.serving, self.claiming, self.in_flight = False, None, None
+        super().on_lost()
