@@ -34,6 +34,8 @@ down:  ## stop the demo cluster, and the demo pods' processes (containers outliv
 	@if [ -f .kubus/demo.pid ]; then kill $$(cat .kubus/demo.pid) 2>/dev/null; rm -f .kubus/demo.pid; echo "stopped the demo cluster"; fi
 	@# [a] keeps pkill from matching this very shell's command line
 	@pkill -f -- "-m [a]ctors.kubelet.shim $(CURDIR)/.kubus/data/kubelet/" && echo "stopped the demo pods' processes" || true
+	@$(BIN)/python -m actors.kubelet.podnet  # the pods' network namespaces and bridge, if it made any
+	@$(BIN)/python -m actors.proxy.localroute  # the service range's local route, should the proxy have been killed
 
 clean: down
 	rm -rf $$(readlink -f $(VENV)) $(VENV) .kubus *.egg-info

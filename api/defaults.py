@@ -98,9 +98,39 @@ def event(obj: dict) -> None:
     obj.setdefault("count", 1)
 
 
+def service(obj: dict) -> None:
+    """SetDefaults_Service, single-stack IPv4."""
+    spec = obj.setdefault("spec", {})
+    kind = spec.setdefault("type", "ClusterIP")
+    affinity = spec.setdefault("sessionAffinity", "None")
+    if affinity == "None":
+        spec.pop("sessionAffinityConfig", None)
+    elif affinity == "ClientIP":
+        client = spec.setdefault("sessionAffinityConfig", {}).setdefault("clientIP", {})
+        client.setdefault("timeoutSeconds", 10800)
+    for port in spec.get("ports") or []:
+        port.setdefault("protocol", "TCP")
+        if port.get("targetPort") in (None, 0, ""):
+            port["targetPort"] = port.get("port")
+    if kind == "ExternalName":
+        return
+    if kind in ("NodePort", "LoadBalancer") or spec.get("externalIPs"):
+        spec.setdefault("externalTrafficPolicy", "Cluster")
+    spec.setdefault("internalTrafficPolicy", "Cluster")
+    spec.setdefault("ipFamilyPolicy", "SingleStack")
+    spec.setdefault("ipFamilies", ["IPv4"])
+    if spec.get("clusterIP") and not spec.get("clusterIPs"):
+        spec["clusterIPs"] = [spec["clusterIP"]]
+
+
+def endpoint_slice(obj: dict) -> None:
+    for port in obj.get("ports") or []:
+        port.setdefault("protocol", "TCP")
+
+
 DEFAULTERS: dict[str, Callable[[dict], Any]] = {
     "Pod": pod, "Node": node, "Namespace": namespace, "ReplicaSet": replicaset,
-    "Deployment": deployment, "Event": event,
+    "Deployment": deployment, "Event": event, "Service": service, "EndpointSlice": endpoint_slice,
     "RoleBinding": rbac.set_binding_defaults, "ClusterRoleBinding": rbac.set_binding_defaults,
 }
 

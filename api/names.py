@@ -18,6 +18,9 @@ _SUBDOMAIN_MSG = ("a lowercase RFC 1123 subdomain must consist of lower case alp
 _LABEL_MSG = ("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "
               "must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex "
               "used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')")
+_DNS1035_MSG = ("a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
+                "alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', "
+                "regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')")
 _QUALIFIED_MSG = ("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and "
                   "end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex "
                   "used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')")
@@ -42,6 +45,32 @@ def label_errors(name: str) -> list[str]:
         errors.append("must be no more than 63 characters")
     if not DNS1123_LABEL.match(name):
         errors.append(_LABEL_MSG)
+    return errors
+
+
+def dns1035_errors(name: str) -> list[str]:
+    """Service names: a DNS label that starts with a letter (it becomes an environment variable's prefix)."""
+    errors = []
+    if len(name) > 63:
+        errors.append("must be no more than 63 characters")
+    if not DNS1035_LABEL.match(name):
+        errors.append(_DNS1035_MSG)
+    return errors
+
+
+def port_name_errors(name: str) -> list[str]:
+    """Kubernetes' IsValidPortName (an IANA_SVC_NAME): named container and target ports."""
+    errors = []
+    if len(name) > 15:
+        errors.append("must be no more than 15 characters")
+    if not re.fullmatch(r"[-a-z0-9]+", name):
+        errors.append("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
+    if not re.search(r"[a-z]", name):
+        errors.append("must contain at least one letter (a-z)")
+    if "--" in name:
+        errors.append("must not contain consecutive hyphens")
+    if name.startswith("-") or name.endswith("-"):
+        errors.append("must not begin or end with a hyphen")
     return errors
 
 
@@ -71,10 +100,10 @@ def label_value_errors(value: str) -> list[str]:
     return errors
 
 
-def generate_name_prefix_errors(prefix: str, label: bool = False) -> list[str]:
+def generate_name_prefix_errors(prefix: str, check=subdomain_errors) -> list[str]:
     """A generateName prefix may end with '-' (Kubernetes masks it before checking)."""
     masked = prefix[:-1] + "a" if prefix.endswith("-") else prefix
-    return label_errors(masked) if label else subdomain_errors(masked)
+    return check(masked)
 
 
 def path_segment_errors(name: str) -> list[str]:

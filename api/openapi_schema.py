@@ -13,7 +13,7 @@ from api.registry import KINDS, KindInfo
 DROPPED = {"title", "default", "additionalProperties"}
 # where a type that is no kind lives, by the module that defines it
 MODULE_PACKAGES = {"api.meta": "io.k8s.apimachinery.pkg.apis.meta.v1", "api.apps": "io.k8s.api.apps.v1",
-                   "api.rbac": "io.k8s.api.rbac.v1"}
+                   "api.rbac": "io.k8s.api.rbac.v1", "api.discovery": "io.k8s.api.discovery.v1"}
 CORE = "io.k8s.api.core.v1"
 
 

@@ -239,6 +239,15 @@ COLUMNS: dict[str, tuple[list[str], list[str], Row]] = {
 GENERIC = (["NAME", "AGE"], [], _named)  # a kind without columns of its own
 
 
+def _networking_columns() -> None:
+    """The networking kinds' columns live in their own module, which uses `age` from this one."""
+    from api.printers_net import COLUMNS as NETWORKING
+    COLUMNS.update(NETWORKING)
+
+
+_networking_columns()
+
+
 def header(kind: str, wide: bool, namespaced_all: bool, labels: bool = False) -> list[str]:
     base, extra, _ = COLUMNS.get(kind, GENERIC)
     return (["NAMESPACE"] if namespaced_all else []) + base + (extra if wide else []) + (["LABELS"] if labels else [])

@@ -18,7 +18,7 @@ CORE, APPS = ("",), ("apps",)
 EVENTS = new_rule("create patch update", ("", "events.k8s.io"), "events")
 CONTROLLERS = ("clusterrole-aggregation-controller", "deployment-controller", "generic-garbage-collector",
                "namespace-controller", "node-controller", "replicaset-controller", "resourcequota-controller",
-               "service-account-controller")
+               "service-account-controller", "endpointslice-controller", "endpoint-controller")
 
 
 def _meta(name: str, labels: dict[str, str] | None = None) -> dict:
@@ -151,9 +151,17 @@ def _components() -> list[dict]:
                           new_rule("list watch", ("*",), "*"), new_rule("create", CORE, "serviceaccounts/token")]
     proxier = [new_rule("list watch", CORE, "endpoints services"), new_rule(READ, CORE, "nodes"), EVENTS,
                new_rule("list watch", ("discovery.k8s.io",), "endpointslices")]
+    coredns = [new_rule("list watch", CORE, "endpoints services pods namespaces"),
+               new_rule("list watch", ("discovery.k8s.io",), "endpointslices")]
+    ingress = [new_rule("list watch", CORE, "services"),
+               new_rule("list watch", ("discovery.k8s.io",), "endpointslices"),
+               new_rule("get list watch", ("networking.k8s.io",), "ingresses ingressclasses"),
+               new_rule("patch update", ("networking.k8s.io",), "ingresses/status"), EVENTS]
     return [cluster_role("system:kube-scheduler", scheduler),
             cluster_role("system:kube-controller-manager", controller_manager),
             cluster_role("system:node-proxier", proxier),
+            cluster_role("system:coredns", coredns),  # kubeadm's (its CoreDNS addon), not the apiserver's
+            cluster_role("system:kubus:ingress-controller", ingress),  # ingress-nginx's ClusterRole, in short
             cluster_role("system:node", node_rules())]
 
 
@@ -190,6 +198,14 @@ def _controller_rules() -> dict[str, list[dict]]:
             new_rule("list watch", ("*",), "*"), new_rule("update", CORE, "resourcequotas/status")],
         "service-account-controller": [new_rule("create", CORE, "serviceaccounts"),
                                        new_rule("list watch", CORE, "namespaces serviceaccounts")],
+        "endpointslice-controller": [
+            new_rule("get list watch", CORE, "nodes pods services"),
+            new_rule("update", CORE, "services/finalizers"),
+            new_rule("create delete get list update watch", ("discovery.k8s.io",), "endpointslices")],
+        "endpoint-controller": [
+            new_rule("get list watch", CORE, "pods services"),
+            new_rule("create delete get list update watch", CORE, "endpoints"),
+            new_rule("create", CORE, "endpoints/restricted")],
     }
 
 
@@ -221,6 +237,10 @@ def cluster_role_bindings() -> list[dict]:
         cluster_role_binding("system:kube-scheduler", _subjects("User", "system:kube-scheduler")),
         cluster_role_binding("system:kube-controller-manager", _subjects("User", "system:kube-controller-manager")),
         cluster_role_binding("system:node-proxier", _subjects("User", "system:kube-proxy")),
+        cluster_role_binding("system:coredns", [{"kind": "ServiceAccount", "name": "coredns",
+                                                 "namespace": "kube-system"}]),
+        cluster_role_binding("system:kubus:ingress-controller",
+                             [{"kind": "ServiceAccount", "name": "ingress-controller", "namespace": "kube-system"}]),
         cluster_role_binding("system:node", []),
         *(cluster_role_binding(f"system:controller:{name}",
                                [{"kind": "ServiceAccount", "name": name, "namespace": "kube-system"}])

@@ -10,6 +10,8 @@ from api.node import Node
 from api.pod import Pod
 from api.policy import LimitRange, PriorityClass, ResourceQuota, ServiceAccount
 from api.rbac import ClusterRole, ClusterRoleBinding, Role, RoleBinding
+from api.discovery import EndpointSlice
+from api.service import Endpoints, Ingress, IngressClass, Service
 from api.status import StatusError
 
 
@@ -25,6 +27,7 @@ class KindInfo:
     has_spec_generation: bool = False  # metadata.generation follows spec changes
     name_is_label: bool = False  # DNS-1123 label instead of subdomain
     name_is_path: bool = False  # any path segment (RBAC: `system:controller:gc`) instead of a subdomain
+    name_is_dns1035: bool = False  # DNS-1035 label (Services: a name that starts with a letter)
 
     @property
     def group(self) -> str:
@@ -53,6 +56,14 @@ KINDS: dict[str, KindInfo] = {
         KindInfo("ResourceQuota", ResourceQuota, "v1", True, "resourcequotas", ("quota",),
                  unconditional_update=True),
         KindInfo("PriorityClass", PriorityClass, "scheduling.k8s.io/v1", False, "priorityclasses", ("pc",),
+                 unconditional_update=True),
+        KindInfo("Service", Service, "v1", True, "services", ("svc",), unconditional_update=True,
+                 name_is_dns1035=True),
+        KindInfo("Endpoints", Endpoints, "v1", True, "endpoints", ("ep",), unconditional_update=True),
+        KindInfo("EndpointSlice", EndpointSlice, "discovery.k8s.io/v1", True, "endpointslices",
+                 unconditional_update=True),
+        KindInfo("Ingress", Ingress, "networking.k8s.io/v1", True, "ingresses", ("ing",), unconditional_update=True),
+        KindInfo("IngressClass", IngressClass, "networking.k8s.io/v1", False, "ingressclasses",
                  unconditional_update=True),
         *(KindInfo(model.KIND, model, model.API_VERSION, namespaced, plural, unconditional_update=True,
                    name_is_path=True)

@@ -64,9 +64,21 @@ def _changed(path: str, new, old) -> list[str]:
 
 def update_causes(kind: str, old: dict, new: dict) -> list[Cause]:
     """What an update may not change of a kind's stored object (immutable fields)."""
-    from api import policy, rbac
+    from api import ingress_validation, policy, rbac, service_validation
 
     checks = {"RoleBinding": rbac.role_ref_update, "ClusterRoleBinding": rbac.role_ref_update,
-              "PriorityClass": lambda o, n: policy.validate_priority_class_update(n, o)}
+              "PriorityClass": lambda o, n: policy.validate_priority_class_update(n, o),
+              "Service": service_validation.service_update, "Node": node_update,
+              "EndpointSlice": service_validation.endpoint_slice_update,
+              "IngressClass": ingress_validation.ingress_class_update}
     check = checks.get(kind)
     return check(old, new) if check else []
+
+
+def node_update(old: dict, new: dict) -> list[Cause]:
+    """A node's pod CIDRs, once given by the node IPAM controller, stay (ValidateNodeUpdate)."""
+    before, after = (old.get("spec") or {}).get("podCIDRs") or [], (new.get("spec") or {}).get("podCIDRs") or []
+    if before and before != after:
+        return [Cause("spec.podCIDRs", 'Forbidden: node updates may not change podCIDR except from "" to valid',
+                      "FieldValueForbidden")]
+    return []

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from api import names, policy, quantity, rbac, selectors
+from api import ingress_validation, names, policy, quantity, rbac, selectors, service_validation
 from api.registry import KindInfo
 from api.status import Cause
 
@@ -31,16 +31,23 @@ def _map_keys(path: str, labels: dict | None, values: bool) -> list[Cause]:
     return causes
 
 
+def name_rule(info: KindInfo) -> Callable[[str], list[str]]:
+    if info.name_is_label:
+        return names.label_errors
+    if info.name_is_dns1035:
+        return names.dns1035_errors
+    return names.path_segment_errors if info.name_is_path else names.subdomain_errors
+
+
 def metadata(info: KindInfo, meta: dict) -> list[Cause]:
     causes: list[Cause] = []
     name, prefix = meta.get("name"), meta.get("generateName")
-    check = names.label_errors if info.name_is_label else \
-        names.path_segment_errors if info.name_is_path else names.subdomain_errors
+    check = name_rule(info)
     if name:
         causes += [_invalid("metadata.name", name, e) for e in check(name)]
     elif prefix:
         causes += [_invalid("metadata.generateName", prefix, e)
-                   for e in names.generate_name_prefix_errors(prefix, info.name_is_label)]
+                   for e in names.generate_name_prefix_errors(prefix, check)]
     else:
         causes.append(Cause("metadata.name", "Required value: name or generateName is required",
                             "FieldValueRequired"))
@@ -143,7 +150,9 @@ VALIDATORS: dict[str, Callable[[dict], list[Cause]]] = {
     "Role": rbac.validate_role, "ClusterRole": rbac.validate_cluster_role,
     "RoleBinding": rbac.validate_role_binding, "ClusterRoleBinding": rbac.validate_cluster_role_binding,
     "PriorityClass": policy.validate_priority_class, "LimitRange": policy.validate_limit_range,
-    "ResourceQuota": policy.validate_resource_quota,
+    "ResourceQuota": policy.validate_resource_quota, "Service": service_validation.validate_service,
+    "EndpointSlice": service_validation.validate_endpoint_slice, "Ingress": ingress_validation.validate_ingress,
+    "IngressClass": ingress_validation.validate_ingress_class,
 }
 
 

@@ -136,9 +136,22 @@ def _controller(names: Names, name: str | None, _nodes: tuple[str, ...]) -> Gran
     return _singleton(names, f"controller.{name}")
 
 
+def _networking(actor: str, kinds: tuple[str, ...]) -> Callable[[Names, str | None, tuple[str, ...]], Grants]:
+    """An actor of which any number run (dns, proxy, ingress), each with its own cache queue `{c}.<actor>.<id>`
+    bound to the events of `kinds`."""
+    def grants(names: Names, _name: str | None, _nodes: tuple[str, ...]) -> Grants:
+        queue = re.escape(names.actor_queue(f"{actor}.")) + ID
+        return _actor(names, (queue,), (), anchored(tuple(re.escape(k) + r"\..+" for k in kinds)))
+    return grants
+
+
+SERVICES_KEY = "service.#"  # every kubelet: the Services its pods' environment variables come from
+
+
 def kubelet_keys(nodes: tuple[str, ...]) -> tuple[str, ...]:
     """The `{c}.events` binding keys of a kubelet serving `nodes` (as `actors/kubelet` binds them)."""
-    return tuple(k for n in nodes for k in (routing_key("pod", "*", n), routing_key("node", None, n)))
+    return tuple(k for n in nodes for k in (routing_key("pod", "*", n), routing_key("node", None, n))) + \
+        (SERVICES_KEY,)
 
 
 def _node(names: Names, name: str | None, nodes: tuple[str, ...]) -> Grants:
@@ -149,7 +162,7 @@ def _node(names: Names, name: str | None, nodes: tuple[str, ...]) -> Grants:
 
 
 def _hollow(names: Names, _name: str | None, nodes: tuple[str, ...]) -> Grants:
-    keys = anchored(literal(*kubelet_keys(nodes))) if nodes else r"^(pod\.\*|node\.-)\.[^.]+$"
+    keys = anchored(literal(*kubelet_keys(nodes))) if nodes else r"^(pod\.\*|node\.-)\.[^.]+$|^service\.#$"
     return _actor(names, (re.escape(names.actor_queue("kubelet.")) + ".+",), (), keys, answers=True)
 
 
@@ -171,6 +184,9 @@ def _service_account(names: Names, name: str | None, _nodes: tuple[str, ...]) ->
 ROLES: dict[str, Callable[[Names, str | None, tuple[str, ...]], Grants]] = {
     "store": _store, "apiserver": _apiserver, "scheduler": _scheduler, "controller": _controller,
     "node": _node, "hollow": _hollow, "user": _person, "sa": _service_account,
+    "dns": _networking("dns", ("service", "endpointslice", "namespace")),
+    "proxy": _networking("proxy", ("service", "endpointslice", "node")),
+    "ingress": _networking("ingress", ("ingress", "ingressclass", "service", "endpointslice")),
 }
 
 

@@ -9,6 +9,7 @@ from api.annotations import FILTER_RESULT, SCORE_RESULT, SELECTED_NODE
 from api.resources import pod_requests, quantity_of
 from api.times import seconds
 from cli.apply import LAST_APPLIED
+from cli.describe_net import service_lines
 from api.printers import age, pod_status, table
 from runtime.client import Client
 
@@ -28,6 +29,8 @@ def describe(client: Client, kind: str, obj: dict) -> str:
         lines.append(f"Controlled By:  {ref['kind']}/{ref['name']}")
     if kind == "Pod":
         lines += _pod(obj) + _decision(meta.get("annotations") or {})
+    elif kind == "Service":
+        lines += service_lines(client, obj)
     elif kind == "Node":
         on_node = client.list("Pod", None, field_selector=f"spec.nodeName={meta['name']}").items
         lines += node_lines(obj, on_node)

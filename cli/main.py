@@ -16,6 +16,7 @@ from api import printers
 from cli import jsonpath, manifests, metadata, nodes
 from cli.auth import auth
 from cli.deadletters import dead_letters
+from cli.expose import expose
 from cli import rollout as rollout_view
 from cli.apply import apply_one
 from cli.describe import describe as describe_text
@@ -29,7 +30,7 @@ from cli.verbs_wait import wait
 from runtime.client import Client, Watch
 
 FOLLOW_POLL_S = 0.5
-ALL = "pods,deployments,replicasets"
+ALL = "pods,services,deployments,replicasets"
 OUTPUTS = ("wide", "yaml", "json", "name")  # `kubus get all`: the workload kinds kubus serves
 
 
@@ -335,7 +336,8 @@ def up(path: str | None) -> None:
 
 
 for command in (nodes.cordon, nodes.uncordon, nodes.drain, metadata.label, metadata.annotate, auth,
-                dead_letters, create, run, set_group, patch, wait, events, api_resources, status, config_group):
+                dead_letters, create, run, set_group, patch, wait, events, api_resources, status, config_group,
+                expose):
     main.add_command(command)
 
 

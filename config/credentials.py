@@ -44,6 +44,8 @@ def role_of_actor(module: str, args: list[str] | tuple[str, ...]) -> tuple[str, 
         return "apiserver", None
     if module == "actors.scheduler":
         return "scheduler", None
+    if module in ("actors.dns", "actors.proxy", "actors.ingress"):
+        return module.removeprefix("actors."), None
     if module == "actors.controllers":
         return "controller", args[0]
     if module == "actors.kubelet":

@@ -11,6 +11,9 @@ Kubernetes user name and groups RBAC sees. One table, `ROLES`, holds the mapping
 | controller | `{c}-controller-<name>` | `system:serviceaccount:kube-system:<sa>` (`CONTROLLER_ACCOUNTS`) |
 | node | `{c}-node-<node>` | `system:node:<node>`; `system:nodes` |
 | hollow | `{c}-hollow` | `system:kubus:hollow-kubelet`; `system:masters` |
+| dns | `{c}-dns` | `system:serviceaccount:kube-system:coredns` (as kubeadm runs CoreDNS) |
+| proxy | `{c}-proxy` | `system:kube-proxy` |
+| ingress | `{c}-ingress` | `system:serviceaccount:kube-system:ingress-controller` |
 | user | `{c}-user-<name>` | `<name>`; the users file's groups |
 | sa | `{c}-sa-<ns>.<name>` | `system:serviceaccount:<ns>:<name>`; `system:serviceaccounts`, `…:<ns>` |
 
@@ -41,6 +44,9 @@ CONTROLLER_ACCOUNTS = {  # controller -> its ServiceAccount in kube-system, as k
     "serviceaccount": "service-account-controller",
     "resourcequota": "resourcequota-controller",
     "clusterrole-aggregation": "clusterrole-aggregation-controller",
+    "nodeipam": "node-controller",  # kube-controller-manager's nodeipam runs as the node controller's account
+    "endpointslice": "endpointslice-controller",
+    "endpoints": "endpoint-controller",
 }
 
 Identity = tuple[str, tuple[str, ...]]
@@ -75,6 +81,9 @@ ROLES: dict[str, tuple[bool, Callable[[str, People], Identity | None]]] = {
     "apiserver": (False, lambda _n, _p: ("system:apiserver", (MASTERS,))),
     "scheduler": (False, lambda _n, _p: ("system:kube-scheduler", ())),
     "hollow": (False, lambda _n, _p: ("system:kubus:hollow-kubelet", (MASTERS,))),
+    "dns": (False, lambda _n, _p: _sa("kube-system", "coredns")),
+    "proxy": (False, lambda _n, _p: ("system:kube-proxy", ())),
+    "ingress": (False, lambda _n, _p: _sa("kube-system", "ingress-controller")),
     "controller": (True, _controller),
     "node": (True, lambda n, _p: (f"{NODE_PREFIX}{n}", (NODES_GROUP,))),
     "user": (True, _person),

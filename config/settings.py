@@ -48,6 +48,20 @@ class Settings(BaseSettings):
     users_file: Path | None = None  # people and their groups (the spirit of Kubernetes' static token file)
     audit_log: Path | None = None  # an apiserver's audit log (JSON lines); none when unset
     audit_policy: Path | None = None  # audit.k8s.io/v1 Policy; the shipped default when unset
+    # networking (Kubernetes' kubeadm defaults)
+    service_cidr: str = Field("10.96.0.0/12", pattern=r"^\d+\.\d+\.\d+\.\d+/\d+$")  # ClusterIPs come from here
+    service_node_port_range: str = Field("30000-32767", pattern=r"^\d+-\d+$")
+    cluster_cidr: str = Field("10.244.0.0/16", pattern=r"^\d+\.\d+\.\d+\.\d+/\d+$")  # nodes' podCIDRs
+    node_cidr_mask_size: int = Field(24, ge=8, le=30)
+    cluster_domain: str = "cluster.local"
+    cluster_dns: str = "10.96.0.10"  # the nameserver pods' resolv.conf names (kube-dns's ClusterIP in kubeadm)
+    pod_network: Literal["host", "namespaces"] = "host"  # namespaces: a network namespace per pod (root, ip)
+    dns_address: str = "127.0.0.1:1053"  # where a DNS actor answers (UDP and TCP)
+    dns_upstream: str = ""  # host:port names outside the cluster domain are forwarded to; empty: REFUSED
+    dns_ttl: int = Field(5, ge=0, le=3600)  # CoreDNS's default (kubeadm's Corefile says 30)
+    ingress_address: str = "127.0.0.1:8080"  # where an ingress controller serves HTTP
+    ingress_class: str = "kubus"  # the IngressClass it serves (and Ingresses without a class, if it is the default)
+    ingress_controller: str = "kubus.io/ingress-controller"  # that class's spec.controller
     gateway_address: str = "127.0.0.1:6443"  # where a gateway serves the Kubernetes REST API (HTTPS)
     gateway_watch_window: int = Field(5000, ge=1)  # changes a gateway keeps per watch cache to resume watches from
 

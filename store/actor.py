@@ -28,6 +28,7 @@ from config.settings import Settings
 from runtime import metrics
 from runtime.actor import Actor, Consumer
 from runtime.heap import freeze_survivors
+from store.allocators import Allocation
 from store.backend import Applied, Backend, Fenced
 from store.bookmarks import BookmarkKeys
 from store.commands import Parts, execute, failure
@@ -93,6 +94,7 @@ class StoreActor(Actor):
         self.outbox.reset(published)
         replayed = self.outbox.restart(self._backend(lambda b: list(b.log_after(published))))
         self.state.seed_namespaces()
+        self.state.seed_services(int(self.settings.gateway_address.rpartition(":")[2]))
         self._write_now()
         self.bookmarks.sweep(self.state.digests, self.clock())
         self.log.info("store.active", rev=self.state.rev, objects=len(self.state.objects), replayed=replayed,
@@ -101,7 +103,8 @@ class StoreActor(Actor):
         self._start_timers()
 
     def _new_state(self) -> State:
-        return State(self.clock, self.settings.max_object_bytes)
+        return State(self.clock, self.settings.max_object_bytes,
+                     Allocation(self.settings.service_cidr, self.settings.service_node_port_range))
 
     def _backend(self, call: Callable[[Backend], object]):
         """Run `call` on the writer thread after every commit queued before it, and wait for it."""

@@ -2,6 +2,7 @@
 a command makes. Pure logic: persistence and the wire are elsewhere."""
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
@@ -13,7 +14,9 @@ from api.updates import pod_spec_update, update_causes
 from bus import codec
 from bus.digest import KeyDigest
 from bus.topology import matcher, object_key
+from api import service
 from store import deletion, objects
+from store.allocators import Allocation, AllocationError
 from store.quotas import QuotaIndex, charges
 
 ObjKey = tuple[str, str, str]  # kind, namespace ("" when cluster-scoped), name
@@ -66,8 +69,10 @@ def oid_of(info: KindInfo, namespace: str | None, name: str) -> ObjKey:
 class State:
     """All objects in memory, loaded from and written through to a backend by the store actor."""
 
-    def __init__(self, clock: Callable[[], float], max_object_bytes: int = 512 << 10):
+    def __init__(self, clock: Callable[[], float], max_object_bytes: int = 512 << 10,
+                 allocation: Allocation | None = None):
         self.clock = clock
+        self.allocation = allocation or Allocation("10.96.0.0/12", "30000-32767")
         self.max_object_bytes = max_object_bytes
         self.rev = 0
         self.objects: dict[ObjKey, Entry] = {}
@@ -86,12 +91,16 @@ class State:
         meta = entry.obj["metadata"]
         self.objects[oid] = entry
         self.quotas.added(oid)
+        if oid[0] == "Service":
+            self.allocation.hold(entry.obj, True)
         self.digests.setdefault(entry.key, KeyDigest()).add(meta["uid"], meta["resourceVersion"])
         return entry
 
     def _drop(self, oid: ObjKey) -> Entry:
         entry = self.objects.pop(oid)
         self.quotas.dropped(oid)
+        if oid[0] == "Service":
+            self.allocation.hold(entry.obj, False)
         meta = entry.obj["metadata"]
         self.digests[entry.key].remove(meta["uid"], meta["resourceVersion"])
         return entry
@@ -129,6 +138,25 @@ class State:
                                                 "spec": {"finalizers": ["kubernetes"]},
                                                 "status": {"phase": "Active"}})
 
+    def seed_services(self, api_port: int) -> None:
+        """`default/kubernetes` on the range's first address and `kube-system/kube-dns` on its tenth, as
+        kube-apiserver and kubeadm make them; neither has a selector (the DNS actor answers for the second)."""
+        first = self.allocation.ips.base
+        for namespace, name, offset, labels, ports in (
+                ("default", "kubernetes", 0, {"component": "apiserver", "provider": "kubernetes"},
+                 [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": api_port}]),
+                ("kube-system", "kube-dns", 9, {"k8s-app": "kube-dns", "kubernetes.io/name": "CoreDNS"},
+                 [{"name": "dns", "port": 53, "protocol": "UDP", "targetPort": 53},
+                  {"name": "dns-tcp", "port": 53, "protocol": "TCP", "targetPort": 53}])):
+            ip = str(ipaddress.IPv4Address(first + offset))
+            if ("Service", namespace, name) not in self.objects and first + offset not in self.allocation.ips.used:
+                self.create("Service", namespace, {
+                    "apiVersion": "v1", "kind": "Service",
+                    "metadata": {"name": name, "namespace": namespace, "labels": labels},
+                    "spec": {"type": "ClusterIP", "clusterIP": ip, "clusterIPs": [ip], "sessionAffinity": "None",
+                             "ipFamilies": ["IPv4"], "ipFamilyPolicy": "SingleStack",
+                             "internalTrafficPolicy": "Cluster", "ports": ports}})
+
     # ---- commands ------------------------------------------------------------------------------
     def get(self, kind: str, namespace: str | None, name: str) -> Entry:
         info = lookup(kind)
@@ -159,6 +187,8 @@ class State:
         if oid in self.objects:
             raise already_exists(info.kind, meta["name"])
         objects.stamp_new(obj, self.rev + 1, self.clock())
+        if info.kind == "Service":
+            obj = self._allocated(obj, None)
         charged = charges([self.objects[q].obj for q in self.quotas.of(oid[1])], info.kind, obj) \
             if info.namespaced else []
         entry = self._commit("ADDED", oid, obj, None)
@@ -212,6 +242,8 @@ class State:
                               [Cause("spec.nodeName", "Forbidden: may not be changed directly", "FieldValueForbidden")])
             return merged
         objects.carry_server_fields(info.kind, old, new)
+        if info.kind == "Service":
+            service.carry(old, new)
         causes = update_causes(info.kind, old, new)
         if info.kind == "Pod" and new.get("spec") != old.get("spec"):
             causes += pod_spec_update(old.get("spec") or {}, new.get("spec") or {})
@@ -221,7 +253,14 @@ class State:
             new["status"] = old["status"]
         if info.has_spec_generation and new.get("spec") != old.get("spec"):
             new["metadata"]["generation"] = old["metadata"].get("generation", 1) + 1
-        return new
+        return self._allocated(new, old) if info.kind == "Service" else new
+
+    def _allocated(self, obj: dict, old: dict | None) -> dict:
+        """A Service with its ClusterIP and node ports; Invalid (named) when a requested one is taken."""
+        try:
+            return self.allocation.assign(obj, old)
+        except AllocationError as exc:
+            raise invalid("Service", obj["metadata"]["name"], exc.causes) from None
 
     def delete(self, kind: str, namespace: str | None, name: str, options: dict) -> Entry:
         info = lookup(kind)

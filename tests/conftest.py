@@ -3,15 +3,16 @@ cluster name per test, and store/apiserver processes."""
 from __future__ import annotations
 
 import os
-import subprocess
 import uuid
 
 import pika
 import pytest
 
+from actors.kubelet import podnet
+from actors.proxy import localroute
 from config.settings import Settings
 from cli.bootstrap import bootstrap, remove_accounts
-from tests.helpers import Procs, delete_topology, wait_until
+from tests.helpers import Procs, delete_topology, kill_containers, wait_until
 from tests.people import as_person, write_users_file
 
 DEFAULT_URL = "amqp://guest:guest@127.0.0.1:5672/"
@@ -77,9 +78,10 @@ def procs(settings, tmp_path, request):
     procs = Procs(env, logdir, settings)
     yield procs
     procs.stop_all()
-    # container processes outlive their kubelet by design: the test's own go with the test
-    subprocess.run(["pkill", "-KILL", "-f", f"actors.kubelet.shim {settings.data_dir}/"], check=False)
-    if getattr(request.node, "rep_call", None) is not None and request.node.rep_call.failed:
+    kill_containers(settings.data_dir)
+    podnet.clean(settings.cluster)  # pods' network namespaces and the cluster's bridge, where made
+    localroute.clear(settings.service_cidr)  # the service range's route, should a killed proxy have left it
+    if any(getattr(getattr(request.node, f"rep_{when}", None), "failed", False) for when in ("setup", "call")):
         print(procs.logs())
     delete_topology(settings.admin_url, settings.cluster)
 

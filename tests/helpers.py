@@ -197,3 +197,15 @@ def raw_call(url: str, exchange: str, routing_key: str, bodies: list[bytes], tim
         return replies
     finally:
         conn.close()
+
+
+def kill_containers(data_dir) -> None:
+    """Container processes outlive their kubelet by design; a test's own go with the test: each shim
+    leads its container's process group, so the whole group goes (a pod server would otherwise keep
+    its address, which the next test's pod is given again)."""
+    found = subprocess.run(["pgrep", "-f", f"actors.kubelet.shim {data_dir}/"], capture_output=True, text=True)
+    for pid in found.stdout.split():
+        try:
+            os.killpg(os.getpgid(int(pid)), signal.SIGKILL)
+        except ProcessLookupError:
+            pass

@@ -3,10 +3,13 @@
 then the command to the store (which charges ResourceQuotas, where no two writers can race)."""
 from __future__ import annotations
 
+import copy
+
 from actors.apiserver import admission
 from actors.apiserver.admission import Attempt
 from actors.apiserver.admission.podsecurity import enforced
 from actors.apiserver.attributes import of_request
+from api import service
 from api.admission import admit, admit_status
 from api.authorization import forbidden
 from api.node_authorizer import node_identity
@@ -37,7 +40,8 @@ class Writes:
             self._get_for(call, info, guard, "get", lambda r: self.finish(call, {"ok": True, **unwrap(r)}))
         elif req.verb in ("create", "update", "updateStatus"):
             if self._needs_old(call, info):
-                get = {"verb": "get", "kind": info.kind, "namespace": req.namespace, "name": req.name, "options": {}}
+                get = {"verb": "get", "kind": info.kind, "namespace": _namespace(info, req), "name": req.name,
+                       "options": {}}
                 self.call_store(call, get, "old", lambda r: self._admit(call, info, body, unwrap(r)["object"]),
                                 as_self=True)
             else:
@@ -53,11 +57,12 @@ class Writes:
             return False
         if info.kind == "Pod":
             return enforced(self.cache, call.req.namespace or "default")
-        return info.kind in ("Namespace", "Role", "ClusterRole") or (
+        return info.kind in ("Namespace", "Role", "ClusterRole", "Service") or (
             info.kind == "Node" and node_identity(call.user)[1])
 
     def _admit(self, call, info: KindInfo, body: dict, old: dict | None) -> None:
-        attempt = self.admit_object(call, info, call.req.object, old, call.req.verb == "updateStatus")
+        attempt = self.admit_object(call, info, _carried(info, old, call.req.object), old,
+                                    call.req.verb == "updateStatus")
         body["object"] = attempt.obj
         if _dry_run(call.req):
             self._answer_dry_run(call, attempt)
@@ -116,7 +121,8 @@ class Writes:
         req = call.req
         current = unwrap(reply)["object"]
         status_only = req.options.get("subresource") == "status"
-        patched = apply_patch(info.kind, current, req.object, req.options.get("patchType") or "merge")
+        patched = _carried(info, current, apply_patch(info.kind, current, req.object,
+                                                      req.options.get("patchType") or "merge"))
         admitted = self.admit_object(call, info, patched, current, status_only)
         if _dry_run(req):
             self._answer_dry_run(call, admitted)
@@ -138,10 +144,28 @@ class Writes:
         self.finish(call, reply if isinstance(reply, dict) else {"ok": False, "status": reply.to_dict()})
 
 
+def _carried(info: KindInfo, old: dict | None, new):
+    """A Service update keeps its allocated IP and node ports where it leaves them out, and drops what a
+    new type needs no more (Kubernetes does this before validation too)."""
+    if info.kind == "Service" and old is not None and isinstance(new, dict):
+        new = copy.deepcopy(new)
+        service.carry(old, new)
+    return new
+
+
 def _mutated(attempt: Attempt, parsed: dict) -> dict:
     attempt.obj = parsed
     admission.mutate(attempt)
     return attempt.obj
+
+
+def _namespace(info: KindInfo, req) -> str | None:
+    """Where an update's object lives: the request's namespace, else its own, else `default` (as the
+    store reads it)."""
+    if not info.namespaced:
+        return None
+    meta = (req.object or {}).get("metadata") if isinstance(req.object, dict) else None
+    return req.namespace or (meta.get("namespace") if isinstance(meta, dict) else None) or "default"
 
 
 def _name_of(obj) -> str:

@@ -3,9 +3,12 @@ import argparse
 
 from actors.controllers.aggregation import ClusterRoleAggregationController
 from actors.controllers.deployment import DeploymentController
+from actors.controllers.endpoints import EndpointsController
+from actors.controllers.endpointslice import EndpointSliceController
 from actors.controllers.gc import GarbageCollector
 from actors.controllers.namespace import NamespaceController
 from actors.controllers.nodehealth import Rates
+from actors.controllers.nodeipam import NodeIpamController
 from actors.controllers.nodelifecycle import NodeLifecycleController
 from actors.controllers.replicaset import ReplicaSetController
 from actors.controllers.resourcequota import ResourceQuotaController
@@ -15,7 +18,8 @@ from config.settings import load_settings
 CONTROLLERS = {"replicaset": ReplicaSetController, "deployment": DeploymentController, "gc": GarbageCollector,
                "nodelifecycle": NodeLifecycleController, "namespace": NamespaceController,
                "serviceaccount": ServiceAccountController, "resourcequota": ResourceQuotaController,
-               "clusterrole-aggregation": ClusterRoleAggregationController}
+               "clusterrole-aggregation": ClusterRoleAggregationController, "nodeipam": NodeIpamController,
+               "endpointslice": EndpointSliceController, "endpoints": EndpointsController}
 
 
 def main() -> None:

@@ -18,7 +18,7 @@ from api.status import StatusError, bad_request, conflict
 from runtime.client import Client
 
 SCALABLE = {"Deployment", "ReplicaSet"}
-STATUS_KINDS = {"Pod", "Node", "Namespace", "Deployment", "ReplicaSet", "ResourceQuota"}
+STATUS_KINDS = {"Pod", "Node", "Namespace", "Deployment", "ReplicaSet", "ResourceQuota", "Service", "Ingress"}
 FOLLOW_POLL_S = 0.5
 
 

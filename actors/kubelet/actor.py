@@ -6,6 +6,7 @@ import random
 from pathlib import Path
 from typing import Any, Callable
 
+from actors.kubelet import podnet
 from actors.kubelet.agent import NodeAgent
 from actors.kubelet.logs import read_logs
 from actors.kubelet.nodeinfo import RENEW_INTERVAL_S, NodeConfig
@@ -16,7 +17,8 @@ from bus.codec import DecodeError
 from bus.declare import QueueSpec
 from bus.message import Message
 from bus.messages import parse_request
-from bus.topology import routing_key, segment
+from bus.permissions import kubelet_keys
+from bus.topology import segment
 from config.credentials import url_as
 from config.identities import broker_user_of
 from config.settings import Settings
@@ -36,9 +38,13 @@ class Kubelet(Actor):
         self.renew_interval = renew_interval
         super().__init__(settings, **kw)
         self.agents = {cfg.name: NodeAgent(cfg, self._runtime(cfg), self.ask, self.clock, self.offload,
-                                           self._pod_environment if cfg.runtime == "process" else None)
+                                           self._pod_environment if cfg.runtime == "process" else None,
+                                           self._pod_network(cfg))
                        for cfg in nodes}
         self._timers = False
+        self.services: dict[str, dict[str, dict]] = {}  # namespace -> name -> Service (containers' env)
+        for agent in self.agents.values():
+            agent.services = self.services_in
         self.apiserver_user = broker_user_of(settings.cluster, "apiserver")
 
     def _pod_environment(self, token: dict) -> dict[str, str]:
@@ -49,6 +55,17 @@ class Kubelet(Actor):
     @property
     def connection_name(self) -> str:
         return self.name.replace(".", " ", 1)
+
+    def _pod_network(self, cfg: NodeConfig) -> podnet.PodNetwork | None:
+        """A namespace per pod where asked for and possible; else pods share the host's network."""
+        if self.settings.pod_network != "namespaces" or cfg.runtime != "process":
+            return None
+        if not podnet.available():
+            self.log.warning("kubelet.no_pod_namespaces", node=cfg.name, why="needs root and the `ip` command; "
+                                                                             "pods share the host's network")
+            return None
+        s = self.settings
+        return podnet.PodNetwork(s.cluster, s.cluster_cidr, s.cluster_dns, s.cluster_domain)
 
     def _runtime(self, cfg: NodeConfig):
         if cfg.runtime == "simulated":
@@ -82,7 +99,7 @@ class Kubelet(Actor):
 
     def informers(self) -> list[tuple[QueueSpec, Callable[[Delta], None]]]:
         events = self.names.events
-        keys = [k for node in self.agents for k in (routing_key("pod", "*", node), routing_key("node", None, node))]
+        keys = list(kubelet_keys(tuple(self.agents)))
         spec = QueueSpec(self.names.actor_queue(self.name), tuple((events, k) for k in keys))
         return [(spec, self.on_delta)]
 
@@ -98,6 +115,11 @@ class Kubelet(Actor):
                                     lambda a=agent: self.every(self.renew_interval, a.renew_lease))
 
     def on_delta(self, delta: Delta) -> None:
+        if delta.kind == "Service":
+            self._service_changed(delta)
+            return
+        if delta.kind == "Node" and delta.object["metadata"]["name"] in self.agents:
+            self.agents[delta.object["metadata"]["name"]].node_changed(delta.object)
         if delta.kind != "Pod":
             return
         node = delta.object["spec"].get("nodeName")
@@ -106,6 +128,17 @@ class Kubelet(Actor):
             agent = next((a for a in self.agents.values() if delta.object["metadata"]["uid"] in a.workers), None)
         if agent is not None:
             agent.pod_changed(delta.object, gone=delta.type == "DELETED")
+
+    def _service_changed(self, delta: Delta) -> None:
+        meta = delta.object["metadata"]
+        services = self.services.setdefault(meta.get("namespace") or "", {})
+        if delta.type == "DELETED":
+            services.pop(meta["name"], None)
+        else:
+            services[meta["name"]] = delta.object
+
+    def services_in(self, namespace: str) -> list[dict]:
+        return list(self.services.get(namespace, {}).values())
 
     def sync(self) -> None:
         for agent in self.agents.values():

@@ -8,6 +8,8 @@ import structlog
 from actors.kubelet import status as pod_status
 from actors.kubelet.probes import Offload
 from actors.kubelet.nodeinfo import LEASE_NAMESPACE, NodeConfig, lease_object, node_object
+from actors.kubelet.podips import PodAddresses
+from actors.kubelet.podnet import PodNetwork
 from actors.kubelet.runtimes.base import Runtime
 from actors.kubelet.worker import PodWorker
 from api.status import StatusError
@@ -19,7 +21,8 @@ Credentials = Callable[[dict], dict[str, str]]  # a TokenRequest's status -> the
 
 class NodeAgent:
     def __init__(self, cfg: NodeConfig, runtime: Runtime, call: Call, clock: Callable[[], float],
-                 offload: Offload | None = None, credentials: Credentials | None = None):
+                 offload: Offload | None = None, credentials: Credentials | None = None,
+                 network: PodNetwork | None = None):
         self.cfg, self.runtime, self.call, self.clock, self.offload = cfg, runtime, call, clock, offload
         self.credentials = credentials  # a ServiceAccount's token → the environment its pods connect with
         self.workers: dict[str, PodWorker] = {}
@@ -27,6 +30,11 @@ class NodeAgent:
         self.writing: set[str] = set()
         self.deleting: set[str] = set()
         self.node_uid: str | None = None
+        self.services: Callable[[str], list[dict]] = lambda namespace: []
+        self.network, self.gateway = network, None  # pods' own namespaces, and the node's gateway on the bridge
+        self.addresses = PodAddresses(loopback=getattr(runtime, "loopback_pods", False) and network is None)
+        if network is not None:
+            runtime.netns_of = lambda uid: network.name(uid) if network.exists(uid) else None
         self.lease_renewed = 0.0
 
     # ---- the Node and its Lease ----------------------------------------------------------------
@@ -49,8 +57,10 @@ class NodeAgent:
             return
         current = reply["object"]
         self.node_uid = current["metadata"]["uid"]
+        cidrs = {k: v for k, v in (current.get("spec") or {}).items() if k in ("podCIDR", "podCIDRs")}
         merged = {**current, "metadata": {**current["metadata"], "labels": {
-            **(current["metadata"].get("labels") or {}), **node["metadata"]["labels"]}}, "spec": node["spec"]}
+            **(current["metadata"].get("labels") or {}), **node["metadata"]["labels"]}},
+            "spec": {**node["spec"], **cidrs}}  # the node IPAM controller's, not the kubelet's
         self.call({"verb": "update", "kind": "Node", "name": self.cfg.name, "object": merged}, lambda r: None)
         self.call({"verb": "updateStatus", "kind": "Node", "name": self.cfg.name,
                    "object": {**merged, "status": node["status"]}}, lambda r: None)
@@ -84,6 +94,8 @@ class NodeAgent:
             return
         if worker is None:
             worker = self.workers[uid] = PodWorker(pod, self.runtime, self.clock, self.cfg.ip, self.offload)
+            self._give_address(worker)
+            worker.services = self.services
             self._fetch_credentials(worker)
             latest = self.runtime.adopt(uid)
             if latest:
@@ -92,6 +104,25 @@ class NodeAgent:
         else:
             worker.pod = pod
         self.sync_pod(worker)
+
+    def node_changed(self, node: dict) -> None:
+        """The node's range, once known, addresses the pods still on the node's IP (after a restart
+        the pods' events may come before the node's: they get back what their status reports)."""
+        if self.addresses.network is None and (node.get("spec") or {}).get("podCIDR"):
+            self.addresses.set_cidr(node["spec"]["podCIDR"])
+            if self.network is not None:
+                self.gateway = self.network.node_ready(node["spec"]["podCIDR"])
+            for worker in self.workers.values():
+                if worker.pod_ip == worker.node_ip:
+                    self._give_address(worker)
+
+    def _give_address(self, worker: PodWorker) -> None:
+        if worker.pod["spec"].get("hostNetwork"):
+            return
+        reported = (worker.pod.get("status") or {}).get("podIP")
+        worker.pod_ip = self.addresses.address_for(worker.uid, reported) or worker.pod_ip
+        if self.network is not None and self.gateway and worker.pod_ip != worker.node_ip:
+            self.network.setup(worker.pod, worker.pod_ip, self.gateway)
 
     def _fetch_credentials(self, worker: PodWorker) -> None:
         """A pod's containers talk to the API as its ServiceAccount: ask for the account's broker
@@ -120,7 +151,13 @@ class NodeAgent:
         for uid in self.runtime.known_pods():
             if uid not in self.workers:
                 log.info("kubelet.orphan_removed", node=self.cfg.name, pod_uid=uid)
-                self.runtime.forget(uid)
+                self._forget(uid)
+
+    def _forget(self, uid: str) -> None:
+        """A pod's containers, files and network namespace go."""
+        self.runtime.forget(uid)
+        if self.network is not None:
+            self.network.teardown(uid)
 
     def sync_all(self) -> None:
         for worker in list(self.workers.values()):
@@ -130,7 +167,8 @@ class NodeAgent:
         worker.sync()
         uid = worker.uid
         if uid in self.deleting and worker.stopped():  # already gone from the API
-            self.runtime.forget(uid)
+            self._forget(uid)
+            self.addresses.release(uid)
             self.workers.pop(uid, None)
             self.written.pop(uid, None)
             self.deleting.discard(uid)

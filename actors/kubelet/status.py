@@ -102,7 +102,7 @@ def pod_status(worker: PodWorker, current: dict | None) -> dict:
     ]
     conditions += [c for t, c in previous.items() if t not in {x["type"] for x in conditions}]
     status = {**current, "phase": pod_phase, "conditions": conditions, "hostIP": worker.node_ip,
-              "hostIPs": [{"ip": worker.node_ip}], "podIP": worker.node_ip, "podIPs": [{"ip": worker.node_ip}],
+              "hostIPs": [{"ip": worker.node_ip}], "podIP": worker.pod_ip, "podIPs": [{"ip": worker.pod_ip}],
               "startTime": current.get("startTime") or rfc3339(worker.admitted_at),
               "qosClass": qos_class(worker.pod["spec"]), "containerStatuses": apps}
     if inits:

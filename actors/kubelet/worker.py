@@ -11,6 +11,7 @@ from actors.kubelet import probes
 from actors.kubelet.containers import Container
 from actors.kubelet.probes import Offload, ProbeState
 from actors.kubelet.runtimes.base import Runtime, StartError
+from actors.kubelet.serviceenv import service_env
 
 log = structlog.get_logger("kubelet")
 
@@ -23,11 +24,13 @@ class PodWorker:
         self.runtime = runtime
         self.clock = clock
         self.node_ip = node_ip
+        self.pod_ip = node_ip  # until the node's range gives it one of its own (or with hostNetwork)
         self.inits = [Container(c, init=True) for c in pod["spec"].get("initContainers") or []]
         self.apps = [Container(c) for c in pod["spec"]["containers"]]
         self.admitted_at = clock()
         self.kill_at: float | None = None
         self.failed_init = False
+        self.services: Callable[[str], list[dict]] = lambda namespace: []  # a namespace's Services
         self.credentials: dict[str, str] | None = {}  # None: being fetched, nothing starts until they come
 
     @property
@@ -105,7 +108,7 @@ class PodWorker:
                 continue
             state.in_flight = True
             cid, env, workdir = c.cid, self.env(c.spec), self.runtime.workdir(self.uid, c.spec)
-            self.offload(lambda s=state: probes.check(s.probe, c.spec, env, self.node_ip, workdir),
+            self.offload(lambda s=state: probes.check(s.probe, c.spec, env, self.pod_ip, workdir),
                          lambda ok, k=kind, s=state: self._probed(c, cid, k, s, ok))
 
     def _probed(self, c: Container, cid: str, kind: str, state: ProbeState, ok: bool) -> None:
@@ -181,8 +184,9 @@ class PodWorker:
         fields = {"metadata.name": meta["name"], "metadata.namespace": meta.get("namespace", ""),
                   "metadata.uid": self.uid, "spec.nodeName": spec.get("nodeName", ""),
                   "spec.serviceAccountName": spec.get("serviceAccountName", "default"),
-                  "status.podIP": self.node_ip, "status.hostIP": self.node_ip}
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOSTNAME": meta["name"],
+                  "status.podIP": self.pod_ip, "status.hostIP": self.node_ip}
+        links = self.services(meta.get("namespace", "")) if spec.get("enableServiceLinks", True) else []
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOSTNAME": meta["name"], **service_env(links),
                "KUBERNETES_SERVICE_HOST": "127.0.0.1", "KUBERNETES_SERVICE_PORT": "443", **(self.credentials or {})}
         for var in container.get("env") or []:
             ref = ((var.get("valueFrom") or {}).get("fieldRef") or {}).get("fieldPath")

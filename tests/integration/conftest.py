@@ -9,6 +9,7 @@ import pytest
 
 from tests.conftest import control_plane
 from tests.helpers import ROOT, wait_until
+from tests.webserver import REPLICAS, SERVICE, deployment, ready_pods
 
 
 @pytest.fixture
@@ -32,6 +33,22 @@ def apps(procs, settings):
     wait_until(lambda: len(client.list("Node").items) == 4, 30, what="four nodes")
     yield client
     client.close()
+
+
+@pytest.fixture
+def served(node_cluster, procs, tmp_path):
+    """node_cluster with the networking controllers and the proxy, and Deployment `web` (3 replicas of
+    tests/webserver.py, readiness flags in tmp_path) behind NodePort Service `web`."""
+    for name in ("nodeipam", "endpointslice", "replicaset", "deployment", "gc"):
+        procs.start("actors.controllers", name, label=f"{name}-controller")
+    procs.proxy = procs.start("actors.proxy")
+    # pods bound before the node has its range would start on the node's address, all on one port
+    wait_until(lambda: node_cluster.get("Node", "node-1")["spec"].get("podCIDR"), 30, what="node-1's podCIDR")
+    node_cluster.create(SERVICE)
+    node_cluster.create(deployment(REPLICAS, str(tmp_path)))
+    service = node_cluster.get("Service", "web")
+    wait_until(lambda: len(ready_pods(node_cluster)) == REPLICAS, 60, what="three ready replicas")
+    return node_cluster, service, tmp_path
 
 
 SCRIPT = str(ROOT / "scripts" / "rabbit-cluster.sh")

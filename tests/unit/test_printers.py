@@ -129,3 +129,22 @@ def _pod_with(phase: str = "Running", inits: list[dict] | None = None, apps: lis
 ])
 def test_pod_status_column_matches_kubectl(pod, shown):
     assert pod_status(pod) == shown
+
+
+def test_networking_kinds_print_kubectls_columns():
+    from api import printers
+    slice_ = {"metadata": {"name": "web-abcde"}, "addressType": "IPv4", "ports": [{"port": 8080}],
+              "endpoints": [{"addresses": [f"10.244.0.{i}"]} for i in range(2, 7)]}
+    assert printers.row("EndpointSlice", slice_, False, False)[:4] == [
+        "web-abcde", "IPv4", "8080", "10.244.0.2,10.244.0.3,10.244.0.4 + 2 more..."]
+    placeholder = {"metadata": {"name": "web-fghij"}, "addressType": "IPv4", "ports": None, "endpoints": None}
+    assert printers.row("EndpointSlice", placeholder, False, False)[2:4] == ["<unset>", "<unset>"]
+    endpoints = {"metadata": {"name": "web"}, "subsets": [{"addresses": [{"ip": "10.244.0.2"}],
+                                                          "ports": [{"port": 8080}]}]}
+    assert printers.row("Endpoints", endpoints, False, False)[:2] == ["web", "10.244.0.2:8080"]
+    external = {"metadata": {"name": "db"}, "spec": {"type": "ExternalName", "externalName": "db.example.com"}}
+    assert printers.row("Service", external, False, False)[:5] == ["db", "ExternalName", "<none>", "db.example.com",
+                                                                   "<none>"]
+    ingress = {"metadata": {"name": "shop"}, "spec": {"ingressClassName": "kubus", "rules": [{"host": "shop.example"}]},
+               "status": {"loadBalancer": {"ingress": [{"ip": "127.0.0.1"}]}}}
+    assert printers.row("Ingress", ingress, False, False)[:5] == ["shop", "kubus", "shop.example", "127.0.0.1", "80"]

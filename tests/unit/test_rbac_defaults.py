@@ -17,7 +17,7 @@ ROLES = rbac_defaults.cluster_roles()
 BINDINGS = rbac_defaults.cluster_role_bindings()
 CONTROLLERS = ("replicaset-controller", "deployment-controller", "generic-garbage-collector", "namespace-controller",
                "node-controller", "service-account-controller", "resourcequota-controller",
-               "clusterrole-aggregation-controller")
+               "clusterrole-aggregation-controller", "endpointslice-controller", "endpoint-controller")
 
 
 def by_name(objects: list[dict]) -> dict[str, dict]:
@@ -46,11 +46,11 @@ def test_the_defaults_kubus_keeps():
         "cluster-admin", "admin", "edit", "view", "system:aggregate-to-admin", "system:aggregate-to-edit",
         "system:aggregate-to-view", "system:basic-user", "system:discovery", "system:public-info-viewer",
         "system:kube-scheduler", "system:kube-controller-manager", "system:node-proxier", "system:node",
-        *(f"system:controller:{c}" for c in CONTROLLERS)}
+        "system:coredns", "system:kubus:ingress-controller", *(f"system:controller:{c}" for c in CONTROLLERS)}
     assert set(by_name(BINDINGS)) == {
         "cluster-admin", "system:basic-user", "system:discovery", "system:public-info-viewer",
         "system:kube-scheduler", "system:kube-controller-manager", "system:node-proxier", "system:node",
-        *(f"system:controller:{c}" for c in CONTROLLERS)}
+        "system:coredns", "system:kubus:ingress-controller", *(f"system:controller:{c}" for c in CONTROLLERS)}
 
 
 @pytest.mark.parametrize("obj", [pytest.param(o, id=f'{o["kind"]}-{o["metadata"]["name"]}') for o in ROLES + BINDINGS])

@@ -45,10 +45,10 @@ class Attempt:
 
 
 def _plugins():
-    from actors.apiserver.admission import limits, noderestriction, podsecurity, priority, rbacwrites, \
-        serviceaccount, tolerations
+    from actors.apiserver.admission import ingressclass, limits, noderestriction, podsecurity, priority, \
+        rbacwrites, serviceaccount, tolerations
     mutating = [limits.LimitRanger(), serviceaccount.ServiceAccount(), noderestriction.NodeRestriction(),
-                priority.Priority(), tolerations.DefaultTolerationSeconds()]
+                priority.Priority(), tolerations.DefaultTolerationSeconds(), ingressclass.DefaultIngressClass()]
     validating = [limits.LimitRanger(), podsecurity.PodSecurity(), priority.Priority(), rbacwrites.RbacWrites()]
     # ResourceQuota, last in Kubernetes' list, is the store's (store/quotas.py): it cannot race there
     return mutating, validating

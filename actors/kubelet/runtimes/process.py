@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Callable
 
 from actors.kubelet.runtimes.base import Exited, StartError
 
@@ -27,12 +28,14 @@ def _start_ticks(pid: int) -> str | None:
 class ProcessRuntime:
     name = "process"
     version = "process://kubus"
+    loopback_pods = True  # pods share the host's network, each on its own 127.x address (actors/kubelet/podips)
     probes_run = True
 
     def __init__(self, root: Path):
         self.root = root.resolve()  # containers run elsewhere: their shim needs absolute paths
         self.root.mkdir(parents=True, exist_ok=True)
         self._children: dict[str, subprocess.Popen] = {}
+        self.netns_of: Callable[[str], str | None] = lambda pod_uid: None  # a pod's network namespace, if any
 
     def _dir(self, pod_uid: str) -> Path:
         return self.root / pod_uid
@@ -55,7 +58,10 @@ class ProcessRuntime:
         cid = f"{pod['metadata']['uid']}/{container['name']}.{instance}"
         pid_file, exit_file, log_file = self._files(cid)
         with open(log_file, "ab") as log:
-            proc = subprocess.Popen([sys.executable, "-m", "actors.kubelet.shim", str(exit_file), "--", *command],
+            netns = self.netns_of(pod["metadata"]["uid"])
+            inside = ["ip", "netns", "exec", netns] if netns else []  # it binds /etc/netns/<ns>/* over /etc
+            proc = subprocess.Popen([sys.executable, "-m", "actors.kubelet.shim", str(exit_file), "--", *inside,
+                                     *command],
                                     cwd=workdir, env=env, stdout=log, stderr=subprocess.STDOUT,
                                     stdin=subprocess.DEVNULL, start_new_session=True)
         pid_file.write_text(f"{proc.pid} {_start_ticks(proc.pid) or ''}")

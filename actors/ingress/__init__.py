@@ -1,0 +1,1 @@
+"""The ingress controller actor: HTTP routed by Ingress rules to Services' endpoints."""

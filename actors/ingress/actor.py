@@ -1,0 +1,85 @@
+"""The ingress controller actor: caches of Ingresses, IngressClasses, Services and EndpointSlices fed
+by events, an HTTP reverse proxy on `KUBUS_INGRESS_ADDRESS` (default 127.0.0.1:8080) routing by the
+Ingress rules of its class, and `status.loadBalancer.ingress` set on every Ingress it serves. Any
+number may run (each on its own address; the status names the address each writes)."""
+from __future__ import annotations
+
+import random
+import threading
+import uuid
+from typing import Callable
+
+from actors.ingress.backends import Backends
+from actors.ingress.rules import RouteTable
+from actors.ingress.server import IngressServer
+from bus.declare import QueueSpec
+from runtime.actor import Actor
+from runtime.cache import Delta
+
+KINDS = ("Ingress", "IngressClass", "Service", "EndpointSlice")
+
+
+class IngressActor(Actor):
+    name = "ingress"
+
+    def __init__(self, settings, **kw):
+        self.instance = uuid.uuid4().hex[:12]  # before the bus, which names its connection after it
+        super().__init__(settings, **kw)
+        self.routes = RouteTable(settings.ingress_class, settings.ingress_controller)
+        self.backends = Backends()
+        self.lock = threading.Lock()  # the HTTP thread reads what the mailbox writes
+        self.server = IngressServer(settings.ingress_address, self.choose)
+        self.address = settings.ingress_address.rpartition(":")[0]
+        self.ingresses: dict[tuple[str, str], dict] = {}
+
+    @property
+    def connection_name(self) -> str:
+        return f"ingress-{self.instance}"
+
+    def informers(self) -> list[tuple[QueueSpec, Callable[[Delta], None]]]:
+        keys = tuple((self.names.events, f"{kind.lower()}.#") for kind in KINDS)
+        spec = QueueSpec(f"{self.names.actor_queue('ingress')}.{self.instance}", keys, durable=False,
+                         exclusive=True, auto_delete=True)
+        return [(spec, self.on_delta)]
+
+    def on_delta(self, delta: Delta) -> None:
+        gone = delta.type == "DELETED"
+        with self.lock:
+            if delta.kind in ("Ingress", "IngressClass"):
+                (self.routes.remove if gone else self.routes.apply)(delta.kind, delta.object)
+            else:
+                self.backends.apply(delta.kind, delta.object, gone)
+        if delta.kind == "Ingress" and not gone:
+            self._publish_status(delta.object)
+
+    def on_synced(self) -> None:
+        self.log.info("ingress.serving", address=self.settings.ingress_address, cls=self.settings.ingress_class)
+
+    # ---- requests (on the HTTP thread) -------------------------------------------------------------
+    def choose(self, host: str, path: str) -> tuple[str, int] | int:
+        with self.lock:
+            route = self.routes.match(host, path)
+            if route is None:
+                return 404
+            endpoints = self.backends.endpoints(route.namespace, route.service, route.port)
+        return random.choice(endpoints) if endpoints else 503
+
+    # ---- status --------------------------------------------------------------------------------------
+    def _publish_status(self, ingress: dict) -> None:
+        """`status.loadBalancer.ingress` names this controller's address on an Ingress of its class."""
+        with self.lock:
+            ours = self.routes.serves(ingress)
+        wanted = [{"ip": self.address, "ports": [{"port": self.server.port, "protocol": "TCP"}]}]
+        if not ours or ((ingress.get("status") or {}).get("loadBalancer") or {}).get("ingress") == wanted:
+            return
+        meta = ingress["metadata"]
+        self.ask({"verb": "patch", "kind": "Ingress", "namespace": meta.get("namespace"), "name": meta["name"],
+                  "object": {"status": {"loadBalancer": {"ingress": wanted}}},
+                  "options": {"subresource": "status", "patchType": "merge"}}, lambda reply: None)
+
+    def run(self) -> None:
+        self.server.start()
+        try:
+            super().run()
+        finally:
+            self.server.stop()

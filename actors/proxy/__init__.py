@@ -1,0 +1,1 @@
+"""The service proxy actor: Services' ClusterIPs and node ports forwarded to their endpoints."""

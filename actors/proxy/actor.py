@@ -1,0 +1,71 @@
+"""The service proxy actor (kube-proxy's job), in the userspace mode pods sharing the host's network
+need: a cache of Services and EndpointSlices fed by events; on every change the forwarding table is
+built again and handed to the forwarder at once (kube-proxy batches for at most its 1 s
+minSyncPeriod). One runs per host: every node's pods share the host's addresses."""
+from __future__ import annotations
+
+import uuid
+from typing import Callable
+
+from actors.proxy import table
+from actors.proxy.localroute import LocalRoute
+from actors.proxy.userspace import Forwarder
+from bus.declare import QueueSpec
+from runtime.actor import Actor
+from runtime.cache import Delta
+
+KINDS = ("Service", "EndpointSlice")
+
+
+class ProxyActor(Actor):
+    name = "proxy"
+
+    def __init__(self, settings, **kw):
+        self.instance = uuid.uuid4().hex[:12]  # before the bus, which names its connection after it
+        super().__init__(settings, **kw)
+        self.objects: dict[str, dict[tuple[str, str], dict]] = {kind: {} for kind in KINDS}
+        self.route = LocalRoute(settings.service_cidr)
+        self.forwarder = Forwarder()
+        self.synced = False
+        self.served = 0
+
+    @property
+    def connection_name(self) -> str:
+        return f"proxy-{self.instance}"
+
+    def informers(self) -> list[tuple[QueueSpec, Callable[[Delta], None]]]:
+        keys = tuple((self.names.events, f"{kind.lower()}.#") for kind in KINDS)
+        spec = QueueSpec(f"{self.names.actor_queue('proxy')}.{self.instance}", keys, durable=False, exclusive=True,
+                         auto_delete=True)
+        return [(spec, self.on_delta)]
+
+    def on_delta(self, delta: Delta) -> None:
+        meta = delta.object["metadata"]
+        cache = self.objects[delta.kind]
+        if delta.type == "DELETED":
+            cache.pop((meta.get("namespace") or "", meta["name"]), None)
+        else:
+            cache[(meta.get("namespace") or "", meta["name"])] = delta.object
+        if self.synced:
+            self._sync()
+
+    def on_synced(self) -> None:
+        self.synced = True
+        self._sync()
+
+    def _sync(self) -> None:
+        built = table.build(list(self.objects["Service"].values()), list(self.objects["EndpointSlice"].values()))
+        served = sum(1 for port in built.values() if port.endpoints)
+        if served != self.served:
+            self.log.info("proxy.sync", ports=len(built), with_endpoints=served)
+            self.served = served
+        self.forwarder.apply(built)
+
+    def run(self) -> None:
+        self.route.ensure()
+        self.forwarder.start()
+        try:
+            super().run()
+        finally:
+            self.forwarder.stop()
+            self.route.remove()

@@ -1,0 +1,86 @@
+"""What the service proxy forwards (pure logic, kube-proxy's endpoint map and CategorizeEndpoints):
+for each TCP and UDP port of each proxied Service, the listening addresses (ClusterIP:port, and the node
+port on the host's loopback) and the endpoints that take new connections — the ready ones, else the
+serving-terminating ones; none means connections are refused."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from api.service import HEADLESS, SERVICE_NAME_LABEL
+
+SKIP_LABELS = ("service.kubernetes.io/service-proxy-name", "service.kubernetes.io/headless")
+NODE_PORT_HOST = "127.0.0.1"  # iptables' localhost node ports (nftables has none): the host's own clients
+
+
+@dataclass(frozen=True)
+class Port:
+    """One Service port as the proxy serves it."""
+
+    service: str  # namespace/name:port-name, for logs
+    endpoints: tuple[tuple[str, int], ...]  # (ip, port), sorted by "ip:port"
+    affinity_s: int  # 0: none, else ClientIP stickiness in seconds
+
+
+Table = dict[tuple[str, int, str], Port]  # listening (ip, port, protocol) -> what it forwards to
+PROXIED = ("TCP", "UDP")
+
+
+def proxied(service: dict) -> bool:
+    spec = service.get("spec") or {}
+    labels = service["metadata"].get("labels") or {}
+    return spec.get("type") != "ExternalName" and spec.get("clusterIP") not in (None, "", HEADLESS) \
+        and not any(k in labels for k in SKIP_LABELS)
+
+
+def build(services: list[dict], slices: list[dict]) -> Table:
+    by_service: dict[tuple[str, str], list[dict]] = {}
+    for s in slices:
+        name = (s["metadata"].get("labels") or {}).get(SERVICE_NAME_LABEL)
+        if name and not any(k in (s["metadata"].get("labels") or {}) for k in SKIP_LABELS):
+            by_service.setdefault((s["metadata"].get("namespace") or "", name), []).append(s)
+    table: Table = {}
+    for svc in services:
+        if proxied(svc):
+            key = (svc["metadata"].get("namespace") or "", svc["metadata"]["name"])
+            table.update(_service_ports(svc, by_service.get(key, [])))
+    return table
+
+
+def _service_ports(svc: dict, slices: list[dict]) -> Table:
+    spec = svc["spec"]
+    affinity = ((spec.get("sessionAffinityConfig") or {}).get("clientIP") or {}).get("timeoutSeconds", 10800) \
+        if spec.get("sessionAffinity") == "ClientIP" else 0
+    out: Table = {}
+    for port in spec.get("ports") or []:
+        protocol = port.get("protocol", "TCP")
+        if protocol not in PROXIED:
+            continue  # SCTP is not proxied (docs/networking.md)
+        name = port.get("name") or ""
+        served = Port(f"{svc['metadata'].get('namespace')}/{svc['metadata']['name']}:{name}",
+                      usable(slices, name, protocol), affinity)
+        out[(spec["clusterIP"], port["port"], protocol)] = served
+        if port.get("nodePort"):
+            out[(NODE_PORT_HOST, port["nodePort"], protocol)] = served
+    return out
+
+
+def usable(slices: list[dict], port_name: str, protocol: str) -> tuple[tuple[str, int], ...]:
+    """The ready endpoints of the port, else the serving-terminating ones (deduplicated by ip:port,
+    the non-terminating one winning; nil ready/serving read as true, nil terminating as false)."""
+    found: dict[tuple[str, int], tuple[bool, bool, bool]] = {}
+    for s in slices:
+        number = next((p.get("port") for p in s.get("ports") or []
+                       if (p.get("name") or "") == port_name and p.get("protocol", "TCP") == protocol), None)
+        if not number:
+            continue
+        for e in s.get("endpoints") or []:
+            if not e.get("addresses"):
+                continue
+            c = e.get("conditions") or {}
+            state = (c.get("ready") is not False, c.get("serving") is not False, c.get("terminating") is True)
+            key = (e["addresses"][0], number)
+            if key not in found or found[key][2] and not state[2]:
+                found[key] = state
+    ready = [k for k, (r, _, _) in found.items() if r]
+    chosen = ready or [k for k, (_, serving, terminating) in found.items() if serving and terminating]
+    return tuple(sorted(chosen, key=lambda k: f"{k[0]}:{k[1]}"))
