@@ -6,15 +6,15 @@ VENV := .venv
 VENV_HOME ?= $(HOME)/.cache/kubus/venv-$(shell pwd | cksum | cut -d' ' -f1)
 BIN := $(VENV)/bin
 
-.PHONY: demo test test-slow bench venv broker down clean
+.PHONY: demo test test-slow bench venv broker nettools down clean
 
-demo: venv broker  ## set everything up and start the demo cluster
+demo: venv broker nettools  ## set everything up and start the demo cluster
 	scripts/demo.sh
 
-test: venv broker  ## the default test run (unit, integration, e2e) against a real broker
+test: venv broker nettools  ## the default test run (unit, integration, e2e) against a real broker
 	$(BIN)/pytest -q
 
-test-slow: venv broker  ## chaos and scale runs
+test-slow: venv broker nettools  ## chaos and scale runs
 	$(BIN)/pytest -q -m slow
 
 bench: venv broker
@@ -30,12 +30,15 @@ $(BIN)/kubus: setup.cfg pyproject.toml
 broker:
 	scripts/broker.sh
 
+nettools:  ## ip and nft for pod network namespaces and the proxy's nftables mode (root: from the OS packages)
+	@scripts/nettools.sh
+
 down:  ## stop the demo cluster, and the demo pods' processes (containers outlive a kubelet by design)
 	@if [ -f .kubus/demo.pid ]; then kill $$(cat .kubus/demo.pid) 2>/dev/null; rm -f .kubus/demo.pid; echo "stopped the demo cluster"; fi
 	@# [a] keeps pkill from matching this very shell's command line
 	@pkill -f -- "-m [a]ctors.kubelet.shim $(CURDIR)/.kubus/data/kubelet/" && echo "stopped the demo pods' processes" || true
 	@$(BIN)/python -m actors.kubelet.podnet  # the pods' network namespaces and bridge, if it made any
-	@$(BIN)/python -m actors.proxy.localroute  # the service range's local route, should the proxy have been killed
+	@$(BIN)/python -m actors.proxy.leftovers  # the service route and nftables table of a proxy that was killed
 
 clean: down
 	rm -rf $$(readlink -f $(VENV)) $(VENV) .kubus *.egg-info

@@ -1,7 +1,10 @@
 """Requests through the service proxy against straight to a pod, and how soon a pod that turns Ready
-receives traffic, on one cluster of real processes (process runtime, pods on the host's network).
+receives traffic, on one cluster of real processes (process runtime).
 
-    python -m bench.networking --requests 3000 --concurrency 1 16 --trials 20
+    python -m bench.networking --requests 3000 --concurrency 1 16 --trials 20 [--pod-network namespaces]
+
+With the default pod network (the host's) the proxy forwards in userspace; with `namespaces` (root)
+each pod has its own network namespace and the proxy's nftables rules DNAT to it.
 
 requests/s: GETs, each on a new connection (a proxy picks its endpoint per connection), to one pod's
 address and port, to the Service's ClusterIP (3 replicas behind it), and through the ingress actor
@@ -19,6 +22,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from actors.kubelet import podnet
+from actors.proxy import leftovers
 from bench.harness import Cluster, median, result_line, serving, wait_for
 from runtime import logs
 from runtime.client import Client
@@ -33,10 +38,13 @@ INGRESS = {"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "metadata": 
                 "backend": {"service": {"name": "web", "port": {"number": 80}}}}]}}]}}
 
 
-def start_cluster(cluster: Cluster) -> None:
+NETWORKED = ("actors.kubelet", "actors.proxy")  # what the pod network changes
+
+
+def start_cluster(cluster: Cluster, network: str) -> None:
     for module, args in (("store", ()), ("actors.apiserver", ()), ("actors.scheduler", ()),
                          ("actors.kubelet", ("--node", "node-1")), ("actors.proxy", ())):
-        cluster.start(module, *args)
+        cluster.start(module, *args, **({"KUBUS_POD_NETWORK": network} if module in NETWORKED else {}))
     for name in ("nodeipam", "endpointslice", "replicaset", "deployment"):
         cluster.start("actors.controllers", name)
 
@@ -85,11 +93,12 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=3000)
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 16])
     parser.add_argument("--trials", type=int, default=20)
+    parser.add_argument("--pod-network", choices=["host", "namespaces"], default="host")
     args = parser.parse_args()
     logs.configure("warning")
     flags = Path(tempfile.mkdtemp(prefix="kubus-bench-flags-"))
     with Cluster("bnet") as cluster:
-        start_cluster(cluster)
+        start_cluster(cluster, args.pod_network)
         client = Client(cluster.settings, name="bench")
         wait_for(lambda: serving(client), 30, "the apiserver")
         wait_for(lambda: (client.list("Node").items or [{}])[0].get("spec", {}).get("podCIDR"), 30, "a pod range")
@@ -111,11 +120,13 @@ def main() -> None:
                               proxied_ratio=proxied / direct, ingress_ratio=ingress / direct), flush=True)
         times = sorted(ready_to_traffic(client, flags, ip, args.trials))
         p99 = times[min(len(times) - 1, int(len(times) * 0.99))]
-        print(result_line(trials=len(times), ready_to_traffic_p50_ms=median(times) * 1000,
+        print(result_line(pod_network=args.pod_network, trials=len(times), ready_to_traffic_p50_ms=median(times) * 1000,
                           ready_to_traffic_p99_ms=p99 * 1000, max_ms=times[-1] * 1000), flush=True)
         client.close()
         cluster.stop()
         kill_containers(cluster.settings.data_dir)
+        podnet.clean(cluster.settings.cluster)
+        leftovers.clean(cluster.settings.cluster, cluster.settings.service_cidr)
 
 
 if __name__ == "__main__":

@@ -56,6 +56,7 @@ class Settings(BaseSettings):
     cluster_domain: str = "cluster.local"
     cluster_dns: str = "10.96.0.10"  # the nameserver pods' resolv.conf names (kube-dns's ClusterIP in kubeadm)
     pod_network: Literal["host", "namespaces"] = "host"  # namespaces: a network namespace per pod (root, ip)
+    proxy_mode: Literal["auto", "userspace", "nftables"] = "auto"  # auto: nftables with pod namespaces, if `nft` is here
     dns_address: str = "127.0.0.1:1053"  # where a DNS actor answers (UDP and TCP)
     dns_upstream: str = ""  # host:port names outside the cluster domain are forwarded to; empty: REFUSED
     dns_ttl: int = Field(5, ge=0, le=3600)  # CoreDNS's default (kubeadm's Corefile says 30)

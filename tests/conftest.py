@@ -9,7 +9,7 @@ import pika
 import pytest
 
 from actors.kubelet import podnet
-from actors.proxy import localroute
+from actors.proxy import leftovers
 from config.settings import Settings
 from cli.bootstrap import bootstrap, remove_accounts
 from tests.helpers import Procs, delete_topology, kill_containers, wait_until
@@ -80,7 +80,7 @@ def procs(settings, tmp_path, request):
     procs.stop_all()
     kill_containers(settings.data_dir)
     podnet.clean(settings.cluster)  # pods' network namespaces and the cluster's bridge, where made
-    localroute.clear(settings.service_cidr)  # the service range's route, should a killed proxy have left it
+    leftovers.clean(settings.cluster, settings.service_cidr)  # a killed proxy's route and nftables table
     if any(getattr(getattr(request.node, f"rep_{when}", None), "failed", False) for when in ("setup", "call")):
         print(procs.logs())
     delete_topology(settings.admin_url, settings.cluster)

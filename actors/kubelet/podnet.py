@@ -5,8 +5,9 @@ binds /etc/netns/<name>/* over /etc in the container's mount namespace).
 
 One bridge per cluster and host carries every node's range: it holds each node's gateway (the first
 address of its podCIDR), and pods take the cluster CIDR's prefix, so pods of different nodes reach
-each other directly on it and nothing needs forwarding. Traffic to a ClusterIP leaves by the gateway
-and lands on the host, where the service range is local (the proxy listens there)."""
+each other directly on it. Traffic to a ClusterIP leaves by the gateway to the host, where the
+proxy's nftables rules DNAT it to an endpoint and send it back out on the bridge (the one interface
+made to forward); a ClusterIP without rules is local to the host (kube-dns's: the DNS actor)."""
 from __future__ import annotations
 
 import hashlib
@@ -51,13 +52,14 @@ class PodNetwork:
     # ---- the node: the bridge and its gateway ----------------------------------------------------
     def node_ready(self, cidr: str) -> str:
         """Bring up the bridge with the node's gateway address; the gateway."""
-        net = ipaddress.IPv4Network(cidr)
-        gateway = str(net.network_address + 1)
+        address = gateway(cidr)
         if _ip("link", "show", self.bridge).returncode != 0:
             _ip("link", "add", self.bridge, "type", "bridge")
         _ip("link", "set", self.bridge, "up")
-        _ip("addr", "replace", f"{gateway}/{net.prefixlen}", "dev", self.bridge)
-        return gateway
+        _ip("addr", "replace", f"{address}/{ipaddress.IPv4Network(cidr).prefixlen}", "dev", self.bridge)
+        forwarding = Path(f"/proc/sys/net/ipv4/conf/{self.bridge}/forwarding")
+        forwarding.write_text("1")  # a pod's packet the proxy's rules DNAT to another pod goes back out here
+        return address
 
     # ---- a pod ------------------------------------------------------------------------------------
     def setup(self, pod: dict, address: str, gateway: str) -> bool:
@@ -93,6 +95,11 @@ class PodNetwork:
         name = self.name(uid)
         _ip("netns", "del", name)  # its end of the veth goes with it, and so the bridge's end
         shutil.rmtree(NETNS_ETC / name, ignore_errors=True)
+
+
+def gateway(cidr: str) -> str:
+    """A node's address on the bridge: its range's first."""
+    return str(ipaddress.IPv4Network(cidr).network_address + 1)
 
 
 def resolv_conf(pod: dict, dns: str, domain: str) -> str | None:

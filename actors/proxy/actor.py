@@ -1,14 +1,18 @@
-"""The service proxy actor (kube-proxy's job), in the userspace mode pods sharing the host's network
-need: a cache of Services and EndpointSlices fed by events; on every change the forwarding table is
-built again and handed to the forwarder at once (kube-proxy batches for at most its 1 s
-minSyncPeriod). One runs per host: every node's pods share the host's addresses."""
+"""The service proxy actor (kube-proxy's job): a cache of Services and EndpointSlices fed by events; on
+every change the forwarding table is built again and handed at once (kube-proxy batches for at most
+its 1 s minSyncPeriod) to the mode's forwarder — nftables rules when pods have network namespaces of
+their own (`nftables.py`), else the userspace forwarder pods sharing the host's network need
+(`userspace.py`). One runs per host: every node's pods share the host's addresses or its bridge."""
 from __future__ import annotations
 
 import uuid
 from typing import Callable
 
-from actors.proxy import table
+import structlog
+
+from actors.proxy import nftables, table
 from actors.proxy.localroute import LocalRoute
+from actors.proxy.nftables import NftTable
 from actors.proxy.userspace import Forwarder
 from bus.declare import QueueSpec
 from runtime.actor import Actor
@@ -25,7 +29,8 @@ class ProxyActor(Actor):
         super().__init__(settings, **kw)
         self.objects: dict[str, dict[tuple[str, str], dict]] = {kind: {} for kind in KINDS}
         self.route = LocalRoute(settings.service_cidr)
-        self.forwarder = Forwarder()
+        self.mode = proxy_mode(settings)
+        self.forwarder = NftTable(settings.cluster, settings.service_cidr) if self.mode == "nftables" else Forwarder()
         self.synced = False
         self.served = 0
 
@@ -62,10 +67,24 @@ class ProxyActor(Actor):
         self.forwarder.apply(built)
 
     def run(self) -> None:
-        self.route.ensure()
+        self.route.ensure()  # nftables mode too: kube-dns's ClusterIP and refusals when there is no endpoint
+        self.log.info("proxy.mode", mode=self.mode)
         self.forwarder.start()
         try:
             super().run()
         finally:
             self.forwarder.stop()
             self.route.remove()
+
+
+def proxy_mode(settings) -> str:
+    """`KUBUS_PROXY_MODE`, or with `auto` the one the pod network needs; a mode this host cannot run
+    is said so, and the userspace one runs instead."""
+    wanted = settings.proxy_mode
+    if wanted == "auto":
+        wanted = "nftables" if settings.pod_network == "namespaces" else "userspace"
+    if wanted == "nftables" and not nftables.available():
+        structlog.get_logger("proxy").warning("proxy.mode_unavailable", mode="nftables", instead="userspace",
+                                              why="the `nft` command is missing (make nettools installs it)")
+        return "userspace"
+    return wanted

@@ -52,7 +52,3 @@ def clear(cidr: str) -> None:
     if shutil.which("ip") is not None and not ipaddress.IPv4Network(cidr).subnet_of(LOOPBACK):
         subprocess.run(["ip", "route", "del", "local", cidr, "dev", "lo", "table", "local"], capture_output=True)
 
-
-if __name__ == "__main__":  # `make down`: the demo's proxy may have been killed
-    from config.settings import Settings
-    clear(Settings().service_cidr)

@@ -1,9 +1,10 @@
 """Pods in network namespaces of their own (KUBUS_POD_NETWORK=namespaces; root): two nodes' pods on
 the cluster's bridge, each with its address, a resolv.conf with Kubernetes' ClusterFirst config and
 its own /etc/hosts; from a pod, `http://web/` (the search path, the cluster DNS on kube-dns's
-10.96.0.10) spreads requests over every replica (the proxy listens on the host, where the service
-range is local), the full name answers too, and pods on another node answer directly; a deleted
-pod's namespace goes with it."""
+10.96.0.10) spreads requests over every replica (the proxy's nftables rules DNAT them), the full
+name answers too, and pods on another node answer directly; from the host, the ClusterIP and the
+node port on a node's address answer; a deleted pod's namespace goes with it, and the proxy's table
+with the proxy."""
 from __future__ import annotations
 
 import json
@@ -15,9 +16,11 @@ import pytest
 from actors.kubelet import podnet
 from tests.conftest import control_plane
 from tests.helpers import ROOT, wait_until
-from tests.webserver import SERVICE, deployment, ready_pods
+from actors.proxy import nftables
+from tests.webserver import SERVICE, deployment, get, ready_pods
 
-pytestmark = pytest.mark.skipif(not podnet.available(), reason="pod network namespaces need root and `ip`")
+pytestmark = pytest.mark.skipif(not (podnet.available() and nftables.available()),
+                                reason="pod network namespaces need root and `ip`, the proxy's rules `nft`")
 
 CLIENT = ("import collections, json, os, sys, urllib.request\n"
           "print(open('/etc/resolv.conf').read().strip().replace('\\n', ' | '), flush=True)\n"
@@ -39,7 +42,7 @@ def namespaced(procs, settings, tmp_path):
         procs.start("actors.kubelet", "--node", node, label=f"kubelet-{node}", KUBUS_POD_NETWORK="namespaces")
     for name in ("nodeipam", "endpointslice", "replicaset", "deployment", "gc"):
         procs.start("actors.controllers", name, label=f"{name}-controller")
-    procs.start("actors.proxy")
+    procs.proxy = procs.start("actors.proxy", KUBUS_POD_NETWORK="namespaces")  # so its nftables mode
     wait_until(lambda: subprocess.run(["ip", "route", "show", "table", "local", settings.service_cidr],
                                       capture_output=True, text=True).stdout.strip(), 30, what="the service range")
     procs.start("actors.dns", KUBUS_DNS_ADDRESS="10.96.0.10:53")  # kube-dns's ClusterIP, local to the host
@@ -86,3 +89,21 @@ def test_pods_talk_through_their_own_namespaces(namespaced, procs, tmp_path, set
     namespaced.delete("Pod", "client", grace_period=0)
     wait_until(lambda: netns not in subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout,
                30, what="the client's namespace to go")
+
+
+def test_the_host_reaches_the_service_through_the_proxys_rules(namespaced, procs, tmp_path, settings):
+    service = namespaced.create(SERVICE)
+    namespaced.create(deployment(3, str(tmp_path)))
+    wait_until(lambda: len(ready_pods(namespaced)) == 3, 60, what="three ready replicas")
+    table = nftables.table_name(settings.cluster)
+    listed = subprocess.run(["nft", "list", "table", "ip", table], capture_output=True, text=True).stdout
+    assert f"ip daddr {service['spec']['clusterIP']} tcp dport 80 goto svc-" in listed
+    names = set(ready_pods(namespaced))
+    seen = wait_until(lambda: names <= (s := {get(service["spec"]["clusterIP"], 80)[1] for _ in range(60)}) and s,
+                      30, what="every replica through the ClusterIP")
+    assert seen == names
+    gateway = podnet.gateway(namespaced.get("Node", "node-1")["spec"]["podCIDR"])
+    assert get(gateway, service["spec"]["ports"][0]["nodePort"])[1] in names
+    procs.proxy.terminate()
+    procs.proxy.wait(10)
+    assert subprocess.run(["nft", "list", "table", "ip", table], capture_output=True).returncode != 0
