@@ -20,6 +20,15 @@ def first(urls: str) -> str:
     return split(urls)[0]
 
 
+def prefer(urls: str, place: int) -> str:
+    """The list with its `place`-th node (1-based) first and the others after it, in order: a host's
+    actors connect to their own node and fail over to the rest."""
+    nodes = split(urls)
+    if not 1 <= place <= len(nodes):
+        raise ValueError(f"broker {place}: the URL list has {len(nodes)} node(s)")
+    return ",".join([nodes[place - 1]] + nodes[:place - 1] + nodes[place:])
+
+
 def each(urls: str, change) -> str:
     """`change` applied to every node's URL, joined again."""
     return ",".join(change(url) for url in split(urls))

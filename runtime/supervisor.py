@@ -11,7 +11,8 @@ import time
 from dataclasses import dataclass, field
 from typing import IO
 
-from config.cluster import ActorSpec, NodeSpec, load_cluster
+from bus import urls
+from config.cluster import ActorSpec, HostSpec, NodeSpec, load_cluster
 from config.credentials import AS_ITS_CALLERS, actor_url, read_secret, role_of_actor
 from config.settings import Settings
 
@@ -123,8 +124,17 @@ def _signal(proc: subprocess.Popen, sig: int) -> None:
 
 def kubelets(nodes: list[NodeSpec]) -> list[ActorSpec]:
     """A kubelet process per node of the cluster file."""
-    return [ActorSpec(name=f"kubelet-{n.name}", module="actors.kubelet", args=["--node-json", n.model_dump_json()])
-            for n in nodes]
+    return [ActorSpec(name=f"kubelet-{n.name}", module="actors.kubelet", host=n.host,
+                      args=["--node-json", n.model_dump_json(exclude={"host"})]) for n in nodes]
+
+
+def placed(actor: ActorSpec, hosts: dict[str, HostSpec], env: dict[str, str]) -> ActorSpec:
+    """An actor on a host: its broker node first in its URL list, the host's environment under its own."""
+    if actor.host is None:
+        return actor
+    host = hosts[actor.host]
+    url = actor.env.get("KUBUS_AMQP_URL") or env.get("KUBUS_AMQP_URL") or Settings().amqp_url
+    return actor.model_copy(update={"env": {**host.env, **actor.env, "KUBUS_AMQP_URL": urls.prefer(url, host.broker)}})
 
 
 def with_credentials(actor: ActorSpec, env: dict[str, str]) -> ActorSpec:
@@ -144,7 +154,7 @@ def run_cluster(path: str | None = None) -> int:
     if spec.cluster and "KUBUS_CLUSTER" not in env:
         env["KUBUS_CLUSTER"] = spec.cluster
     env.setdefault("PYTHONUNBUFFERED", "1")
-    actors = [with_credentials(a, env) for a in spec.actors + kubelets(spec.nodes)]
+    actors = [placed(with_credentials(a, env), spec.hosts, env) for a in spec.actors + kubelets(spec.nodes)]
     sup = Supervisor(actors, env)
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: sup.stopping.set())
