@@ -2,13 +2,11 @@
 a 3-node RabbitMQ cluster (scripts/rabbit-cluster.sh) for the scale-out tests."""
 from __future__ import annotations
 
-import os
-import subprocess
-
 import pytest
 
 from tests.conftest import control_plane
-from tests.helpers import ROOT, wait_until
+from tests.failover import rabbit_script
+from tests.helpers import wait_until
 from tests.webserver import REPLICAS, SERVICE, deployment, ready_pods
 
 
@@ -51,18 +49,10 @@ def served(node_cluster, procs, tmp_path):
     return node_cluster, service, tmp_path
 
 
-SCRIPT = str(ROOT / "scripts" / "rabbit-cluster.sh")
-
-
 @pytest.fixture
 def rabbit_cluster(tmp_path):
     """Three joined RabbitMQ nodes of this test's own; the script's commands (`urls`, `kill 1` …)."""
-    env = {**os.environ, "KUBUS_RABBIT_CLUSTER_DIR": str(tmp_path / "rabbit")}
-
-    def script(*args: str) -> str:
-        done = subprocess.run([SCRIPT, *args], env=env, capture_output=True, text=True, timeout=180)
-        assert done.returncode == 0, done.stderr
-        return done.stdout
+    script = rabbit_script(tmp_path / "rabbit")
     try:
         script("up")
         yield script

@@ -14,8 +14,8 @@ from urllib.parse import urlparse
 import pika
 import pytest
 
+from tests.failover import SCRIPT
 from tests.helpers import wait_until
-from tests.integration.conftest import SCRIPT
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not os.path.exists("/usr/lib/rabbitmq/bin/rabbitmq-server"),

@@ -14,6 +14,7 @@ import pytest
 
 from runtime.client import Client
 from tests.conftest import wait_serving
+from tests.failover import Stores, first_write_after, restart_node, stream_leader, writes_after
 from tests.helpers import wait_until
 from tests.histories import KEYS, CasClient, register
 from tests.integration.test_deployment import deployment
@@ -22,7 +23,6 @@ from tests.linearizability import linearizable
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not os.path.exists("/usr/lib/rabbitmq/bin/rabbitmq-server"),
                                  reason="RabbitMQ's OS package is not installed")]
-REPLICATED = {"KUBUS_STORE_REPLICATION": "stream", "KUBUS_WAL_SEGMENT_BYTES": str(1 << 20)}
 
 
 @pytest.fixture
@@ -32,51 +32,11 @@ def amqp_url(rabbit_cluster, monkeypatch):
     return rabbit_cluster("urls").strip()
 
 
-class Stores:
-    """Replicated store processes, each with its own database; which one serves."""
-
-    def __init__(self, procs, tmp_path):
-        self.procs, self.tmp, self.started = procs, tmp_path, []
-
-    def start(self) -> None:
-        n = len(self.started)
-        proc = self.procs.start("store", label=f"store-{n}", KUBUS_DATA_DIR=str(self.tmp / f"data-{n}"), **REPLICATED)
-        self.started.append((proc, self.procs.logdir / f"store-{n}-{len(self.procs.procs) - 1}.log"))
-
-    def active(self):
-        """The live store whose log last says it serves (a store steps down when its connection goes)."""
-        def serving(log) -> bool:
-            text = log.read_text()
-            return text.rfind('"store.active"') > text.rfind('"store.stepped_down"')
-        found = [p for p, log in self.started if p.poll() is None and serving(log)]
-        assert len(found) == 1, f"{len(found)} stores serve"
-        return found[0]
-
-
-def first_write_after(clients: list[CasClient], fault_at: float) -> float:
-    """Seconds from the fault to the acknowledgement of the first write sent after it."""
-    wait_until(lambda: any(sent > fault_at for c in clients for sent, _ in c.acked), 90,
-               what="a write sent after the fault to be acknowledged")
-    return min(done for c in clients for sent, done in c.acked if sent > fault_at) - fault_at
-
-
-def stream_leader(rabbit_cluster, cluster: str) -> str:
-    rows = rabbit_cluster("ctl", "2", "list_queues", "name", "leader").splitlines()
-    leader = next(line.split()[1] for line in rows if line.startswith(f"{cluster}.store.wal"))
-    return leader.removeprefix("kubus").split("@")[0]
-
-
-def wal_replicated(rabbit_cluster, cluster: str, on: str) -> bool:
-    """Every node has a running replica of the WAL stream (a restarted node's catches up first)."""
-    try:
-        status = rabbit_cluster("streams", on, "stream_status", f"{cluster}.store.wal")
-    except AssertionError:
-        return False
-    return sum(1 for line in status.splitlines() if " kubus" in f" {line}" and "@localhost" in line) == 3
-
-
 def test_the_replicated_store_survives_each_fault(procs, settings, rabbit_cluster):
-    stores = Stores(procs, procs.logdir.parent)
+    def start_store(n: int, env: dict):
+        proc = procs.start("store", label=f"store-{n}", KUBUS_DATA_DIR=str(procs.logdir.parent / f"data-{n}"), **env)
+        return proc, procs.logdir / f"store-{n}-{len(procs.procs) - 1}.log"
+    stores = Stores(start_store)
     stores.start()
     procs.start("actors.apiserver")
     admin = Client(settings, name="setup")
@@ -95,7 +55,7 @@ def test_the_replicated_store_survives_each_fault(procs, settings, rabbit_cluste
     took: dict[str, float] = {}
 
     def fault(name: str, act) -> None:
-        wait_until(lambda: sum(len(c.acked) for c in clients) >= 30 * (len(took) + 1), 90, what=f"writes before {name}")
+        writes_after(clients, 30)
         at = time.monotonic()
         act()
         took[name] = first_write_after(clients, at)
@@ -106,12 +66,10 @@ def test_the_replicated_store_survives_each_fault(procs, settings, rabbit_cluste
 
     fault("store kill -9", kill_active_store)
     fault("broker node kill -9", lambda: rabbit_cluster("kill", "1"))
-    rabbit_cluster("start", "1")
-    wait_until(lambda: wal_replicated(rabbit_cluster, settings.cluster, "3"), 60, what="the WAL on every node")
+    restart_node(rabbit_cluster, settings.cluster, "1")
     leader = stream_leader(rabbit_cluster, settings.cluster)
     fault("stream leader kill -9", lambda: rabbit_cluster("kill", leader))
-    rabbit_cluster("start", leader)
-    wait_until(lambda: wal_replicated(rabbit_cluster, settings.cluster, "1"), 60, what="the WAL on every node")
+    restart_node(rabbit_cluster, settings.cluster, leader)
     frozen = stores.active()
     fault("store frozen", lambda: os.kill(frozen.pid, signal.SIGSTOP))
     os.kill(frozen.pid, signal.SIGCONT)

@@ -1,0 +1,90 @@
+"""What the replicated store's fault test and its failover benchmark share: the 3-node RabbitMQ
+cluster's script, the store processes and which of them serves, the WAL stream's leader and
+replicas, and the time from a fault to the first acknowledged write."""
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+from typing import Callable
+
+from tests.helpers import ROOT, wait_until
+
+SCRIPT = str(ROOT / "scripts" / "rabbit-cluster.sh")
+REPLICATED = {"KUBUS_STORE_REPLICATION": "stream", "KUBUS_WAL_SEGMENT_BYTES": str(1 << 20), "KUBUS_LOG_LEVEL": "info"}
+
+
+def rabbit_script(directory: Path) -> Callable[..., str]:
+    """scripts/rabbit-cluster.sh with its nodes' data under `directory`: `up`, `urls`, `kill 1` …"""
+    env = {**os.environ, "KUBUS_RABBIT_CLUSTER_DIR": str(directory)}
+
+    def script(*args: str) -> str:
+        done = subprocess.run([SCRIPT, *args], env=env, capture_output=True, text=True, timeout=180)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+    return script
+
+
+class Stores:
+    """Replicated store processes, each with its own database; which one serves. `start(n, env)`
+    starts store number n with that environment and returns the process and its log's path."""
+
+    def __init__(self, start: Callable[[int, dict], tuple[subprocess.Popen, Path]]):
+        self._start, self.started = start, []
+
+    def start(self) -> None:
+        self.started.append(self._start(len(self.started), REPLICATED))
+
+    def active(self) -> subprocess.Popen:
+        """The live store whose log last says it serves (a store steps down when its connection goes)."""
+        def serving(log: Path) -> bool:
+            text = log.read_text()
+            return text.rfind('"store.active"') > text.rfind('"store.stepped_down"')
+        found = [p for p, log in self.started if p.poll() is None and serving(log)]
+        assert len(found) == 1, f"{len(found)} stores serve"
+        return found[0]
+
+
+def first_write_after(clients: list, fault_at: float) -> float:
+    """Seconds from the fault to the acknowledgement of the first write sent after it."""
+    wait_until(lambda: any(sent > fault_at for c in clients for sent, _ in c.acked), 90,
+               what="a write sent after the fault to be acknowledged")
+    return min(done for c in clients for sent, done in c.acked if sent > fault_at) - fault_at
+
+
+def stream_leader(script: Callable[..., str], cluster: str) -> str:
+    rows = script("ctl", "2", "list_queues", "name", "leader").splitlines()
+    leader = next(line.split()[1] for line in rows if line.startswith(f"{cluster}.store.wal"))
+    return leader.removeprefix("kubus").split("@")[0]
+
+
+def wal_replicated(script: Callable[..., str], cluster: str, on: str) -> bool:
+    """Every node has a running replica of the WAL stream (a restarted node's catches up first)."""
+    try:
+        status = script("streams", on, "stream_status", f"{cluster}.store.wal")
+    except AssertionError:
+        return False
+    return sum(1 for line in status.splitlines() if " kubus" in f" {line}" and "@localhost" in line) == 3
+
+
+def node_of(pid: int) -> str:
+    """The number of the node (1, 2, 3) a process's AMQP connection goes to, by its peer port (5701-5703)."""
+    lines = subprocess.run(["ss", "-tnpH", "state", "established"], capture_output=True, text=True).stdout.splitlines()
+    ports = {line.split()[3].rsplit(":", 1)[1] for line in lines if f"pid={pid}," in line}
+    found = sorted(p[-1] for p in ports if p in ("5701", "5702", "5703"))
+    assert found, f"process {pid} has no connection to a node of the cluster"
+    return found[0]
+
+
+def restart_node(script: Callable[..., str], cluster: str, node: str) -> None:
+    """Start a killed node again, and wait until the WAL stream has its replica back."""
+    script("start", node)
+    other = next(n for n in ("1", "2", "3") if n != node)
+    wait_until(lambda: wal_replicated(script, cluster, other), 90, what="the WAL on every node")
+
+
+def writes_after(clients: list, count: int) -> int:
+    """Wait until `count` more writes than now are acknowledged; the new total."""
+    goal = sum(len(c.acked) for c in clients) + count
+    wait_until(lambda: sum(len(c.acked) for c in clients) >= goal, 90, what=f"{count} more writes")
+    return goal
