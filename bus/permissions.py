@@ -185,7 +185,7 @@ ROLES: dict[str, Callable[[Names, str | None, tuple[str, ...]], Grants]] = {
     "store": _store, "apiserver": _apiserver, "scheduler": _scheduler, "controller": _controller,
     "node": _node, "hollow": _hollow, "user": _person, "sa": _service_account,
     "dns": _networking("dns", ("service", "endpointslice", "namespace")),
-    "proxy": _networking("proxy", ("service", "endpointslice", "node")),
+    "proxy": _networking("proxy", ("service", "endpointslice")),
     "ingress": _networking("ingress", ("ingress", "ingressclass", "service", "endpointslice")),
 }
 

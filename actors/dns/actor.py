@@ -5,41 +5,28 @@ before its informers sync."""
 from __future__ import annotations
 
 import threading
-import uuid
-from typing import Callable
 
 from dnslib import DNSRecord
 
 from actors.dns.answers import answer
 from actors.dns.server import Listeners, Resolver
 from actors.dns.zone import Zone
-from bus.declare import QueueSpec
-from runtime.actor import Actor
 from runtime.cache import Delta
+from runtime.follower import Follower
 
 KINDS = ("Service", "EndpointSlice", "Namespace")
 
 
-class DnsActor(Actor):
+class DnsActor(Follower):
     name = "dns"
+    kinds = KINDS
 
     def __init__(self, settings, **kw):
-        self.instance = uuid.uuid4().hex[:12]  # before the bus, which names its connection after it
         super().__init__(settings, **kw)
         self.zone = Zone(settings.cluster_domain, settings.dns_ttl)
         self.lock = threading.Lock()  # the listeners' threads read the zone the mailbox writes
         self.synced = False
         self.listeners = Listeners(settings.dns_address, Resolver(self._answer, settings.dns_upstream))
-
-    @property
-    def connection_name(self) -> str:
-        return f"dns-{self.instance}"
-
-    def informers(self) -> list[tuple[QueueSpec, Callable[[Delta], None]]]:
-        keys = tuple((self.names.events, f"{kind.lower()}.#") for kind in KINDS)
-        spec = QueueSpec(f"{self.names.actor_queue('dns')}.{self.instance}", keys, durable=False, exclusive=True,
-                         auto_delete=True)
-        return [(spec, self.on_delta)]
 
     def on_delta(self, delta: Delta) -> None:
         with self.lock:

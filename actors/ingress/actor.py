@@ -6,24 +6,21 @@ from __future__ import annotations
 
 import random
 import threading
-import uuid
-from typing import Callable
 
 from actors.ingress.backends import Backends
 from actors.ingress.rules import RouteTable
 from actors.ingress.server import IngressServer
-from bus.declare import QueueSpec
-from runtime.actor import Actor
 from runtime.cache import Delta
+from runtime.follower import Follower
 
 KINDS = ("Ingress", "IngressClass", "Service", "EndpointSlice")
 
 
-class IngressActor(Actor):
+class IngressActor(Follower):
     name = "ingress"
+    kinds = KINDS
 
     def __init__(self, settings, **kw):
-        self.instance = uuid.uuid4().hex[:12]  # before the bus, which names its connection after it
         super().__init__(settings, **kw)
         self.routes = RouteTable(settings.ingress_class, settings.ingress_controller)
         self.backends = Backends()
@@ -31,16 +28,6 @@ class IngressActor(Actor):
         self.server = IngressServer(settings.ingress_address, self.choose)
         self.address = settings.ingress_address.rpartition(":")[0]
         self.ingresses: dict[tuple[str, str], dict] = {}
-
-    @property
-    def connection_name(self) -> str:
-        return f"ingress-{self.instance}"
-
-    def informers(self) -> list[tuple[QueueSpec, Callable[[Delta], None]]]:
-        keys = tuple((self.names.events, f"{kind.lower()}.#") for kind in KINDS)
-        spec = QueueSpec(f"{self.names.actor_queue('ingress')}.{self.instance}", keys, durable=False,
-                         exclusive=True, auto_delete=True)
-        return [(spec, self.on_delta)]
 
     def on_delta(self, delta: Delta) -> None:
         gone = delta.type == "DELETED"

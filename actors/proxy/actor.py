@@ -5,27 +5,23 @@ their own (`nftables.py`), else the userspace forwarder pods sharing the host's 
 (`userspace.py`). One runs per host: every node's pods share the host's addresses or its bridge."""
 from __future__ import annotations
 
-import uuid
-from typing import Callable
-
 import structlog
 
 from actors.proxy import nftables, table
 from actors.proxy.localroute import LocalRoute
 from actors.proxy.nftables import NftTable
 from actors.proxy.userspace import Forwarder
-from bus.declare import QueueSpec
-from runtime.actor import Actor
 from runtime.cache import Delta
+from runtime.follower import Follower
 
 KINDS = ("Service", "EndpointSlice")
 
 
-class ProxyActor(Actor):
+class ProxyActor(Follower):
     name = "proxy"
+    kinds = KINDS
 
     def __init__(self, settings, **kw):
-        self.instance = uuid.uuid4().hex[:12]  # before the bus, which names its connection after it
         super().__init__(settings, **kw)
         self.objects: dict[str, dict[tuple[str, str], dict]] = {kind: {} for kind in KINDS}
         self.route = LocalRoute(settings.service_cidr)
@@ -33,16 +29,6 @@ class ProxyActor(Actor):
         self.forwarder = NftTable(settings.cluster, settings.service_cidr) if self.mode == "nftables" else Forwarder()
         self.synced = False
         self.served = 0
-
-    @property
-    def connection_name(self) -> str:
-        return f"proxy-{self.instance}"
-
-    def informers(self) -> list[tuple[QueueSpec, Callable[[Delta], None]]]:
-        keys = tuple((self.names.events, f"{kind.lower()}.#") for kind in KINDS)
-        spec = QueueSpec(f"{self.names.actor_queue('proxy')}.{self.instance}", keys, durable=False, exclusive=True,
-                         auto_delete=True)
-        return [(spec, self.on_delta)]
 
     def on_delta(self, delta: Delta) -> None:
         meta = delta.object["metadata"]
