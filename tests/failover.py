@@ -8,9 +8,14 @@ import subprocess
 from pathlib import Path
 from typing import Callable
 
+import pytest
+
 from tests.helpers import ROOT, wait_until
 
 SCRIPT = str(ROOT / "scripts" / "rabbit-cluster.sh")
+ON_RABBIT_CLUSTER = [pytest.mark.slow,  # a test module's marks: slow, and only where the nodes can start
+                     pytest.mark.skipif(not os.path.exists("/usr/lib/rabbitmq/bin/rabbitmq-server"),
+                                        reason="RabbitMQ's OS package is not installed")]
 REPLICATED = {"KUBUS_STORE_REPLICATION": "stream", "KUBUS_WAL_SEGMENT_BYTES": str(1 << 20), "KUBUS_LOG_LEVEL": "info"}
 
 
@@ -76,9 +81,10 @@ def node_of(pid: int) -> str:
     return found[0]
 
 
-def restart_node(script: Callable[..., str], cluster: str, node: str) -> None:
-    """Start a killed node again, and wait until the WAL stream has its replica back."""
-    script("start", node)
+def restart_node(script: Callable[..., str], cluster: str, node: str, start: bool = True) -> None:
+    """Start a killed node again (or not: a thawed one), and wait until the WAL stream has its replica back."""
+    if start:
+        script("start", node)
     other = next(n for n in ("1", "2", "3") if n != node)
     wait_until(lambda: wal_replicated(script, cluster, other), 90, what="the WAL on every node")
 

@@ -58,3 +58,12 @@ def rabbit_cluster(tmp_path):
         yield script
     finally:
         script("down")
+
+
+@pytest.fixture
+def cluster_url(rabbit_cluster, monkeypatch) -> str:
+    """Every node's URL; every process of the test declares quorum queues and beats every 5 s (a
+    module on the cluster makes this its `amqp_url`)."""
+    monkeypatch.setenv("KUBUS_QUEUE_TYPE", "quorum")
+    monkeypatch.setenv("KUBUS_HEARTBEAT_S", "5")
+    return rabbit_cluster("urls").strip()

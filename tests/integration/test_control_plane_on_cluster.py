@@ -4,27 +4,22 @@ to a surviving node, and no acknowledged write is lost. (The store's own host is
 yet: this is the broker's half of the scale-out.)"""
 from __future__ import annotations
 
-import os
 import threading
 import time
 
 import pytest
 
 from runtime.client import Client
+from tests.failover import ON_RABBIT_CLUSTER
 from tests.fuzz_strategies import pod
 from tests.helpers import wait_until
 
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(not os.path.exists("/usr/lib/rabbitmq/bin/rabbitmq-server"),
-                                 reason="RabbitMQ's OS package is not installed")]
+pytestmark = ON_RABBIT_CLUSTER
 
 
 @pytest.fixture
-def amqp_url(rabbit_cluster, monkeypatch):
-    """Every node's URL; every process of the test declares quorum queues and beats every 5 s."""
-    monkeypatch.setenv("KUBUS_QUEUE_TYPE", "quorum")
-    monkeypatch.setenv("KUBUS_HEARTBEAT_S", "5")
-    return rabbit_cluster("urls").strip()
+def amqp_url(cluster_url):
+    return cluster_url
 
 
 class Writer(threading.Thread):

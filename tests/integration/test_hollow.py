@@ -39,8 +39,8 @@ def test_simulated_pods_run_and_exit_as_annotated(procs, settings):
     client.close()
 
 
-@pytest.mark.parametrize("count", [pytest.param(1000, marks=pytest.mark.slow, id="1000"),
-                                   pytest.param(200, id="200")])
+@pytest.mark.slow  # 30 s of watching at any size; test_kubelet covers one node's lease in the default run
+@pytest.mark.parametrize("count", [pytest.param(1000, id="1000"), pytest.param(200, id="200")])
 def test_hollow_nodes_keep_their_leases_on_time(procs, settings, count):
     client = _hollow(procs, settings, count)
     wait_until(lambda: len(client.list("Lease", "kube-node-lease").items) == count, 120, 1,

@@ -20,20 +20,16 @@ from cli.bootstrap import bootstrap
 from runtime.client import Client
 from tests.conftest import wait_serving
 from tests.e2e.test_supervisor import Output
-from tests.failover import REPLICATED
+from tests.failover import ON_RABBIT_CLUSTER, REPLICATED
 from tests.fuzz_strategies import pod
 from tests.helpers import ROOT, wait_until
 
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(not os.path.exists("/usr/lib/rabbitmq/bin/rabbitmq-server"),
-                                 reason="RabbitMQ's OS package is not installed")]
+pytestmark = ON_RABBIT_CLUSTER
 
 
 @pytest.fixture
-def amqp_url(rabbit_cluster, monkeypatch):
-    monkeypatch.setenv("KUBUS_QUEUE_TYPE", "quorum")
-    monkeypatch.setenv("KUBUS_HEARTBEAT_S", "5")
-    return rabbit_cluster("urls").strip()
+def amqp_url(cluster_url):
+    return cluster_url
 
 
 def cluster_file(tmp_path) -> dict:

@@ -12,14 +12,11 @@ import threading
 from urllib.parse import urlparse
 
 import pika
-import pytest
 
-from tests.failover import SCRIPT
+from tests.failover import ON_RABBIT_CLUSTER, SCRIPT
 from tests.helpers import wait_until
 
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(not os.path.exists("/usr/lib/rabbitmq/bin/rabbitmq-server"),
-                                 reason="RabbitMQ's OS package is not installed")]
+pytestmark = ON_RABBIT_CLUSTER
 
 
 def states(script) -> dict[str, str]:

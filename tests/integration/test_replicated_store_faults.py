@@ -14,22 +14,19 @@ import pytest
 
 from runtime.client import Client
 from tests.conftest import wait_serving
-from tests.failover import Stores, first_write_after, restart_node, stream_leader, writes_after
+from tests.failover import (ON_RABBIT_CLUSTER, Stores, first_write_after, restart_node, stream_leader,
+                            writes_after)
 from tests.helpers import wait_until
 from tests.histories import KEYS, CasClient, register
 from tests.integration.test_deployment import deployment
 from tests.linearizability import linearizable
 
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(not os.path.exists("/usr/lib/rabbitmq/bin/rabbitmq-server"),
-                                 reason="RabbitMQ's OS package is not installed")]
+pytestmark = ON_RABBIT_CLUSTER
 
 
 @pytest.fixture
-def amqp_url(rabbit_cluster, monkeypatch):
-    monkeypatch.setenv("KUBUS_QUEUE_TYPE", "quorum")
-    monkeypatch.setenv("KUBUS_HEARTBEAT_S", "5")
-    return rabbit_cluster("urls").strip()
+def amqp_url(cluster_url):
+    return cluster_url
 
 
 def test_the_replicated_store_survives_each_fault(procs, settings, rabbit_cluster):

@@ -5,17 +5,14 @@ continues exactly where `a` was last accepted, and `a`'s batches after the claim
 broker — are rejected."""
 from __future__ import annotations
 
-import os
 import threading
 
 import pika
-import pytest
 
 from store.wal import Rule, batch, claim, decode, encode
+from tests.failover import ON_RABBIT_CLUSTER
 
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(not os.path.exists("/usr/lib/rabbitmq/bin/rabbitmq-server"),
-                                 reason="RabbitMQ's OS package is not installed")]
+pytestmark = ON_RABBIT_CLUSTER
 STREAM = "fencing.wal"
 
 
