@@ -1,8 +1,10 @@
 """The replicated store's failover on a 3-node RabbitMQ cluster: CAS writers run throughout while each
-fault is done `--trials` times; every trial's time from the fault to the first acknowledged write
-sent after it, p50 and max per fault, and the whole history checked linearizable at the end.
+fault is done `--trials` times — kill -9 of the active store, of its broker node, of the WAL
+stream's leader node; the active store, or its broker node, frozen (SIGSTOP) until a write went
+through elsewhere. Each trial's time from the fault to the first acknowledged write sent after it,
+p50 and max per fault, and the whole history checked linearizable at the end.
 
-    python -m bench.failover --trials 10 [--faults store-kill node-kill leader-kill store-freeze] [--timeout 2]
+    python -m bench.failover --trials 10 [--faults store-kill ... node-freeze] [--timeout 2] [--heartbeat 5]
 
 A writer whose request goes unanswered gives up after `--timeout` seconds and sends the next, so
 the figures are the outage to within that much (with the client's default 10 s a lost reply alone
@@ -26,7 +28,7 @@ from tests.failover import Stores, first_write_after, node_of, rabbit_script, re
 from tests.histories import KEYS, CasClient, register
 from tests.linearizability import linearizable
 
-FAULTS = ("store-kill", "node-kill", "leader-kill", "store-freeze")  # node: the active store's
+FAULTS = ("store-kill", "node-kill", "leader-kill", "store-freeze", "node-freeze")  # node: the active store's
 
 
 class Run:
@@ -65,9 +67,8 @@ class Run:
     def trial(self, fault: str) -> float:
         writes_after(self.clients, 20)
         self.detail = ""
-        undo = getattr(self, fault.replace("-", "_"))
-        at = time.monotonic()
-        recover = undo()
+        recover = getattr(self, fault.replace("-", "_"))()
+        at = time.monotonic()  # the fault is in effect once its method returns (a node's kill -9 waits for it)
         took = first_write_after(self.clients, at)
         recover()
         return took
@@ -92,6 +93,17 @@ class Run:
         self.detail = f"node {node}"
         self.script("kill", node)
         return lambda: restart_node(self.script, self.cluster.settings.cluster, node)
+
+    def node_freeze(self):
+        """The active store's node stopped (SIGSTOP) until a write went through elsewhere, then resumed."""
+        node = node_of(self.stores.active().pid)
+        self.detail = f"node {node}"
+        self.script("freeze", node)
+
+        def thaw() -> None:
+            self.script("thaw", node)
+            restart_node(self.script, self.cluster.settings.cluster, node, start=False)
+        return thaw
 
     def leader_kill(self):
         leader = stream_leader(self.script, self.cluster.settings.cluster)

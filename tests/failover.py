@@ -87,6 +87,21 @@ def restart_node(script: Callable[..., str], cluster: str, node: str, start: boo
         script("start", node)
     other = next(n for n in ("1", "2", "3") if n != node)
     wait_until(lambda: wal_replicated(script, cluster, other), 90, what="the WAL on every node")
+    wait_until(lambda: coordinator_ready(script), 90, what="the stream coordinator on every node")
+
+
+def coordinator_ready(script: Callable[..., str]) -> bool:
+    """Every node's member of the stream coordinator (a Raft cluster of its own) knows one leader."""
+    leaders = set()
+    for node in ("1", "2", "3"):
+        try:
+            said = script("ctl", node, "eval", "ra:members({rabbit_stream_coordinator, node()}).").strip()
+        except AssertionError:
+            return False
+        if not said.startswith("{ok,"):
+            return False
+        leaders.add(said.rsplit(",", 1)[-1])
+    return len(leaders) == 1
 
 
 def writes_after(clients: list, count: int) -> int:

@@ -53,8 +53,8 @@ def test_the_replicated_store_survives_each_fault(procs, settings, rabbit_cluste
 
     def fault(name: str, act) -> None:
         writes_after(clients, 30)
-        at = time.monotonic()
         act()
+        at = time.monotonic()  # in effect (the script's kill waits for the node to be gone)
         took[name] = first_write_after(clients, at)
 
     def kill_active_store() -> None:
