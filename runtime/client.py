@@ -12,6 +12,8 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
+import structlog
+
 from api.registry import lookup
 from api.status import StatusError
 from bus.connection import Bus
@@ -23,6 +25,11 @@ from config.identities import kube_name_of
 from config.settings import Settings, load_settings
 from runtime.cache import Delta
 from runtime.informer import Informer
+
+
+log = structlog.get_logger("client")
+TRANSIENT = frozenset(("ServiceUnavailable", "TooManyRequests", "Timeout"))
+REDECLARE_S = 1.0
 
 
 @dataclass(frozen=True)
@@ -206,12 +213,14 @@ class Watch:
         self.on_failed = on_failed
         self.events: queue.Queue[Delta] = queue.Queue()
         self.synced = queue.Queue()
+        self.ever_synced = False
+        self.redeclares = 0  # declares retried after a transient failure
         self.informer = Informer(client.bus, client.rpc, client.names, spec, handler or self.on_delta,
                                  owner="watch", max_bytes=client.settings.max_message_bytes,
                                  max_depth=client.settings.max_depth, bounds=client.bounds,
                                  timeout=client.settings.request_timeout_s, prefetch=prefetch,
                                  on_synced=lambda: self._synced(on_synced), may_publish_dead=False,
-                                 declare=lambda spec, then: client.declare_watch(spec, then, self.fail))
+                                 declare=self._declare)
         client._watches.append(self.informer)
         client.bus.call_soon(self.informer.start)
 
@@ -219,7 +228,23 @@ class Watch:
         """Runs on the connection's thread; queues the delta for the iterator."""
         self.events.put(delta)
 
+    def _declare(self, spec: QueueSpec, then: Callable[[], None]) -> None:
+        """Ask an apiserver for the queue. Once the watch has synced, a reconnect that finds no apiserver
+        (or none in time) asks again a second later: only a refusal ends a watch that was running."""
+        gen = self.informer.generation
+
+        def failed(error: StatusError) -> None:
+            if not self.ever_synced or error.reason not in TRANSIENT:
+                self.fail(error)
+            elif gen == self.informer.generation:
+                self.redeclares += 1
+                log.warning("watch.declare_retried", queue=spec.name, reason=error.reason)
+                self.client.bus.call_later(REDECLARE_S, lambda: gen == self.informer.generation and
+                                           self._declare(spec, then))
+        self.client.declare_watch(spec, then, failed)
+
     def _synced(self, then: Callable[[int], None] | None) -> None:
+        self.ever_synced = True
         self.synced.put(True)
         if then:
             then(self.informer.cache.rev)

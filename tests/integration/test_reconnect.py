@@ -5,7 +5,8 @@ import os
 
 import pytest
 
-from tests.conftest import control_plane
+from runtime.client import Client
+from tests.conftest import control_plane, wait_serving
 from tests.helpers import close_connections_of, management_answers, wait_until
 from tests.integration.test_crud import pod
 from tests.integration.test_scheduler import bound_to, node
@@ -45,3 +46,25 @@ def test_a_singleton_that_resets_on_becoming_active_is_handed_its_whole_cache_ag
     client.create(pod("after"))
     assert wait_until(lambda: bound_to(client, "after"), 30, what="a pod to be bound after the reconnect") == "static"
     client.close()
+
+
+def test_a_watch_that_synced_outlives_a_reconnect_with_no_apiserver_to_declare_its_queue(procs, settings, amqp_url):
+    """Found by the replicated store's fault test: a watch whose queue could not be declared again
+    after a reconnect (no apiserver answered in time) ended silently. Now only a refusal ends it."""
+    if not management_answers(amqp_url):
+        pytest.skip("needs the RabbitMQ management API (make broker enables it)")
+    procs.start("store")
+    apiserver = procs.start("actors.apiserver")
+    admin = Client(settings, name="admin")
+    wait_serving(admin)
+    client = Client(settings.model_copy(update={"request_timeout_s": 1.0}), name="watcher")
+    watch = client.watch("Pod", "default").wait_synced()
+    procs.kill9(apiserver)
+    assert close_connections_of(os.getpid(), amqp_url) >= 1  # its queue (auto-delete) goes with it
+    wait_until(lambda: watch.redeclares >= 2, 30, what="the watch to ask for its queue again")
+    procs.start("actors.apiserver")
+    wait_until(lambda: admin.create(pod("after")), 30, 0.5, what="writes to go through again")
+    seen = drain(watch, lambda s: any(d.object["metadata"]["name"] == "after" for d in s), timeout=30)
+    assert any(d.type == "ADDED" for d in seen)
+    client.close()
+    admin.close()
