@@ -1,9 +1,11 @@
 """Slow: the replicated store on a 3-node RabbitMQ cluster, under compare-and-swap clients, through
 each fault in turn — kill -9 of the active store; kill -9 of the broker node everyone uses; kill -9
 of the node leading the WAL stream; the active store frozen (SIGSTOP) until a standby took over,
-then resumed. Meanwhile a Deployment of 50 replicas on hollow nodes converges. After all of them: no
+then resumed; the broker node of the active store frozen the same way. Meanwhile a Deployment of 50
+replicas on hollow nodes converges and a watch follows every pod. After all of them: no
 acknowledged write lost, the history linearizable (checked, not eyed), the Deployment available,
-and the time from each fault to the first acknowledged write printed."""
+the watch's view of every pod the store's, and the time from each fault to the first acknowledged
+write printed."""
 from __future__ import annotations
 
 import os
@@ -14,7 +16,8 @@ import pytest
 
 from runtime.client import Client
 from tests.conftest import wait_serving
-from tests.failover import (ON_RABBIT_CLUSTER, Stores, first_write_after, restart_node, stream_leader,
+from runtime.cache import Delta
+from tests.failover import (ON_RABBIT_CLUSTER, Stores, first_write_after, node_of, restart_node, stream_leader,
                             writes_after)
 from tests.helpers import wait_until
 from tests.histories import KEYS, CasClient, register
@@ -46,6 +49,8 @@ def test_the_replicated_store_survives_each_fault(procs, settings, rabbit_cluste
     for name in ("replicaset", "deployment"):
         procs.start("actors.controllers", name, label=f"{name}-controller")
     admin.create(deployment("web", 50), namespace="default")
+    watched: dict[str, str] = {}
+    admin.watch("Pod", "default", handler=lambda d: _follow(watched, d)).wait_synced(60)
     clients = [CasClient(settings, f"c{n}") for n in range(4)]
     for c in clients:
         c.start()
@@ -71,6 +76,11 @@ def test_the_replicated_store_survives_each_fault(procs, settings, rabbit_cluste
     fault("store frozen", lambda: os.kill(frozen.pid, signal.SIGSTOP))
     os.kill(frozen.pid, signal.SIGCONT)
     assert frozen.wait(30) == 75  # deposed (or fenced as frozen): it never answers again
+    stores.start()
+    node = node_of(stores.active().pid)
+    fault("broker node frozen", lambda: rabbit_cluster("freeze", node))
+    rabbit_cluster("thaw", node)
+    restart_node(rabbit_cluster, settings.cluster, node, start=False)
 
     for c in clients:
         c.stop.set()
@@ -78,8 +88,22 @@ def test_the_replicated_store_survives_each_fault(procs, settings, rabbit_cluste
         c.join(60)
     wait_until(lambda: (admin.get("Deployment", "web", "default").get("status") or {}).get("availableReplicas") == 50,
                120, what="the Deployment's 50 replicas available")
+    wait_until(lambda: watched == _versions(admin), 60, what="the watch to see every pod as the store has it")
     history = [op for c in clients for op in c.ops]
     assert linearizable(history, {k: "0" for k in KEYS}) == []
     assert sum(1 for op in history if op.kind == "cas" and op.result is True) >= 120
     print("failover (fault to first acknowledged write): " + ", ".join(f"{k} {v:.2f} s" for k, v in took.items()))
     admin.close()
+
+
+def _follow(watched: dict[str, str], delta: Delta) -> None:
+    """Keeps each pod's resourceVersion as the watch last showed it (on the connection's thread)."""
+    name = delta.object["metadata"]["name"]
+    if delta.type == "DELETED":
+        watched.pop(name, None)
+    else:
+        watched[name] = delta.object["metadata"]["resourceVersion"]
+
+
+def _versions(client: Client) -> dict[str, str]:
+    return {p["metadata"]["name"]: p["metadata"]["resourceVersion"] for p in client.list("Pod", "default").items}
