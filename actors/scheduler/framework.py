@@ -16,6 +16,7 @@ SUCCESS, UNSCHEDULABLE, UNRESOLVABLE = 0, 1, 2
 MAX_SCORE = 100
 MIN_FEASIBLE = 100
 MIN_FEASIBLE_PERCENT = 5
+MIN_CHUNK = 256  # nodes filtered at a time while looking for enough feasible ones
 
 
 @dataclass
@@ -145,11 +146,29 @@ class Framework:
         return decision
 
     def find_feasible(self, ctx: Context) -> tuple[np.ndarray, Diagnosis]:
-        """Run the filters over every node; keep the first `numFeasibleNodesToFind` feasible ones in
-        round-robin order from where the last cycle stopped."""
+        """Filter the nodes in round-robin order from where the last cycle stopped, a chunk at a
+        time, until `numFeasibleNodesToFind` pass (kube-scheduler stops early too); the next cycle
+        starts after the last node taken."""
         n = len(ctx.table)
-        alive = np.arange(n)
         diagnosis = Diagnosis(n)
+        want = num_feasible_to_find(n, self.percentage) if self.scorers else 1
+        order = (np.arange(n) + self.next_start % n) % n
+        found: list[np.ndarray] = []
+        count = processed = 0
+        while processed < n and count < want:
+            chunk = order[processed:processed + max(want, MIN_CHUNK)]
+            processed += len(chunk)
+            found.append(self._filter(ctx, chunk, diagnosis))
+            count += len(found[-1])
+        feasible = np.concatenate(found) if len(found) > 1 else found[0]
+        if count >= want:
+            feasible = feasible[:want]
+            self.next_start = (int(feasible[-1]) + 1) % n
+        return feasible, diagnosis
+
+    def _filter(self, ctx: Context, idx: np.ndarray, diagnosis: Diagnosis) -> np.ndarray:
+        """The nodes of `idx` that every filter passes; the others' reasons go to `diagnosis`."""
+        alive = idx
         for plugin in self.filters:
             if len(alive) == 0:
                 break
@@ -159,16 +178,9 @@ class Framework:
             failed = np.flatnonzero(verdict.codes)
             for pos in failed:
                 diagnosis.failures[int(alive[pos])] = (int(verdict.codes[pos]), verdict.reasons(int(pos)), plugin.name)
-            alive = alive[verdict.codes == SUCCESS]
-        want = num_feasible_to_find(n, self.percentage) if self.scorers else 1
-        if len(alive) <= want:
-            self.next_start = (self.next_start + n) % n
-            return alive, diagnosis
-        order = np.argsort((alive - self.next_start) % n, kind="stable")
-        chosen = alive[order[:want]]
-        last = int(chosen[-1])
-        self.next_start = (last + 1) % n
-        return chosen, diagnosis
+            if len(failed):
+                alive = alive[verdict.codes == SUCCESS]
+        return alive
 
     def score(self, ctx: Context, idx: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         totals = np.zeros(len(idx), dtype=np.int64)

@@ -1,6 +1,8 @@
 """TaintToleration: NoSchedule/NoExecute taints filter, PreferNoSchedule taints score."""
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 
 from actors.scheduler.framework import Context, Filtered, Plugin, default_normalize
@@ -20,30 +22,32 @@ class TaintToleration(Plugin):
     filters = True
     scores = True
 
-    def _untolerated(self, ctx: Context, taint_set: int) -> bool:
-        """Whether the pod leaves a NoSchedule or NoExecute taint of this set untolerated (cached per cycle)."""
+    def _per_set(self, ctx: Context, what: str, count: Callable[[tuple], int]) -> np.ndarray:
+        """`count` of every taint set the table knows, by set id (computed once per cycle; the sets
+        are few and only ever added)."""
         cache = ctx.scratch.setdefault(self.name, {})
-        if taint_set not in cache:
-            cache[taint_set] = any(t["effect"] in ("NoSchedule", "NoExecute") and
-                                   not any(tolerates(x, t) for x in ctx.pod.tolerations)
-                                   for t in map(_as_dict, ctx.table.taint_sets[taint_set]))
-        return cache[taint_set]
+        sets = ctx.table.taint_sets
+        if len(cache.get(what, ())) != len(sets):
+            cache[what] = np.fromiter((count(s) for s in sets), dtype=np.int64, count=len(sets))
+        return cache[what]
 
     def filter(self, ctx: Context, idx: np.ndarray) -> Filtered:
-        sets = ctx.table.taint_set[idx]
-        bad = [s for s in np.unique(sets) if self._untolerated(ctx, int(s))]
-        return Filtered.single(np.isin(sets, bad), ERR_REASON_UNTOLERATED)
+        tolerations = ctx.pod.tolerations
+        bad = self._per_set(ctx, "untolerated", lambda taints: any(
+            t["effect"] in ("NoSchedule", "NoExecute") and not any(tolerates(x, t) for x in tolerations)
+            for t in map(_as_dict, taints)))
+        if not bad.any():
+            return Filtered.all_pass(len(idx))
+        return Filtered.single(bad[ctx.table.taint_set[idx]] > 0, ERR_REASON_UNTOLERATED)
 
     def score(self, ctx: Context, idx: np.ndarray) -> np.ndarray:
         prefer = [t for t in ctx.pod.tolerations if (t.get("effect") or "") in ("", "PreferNoSchedule")]
-        counts = {}
-        for s in np.unique(ctx.table.taint_set[idx]):
-            counts[s] = sum(1 for t in map(_as_dict, ctx.table.taint_sets[int(s)])
-                            if t["effect"] == "PreferNoSchedule" and not any(tolerates(x, t) for x in prefer))
-        lookup = np.zeros(int(ctx.table.taint_set[idx].max()) + 1, dtype=np.int64)
-        for s, c in counts.items():
-            lookup[s] = c
-        return lookup[ctx.table.taint_set[idx]]
+        counts = self._per_set(ctx, "intolerable", lambda taints: sum(
+            1 for t in map(_as_dict, taints)
+            if t["effect"] == "PreferNoSchedule" and not any(tolerates(x, t) for x in prefer)))
+        if not counts.any():
+            return np.zeros(len(idx), dtype=np.int64)
+        return counts[ctx.table.taint_set[idx]]
 
     def normalize(self, ctx: Context, scores: np.ndarray) -> np.ndarray:
         return default_normalize(scores, reverse=True)

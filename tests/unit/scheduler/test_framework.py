@@ -60,6 +60,19 @@ def test_sampling_rotates_through_the_nodes():
     assert len(first) == len(second) == 100 and set(first).isdisjoint(second)
 
 
+def test_filtering_stops_once_enough_nodes_are_feasible_and_goes_on_from_there():
+    t = table(*(node(f"n{i}", cpu="2" if i < 1500 else "8") for i in range(2000)))
+    fw = _framework(percentageOfNodesToScore=10)
+    ctx = Context(pod_info(pod(cpu="4")), t)  # fits only n1500 and later; 200 of them are wanted
+    feasible, diagnosis = fw.find_feasible(ctx)
+    assert list(feasible) == list(range(1500, 1700))
+    assert len(diagnosis.failures) == 1500  # every node before them was filtered, none after
+    again, diagnosis = fw.find_feasible(ctx)
+    assert list(again) == list(range(1700, 1900)) and not diagnosis.failures
+    last, _ = fw.find_feasible(ctx)
+    assert list(last) == list(range(1900, 2000)) + list(range(1500, 1600))
+
+
 def test_disabled_plugins_and_recorded_scores():
     t = table(node("a"), node("b", taints=[{"key": "k", "value": "v", "effect": "NoSchedule"}]))
     fw = _framework(plugins={"multiPoint": {"disabled": [{"name": "TaintToleration"}]}}, recordDecisions=True)
