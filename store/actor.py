@@ -43,7 +43,7 @@ from store.streams import ReplyStreams
 COMPACT_EVERY_S = 30.0
 COMPACT_ROWS = 2000  # log rows and dedupe ids dropped per transaction
 ALIVE_EVERY_S = 1.0
-EXIT_DISK, EXIT_FENCED = 70, 75
+EXIT_DISK, EXIT_FENCED, EXIT_BEHIND = 70, 75, 76
 CHUNK_ENVELOPE = 4096  # a list or snapshot reply's own fields: its items fill the message limit less this
 
 

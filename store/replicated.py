@@ -8,6 +8,8 @@ store process, active or standby, follows the stream `{c}.store.wal` in order th
 - A standby applies every accepted batch to its database as it reads it, so it is current when the
   lock comes to it. It takes over by appending `claim(epoch + 1)`; once it reads its claim back
   accepted (having applied everything before it), it loads its database and serves.
+- A store that finds entries it never read cut by the stream's retention exits (76) and never
+  claims: a database behind the log cannot be made current from it.
 - A store whose batch the log rejects, or that reads another's claim while serving, has been
   deposed: it exits without answering and comes back as a standby (the supervisor restarts it); its
   database holds only accepted batches. One that loses its connection steps down in place.
@@ -18,7 +20,7 @@ import os
 import random
 
 from store import wal, walpayload
-from store.actor import EXIT_FENCED, StoreActor
+from store.actor import EXIT_BEHIND, EXIT_FENCED, StoreActor
 from store.inbox import Answers
 from store.walstream import WalStream
 
@@ -52,6 +54,8 @@ class ReplicatedStore(StoreActor):
     def _entry(self, offset: int, entry: dict) -> None:
         if offset <= self.offset:
             return  # read again after a reconnect
+        if self.rule.missed(entry):
+            self._behind(offset, entry)
         self.offset = offset
         accepted = self.rule.apply(entry)
         mine = entry.get("store") == self.me
@@ -97,6 +101,15 @@ class ReplicatedStore(StoreActor):
     def _bad_entry(self, offset: int, why: str) -> None:
         self.offset = max(self.offset, offset)
         self.log.error("store.wal_undecodable", offset=offset, error=why)
+
+    def _behind(self, offset: int, entry: dict) -> None:
+        """The stream's retention cut entries this store never read: its database cannot be made
+        current from the log, and serving it (or claiming with it) would lose their writes."""
+        self.log.error("store.wal_gap", offset=offset, epoch=self.rule.epoch, rev=self.rule.rev,
+                       entry_epoch=entry["epoch"], entry_prev=entry["prev"],
+                       hint="give this store a copy of a current store's database (sqlite3 .backup), "
+                            "or a larger KUBUS_WAL_MAX_BYTES")
+        os._exit(EXIT_BEHIND)
 
     def _deposed(self, why: str) -> None:
         self.log.error("store.deposed", why=why, epoch=self.rule.epoch, rev=self.state.rev)

@@ -69,6 +69,17 @@ class Rule:
         self.rejected += 1
         return False
 
+    def missed(self, entry: dict) -> bool:
+        """Whether `entry` shows that this reader never read accepted entries before it (the stream's
+        retention cut them): a batch of an epoch whose claim it has not read, or of the current
+        owner continuing a revision past the accepted one. Neither can follow a reader that read
+        everything: an owner appends batches only after reading its claim back, one at a time."""
+        if entry.get("t") != BATCH:
+            return False
+        epoch = entry.get("epoch", -1)
+        return epoch > self.epoch or (epoch == self.epoch and entry.get("store") == self.owner
+                                      and entry.get("prev", 0) > self.rev)
+
     def owns(self, store: str, epoch: int) -> bool:
         """Whether `store` at `epoch` is the writer the log believes in."""
         return (self.owner, self.epoch) == (store, epoch)

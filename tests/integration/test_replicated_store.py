@@ -74,3 +74,24 @@ def test_a_frozen_active_is_deposed_by_the_log(procs, settings, tmp_path):
     assert client.get("Namespace", "during")["metadata"]["uid"] == made["metadata"]["uid"]
     assert {"before", "during"} <= {n["metadata"]["name"] for n in client.list("Namespace").items}
     client.close()
+
+
+def test_a_store_that_finds_the_log_cut_before_what_it_read_never_claims(procs, settings, tmp_path):
+    """A standby started after the WAL's retention dropped its first entries cannot be made current
+    from the log; had it taken over, it would have served a store without those writes."""
+    small = {**REPLICATED, "KUBUS_WAL_MAX_BYTES": str(1 << 20), "KUBUS_WAL_SEGMENT_BYTES": str(1 << 16)}
+    procs.start("store", label="store-a", KUBUS_DATA_DIR=str(tmp_path / "data-a"), **small)
+    procs.start("actors.apiserver")
+    client = Client(settings, name="writer")
+    wait_serving(client)
+    big = "x" * (100 << 10)
+    for n in range(30):  # ~6 MiB of batches (object and event) through a log that keeps 1 MiB
+        client.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"big-{n}", "annotations": {"f": big}},
+                       "spec": {"nodeName": "nowhere", "containers": [{"name": "c", "image": "busybox"}]}},
+                      namespace="default")
+    late = procs.start("store", label="store-b", KUBUS_DATA_DIR=str(tmp_path / "data-b"), **small)
+    assert late.wait(60) == 76
+    log = (procs.logdir / "store-b-2.log").read_text()
+    assert '"store.wal_gap"' in log and "store.claimed" not in log
+    assert client.get("Pod", "big-0", "default")["metadata"]["name"] == "big-0"  # the active serves on
+    client.close()

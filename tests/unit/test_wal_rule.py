@@ -44,6 +44,20 @@ def test_a_takeover_mid_stream_continues_from_the_last_accepted_revision():
     assert final.rejected == sum(1 for e in log[152:] if e["store"] == "a")
 
 
+def test_a_reader_that_starts_past_a_cut_knows_it_missed_entries():
+    log = [claim(1, "a"), batch(1, "a", 0, 2), batch(1, "a", 2, 4), claim(2, "b"), batch(2, "b", 4, 5)]
+    whole = Rule()
+    assert not any(whole.missed(e) or not whole.apply(e) for e in log)  # read from the start: nothing missed
+    for cut in range(1, len(log)):
+        rule = Rule()
+        seen = [rule.missed(e) or (rule.apply(e) and False) for e in log[cut:]]
+        assert any(seen), f"a reader starting at entry {cut} did not notice the cut"
+    deposed = Rule()
+    for entry in log:
+        deposed.apply(entry)
+    assert not deposed.missed(batch(1, "a", 4, 6)) and not deposed.missed(batch(2, "c", 9, 10))  # only rejected
+
+
 def test_entries_survive_the_wire_and_garbage_is_refused():
     entry = batch(3, "store-x", 10, 12, {"changes": [1, 2], "blob": b"\x00\xff"})
     assert decode(encode(entry)) == entry
