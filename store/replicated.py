@@ -8,8 +8,10 @@ store process, active or standby, follows the stream `{c}.store.wal` in order th
 - A standby applies every accepted batch to its database as it reads it, so it is current when the
   lock comes to it. It takes over by appending `claim(epoch + 1)`; once it reads its claim back
   accepted (having applied everything before it), it loads its database and serves.
-- A store that finds entries it never read cut by the stream's retention exits (76) and never
-  claims: a database behind the log cannot be made current from it.
+- A store that finds entries it never read cut by the stream's retention stops following and never
+  claims: it asks the store holding the lock for a copy of its database (`store.replica`), puts it
+  in place of its own and starts again, following the log from the copy's position; with no copy
+  to be had it exits (76).
 - A store whose batch the log rejects, or that reads another's claim while serving, has been
   deposed: it exits without answering and comes back as a standby (the supervisor restarts it); its
   database holds only accepted batches. One that loses its connection steps down in place.
@@ -19,13 +21,19 @@ from __future__ import annotations
 import os
 import random
 
-from store import wal, walpayload
+from api.status import StatusError
+from bus.declare import QueueSpec
+from bus.message import Message
+from config.identities import broker_user_of
+from runtime.actor import Consumer
+from store import replica, wal, walpayload
 from store.actor import EXIT_BEHIND, EXIT_FENCED, StoreActor
 from store.inbox import Answers
 from store.walstream import WalStream
 
 APPEND_RETRY_S = 0.05
 READ_BACK_S = 2.0  # an entry not read back by then may be lost (the stream moved): start over
+REPLICA_WAIT_S = 120.0  # how long a store behind the log keeps asking for a copy
 
 
 class ReplicatedStore(StoreActor):
@@ -42,6 +50,9 @@ class ReplicatedStore(StoreActor):
         self.serving = False
         self.seq = 0
         self.in_flight: tuple | None = None  # the batch appended and not yet read back
+        self.behind = False  # the log's retention cut entries this store never read
+        self.store_user = broker_user_of(settings.cluster, "store")
+        self.replica_queue = f"{self.names.store_queue}.replica"
 
     # ---- following the log ----------------------------------------------------------------------
     def _on_ready(self, bus) -> None:
@@ -52,10 +63,11 @@ class ReplicatedStore(StoreActor):
         return self.offset + 1 if self.offset >= 0 else "first"
 
     def _entry(self, offset: int, entry: dict) -> None:
-        if offset <= self.offset:
-            return  # read again after a reconnect
+        if offset <= self.offset or self.behind:
+            return  # read again after a reconnect; or nothing more to follow until a copy comes
         if self.rule.missed(entry):
             self._behind(offset, entry)
+            return
         self.offset = offset
         accepted = self.rule.apply(entry)
         mine = entry.get("store") == self.me
@@ -104,12 +116,61 @@ class ReplicatedStore(StoreActor):
 
     def _behind(self, offset: int, entry: dict) -> None:
         """The stream's retention cut entries this store never read: its database cannot be made
-        current from the log, and serving it (or claiming with it) would lose their writes."""
-        self.log.error("store.wal_gap", offset=offset, epoch=self.rule.epoch, rev=self.rule.rev,
-                       entry_epoch=entry["epoch"], entry_prev=entry["prev"],
+        current from the log (serving it, or claiming with it, would lose their writes). It asks the
+        store holding the lock for a copy of its database and starts again from that."""
+        self.behind = True
+        self.log.warning("store.wal_gap", offset=offset, epoch=self.rule.epoch, rev=self.rule.rev,
+                         entry_epoch=entry["epoch"], entry_prev=entry["prev"], asking="a copy of the active's database")
+        if self.active:
+            self._give_up("it holds the lock itself: another store must serve the copy")
+        self.rpc.call("", self.replica_queue, {"verb": "replica"}, self._copied, REPLICA_WAIT_S,
+                      user_id=self.bus.user, retry=True)
+
+    def _copied(self, reply: dict | StatusError) -> None:
+        if isinstance(reply, StatusError) or not reply.get("ok"):
+            self._give_up(str(reply if isinstance(reply, StatusError) else reply.get("status")))
+        parts = reply["items"]
+        self._backend(lambda b: None)  # every commit queued before is done: nothing writes the file now
+        replica.install(self.backend.path, parts)
+        self.log.info("store.replica_installed", bytes=sum(map(len, parts)), restarting=True)
+        replica.restart()
+
+    def _give_up(self, why: str) -> None:
+        self.log.error("store.wal_gap_unrepaired", why=why[:300],
                        hint="give this store a copy of a current store's database (sqlite3 .backup), "
                             "or a larger KUBUS_WAL_MAX_BYTES")
         os._exit(EXIT_BEHIND)
+
+    # ---- copies for stores behind the log -----------------------------------------------------------
+    def consumers(self) -> list[Consumer]:
+        spec = QueueSpec(self.replica_queue, durable=False, auto_delete=True)
+        return [*super().consumers(), Consumer(spec, self.on_replica_request, 1)]
+
+    def on_replica_request(self, msg: Message) -> None:
+        """Another store asks for a copy of this one's database (the default exchange reaches this
+        queue from anyone: only stores are answered)."""
+        if msg.user_id != self.store_user:
+            self.dead_letter(msg, "forbidden", f"copies of the store go to stores only, not to {msg.user_id!r}")
+            return
+        if self.behind:
+            self._refuse_copy(msg, "this store is behind the log itself")
+            return
+        done = self.writer.submit(replica.copy, self.backend.db, self.backend.path.parent)
+        done.add_done_callback(lambda f: self.bus.call_soon(lambda: self._send_copy(msg, f)))
+
+    def _send_copy(self, msg: Message, copied) -> None:
+        if copied.exception() is not None:
+            self._refuse_copy(msg, f"the copy failed: {copied.exception()!r}")
+            return
+        parts = copied.result()
+        for i, part in enumerate(parts):
+            self.reply(msg, {"ok": True, "items": [part], "more": i < len(parts) - 1})
+        self.log.info("store.replica_sent", bytes=sum(map(len, parts)), to=msg.user_id, offset=self.offset)
+        msg.ack()
+
+    def _refuse_copy(self, msg: Message, why: str) -> None:
+        self.reply(msg, {"ok": False, "status": StatusError("ServiceUnavailable", why).to_dict()})
+        msg.ack()
 
     def _deposed(self, why: str) -> None:
         self.log.error("store.deposed", why=why, epoch=self.rule.epoch, rev=self.state.rev)
@@ -118,6 +179,8 @@ class ReplicatedStore(StoreActor):
     # ---- taking over and serving ------------------------------------------------------------------
     def on_active(self) -> None:
         """Claim the next epoch in the log; serve once the claim is read back accepted."""
+        if self.behind:
+            self._give_up("it was given the lock while behind the log")
         self.claiming = self.rule.epoch + 1
         self._append(wal.claim(self.claiming, self.me, max(self.offset, 0)))
 

@@ -9,9 +9,13 @@ import os
 import signal
 import sqlite3
 
+import msgpack
+
+from bus.topology import DEAD_REASON, Names
 from runtime.client import Client
 from tests.conftest import wait_serving
-from tests.helpers import wait_until
+from tests.helpers import read_queue, wait_until
+from tests.integration.test_dead_letter import GOOD_HEADERS, _publish
 from tests.integration.test_store_crash import (_answered, _check_nothing_lost, _retry_everything_with_the_same_ids,
                                                _start_writers)
 
@@ -76,22 +80,45 @@ def test_a_frozen_active_is_deposed_by_the_log(procs, settings, tmp_path):
     client.close()
 
 
-def test_a_store_that_finds_the_log_cut_before_what_it_read_never_claims(procs, settings, tmp_path):
+def test_a_store_that_starts_past_the_logs_retention_gets_a_copy_and_can_take_over(procs, settings, tmp_path):
     """A standby started after the WAL's retention dropped its first entries cannot be made current
-    from the log; had it taken over, it would have served a store without those writes."""
+    from the log (had it taken over, it would have served a store without those writes): it asks
+    the active store for a copy of its database, starts again from it, and takes over with all."""
     small = {**REPLICATED, "KUBUS_WAL_MAX_BYTES": str(1 << 20), "KUBUS_WAL_SEGMENT_BYTES": str(1 << 16)}
-    procs.start("store", label="store-a", KUBUS_DATA_DIR=str(tmp_path / "data-a"), **small)
+    active = procs.start("store", label="store-a", KUBUS_DATA_DIR=str(tmp_path / "data-a"), **small)
     procs.start("actors.apiserver")
     client = Client(settings, name="writer")
     wait_serving(client)
     big = "x" * (100 << 10)
-    for n in range(30):  # ~6 MiB of batches (object and event) through a log that keeps 1 MiB
-        client.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"big-{n}", "annotations": {"f": big}},
+    names = {f"big-{n}" for n in range(30)}
+    for name in sorted(names):  # ~6 MiB of batches (object and event) through a log that keeps 1 MiB
+        client.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "annotations": {"f": big}},
                        "spec": {"nodeName": "nowhere", "containers": [{"name": "c", "image": "busybox"}]}},
                       namespace="default")
-    late = procs.start("store", label="store-b", KUBUS_DATA_DIR=str(tmp_path / "data-b"), **small)
-    assert late.wait(60) == 76
-    log = (procs.logdir / "store-b-2.log").read_text()
-    assert '"store.wal_gap"' in log and "store.claimed" not in log
-    assert client.get("Pod", "big-0", "default")["metadata"]["name"] == "big-0"  # the active serves on
+    late_data = tmp_path / "data-b"
+    procs.start("store", label="store-b", KUBUS_DATA_DIR=str(late_data), **small)
+    log = procs.logdir / "store-b-2.log"
+    wait_until(lambda: "store.replica_installed" in log.read_text(), 60, what="the late store to get a copy")
+    wait_until(lambda: log.read_text().count("actor.standby") == 2, 30, what="the late store to start again")
+    wait_until(lambda: names <= stored_names(late_data, settings.cluster), 10, what="the copy in its database")
+    client.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "after-the-copy"}})
+    procs.kill9(active)
+    wait_until(lambda: "store.claimed" in log.read_text(), 60, what="the late store to take over")
+    assert {p["metadata"]["name"] for p in client.list("Pod", "default").items} >= names
+    assert client.get("Namespace", "after-the-copy")["metadata"]["name"] == "after-the-copy"  # followed the log on
+    client.close()
+
+
+def test_copies_of_the_store_go_to_stores_only(procs, settings, tmp_path, amqp_url):
+    """The default exchange reaches `{c}.store.replica` from whoever answers over direct reply-to;
+    a kubelet asking for a copy of the database is dead-lettered, not answered."""
+    start_store(procs, tmp_path, "a")
+    procs.start("actors.apiserver")
+    client = Client(settings, name="setup")
+    wait_serving(client)
+    names = Names(settings.cluster)
+    _publish(procs.url_of("actors.kubelet", ("--node", "node-x")), "", f"{names.store_queue}.replica",
+             msgpack.packb({"verb": "replica"}), GOOD_HEADERS)
+    dead = wait_until(lambda: read_queue(amqp_url, names.dead_queue), what="the request in the dead queue")
+    assert dead[0][0].headers.get(DEAD_REASON, "").startswith("forbidden: copies of the store go to stores only")
     client.close()
