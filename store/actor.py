@@ -165,11 +165,15 @@ class StoreActor(Actor):
         answers = Answers(answers, batch)
         changes = self.state.take_changes()
         if not changes and not applied:
-            self._answer_all(answers)  # reads only: nothing to make durable
-            self._maybe_drained()
+            self._reads_only(answers)
             return
         self.committing = True
         self._commit(changes, [change.event() for change in changes], applied, answers, now)
+
+    def _reads_only(self, answers: Answers) -> None:
+        """A batch of reads: nothing to make durable, answered at once."""
+        self._answer_all(answers)
+        self._maybe_drained()
 
     def _commit(self, changes: list, events: list[bytes], applied: list[Applied], answers: Answers,
                 started: float, wal: dict[str, int] | None = None) -> None:

@@ -12,6 +12,8 @@ store process, active or standby, follows the stream `{c}.store.wal` in order th
   claims: it asks the store holding the lock for a copy of its database (`store.replica`), puts it
   in place of its own and starts again, following the log from the copy's position; with no copy
   to be had it exits (76).
+- A batch of reads only is answered once a `beat` of the store's epoch is read back accepted: a read
+  barrier, so reads are linearizable like writes.
 - A store whose batch the log rejects, or that reads another's claim while serving, has been
   deposed: it exits without answering and comes back as a standby (the supervisor restarts it); its
   database holds only accepted batches. One that loses its connection steps down in place.
@@ -75,6 +77,8 @@ class ReplicatedStore(StoreActor):
             self._batch(entry, accepted, mine)
         elif entry["t"] == wal.CLAIM:
             self._claim(entry, accepted, mine)
+        elif entry["t"] == wal.BEAT:
+            self._beat(entry, accepted, mine)
 
     def _position(self) -> dict[str, int]:
         return {"offset": self.offset, "epoch": self.rule.epoch, "rev": self.rule.rev, "owner": self.rule.owner or 0}
@@ -89,6 +93,17 @@ class ReplicatedStore(StoreActor):
         elif accepted:
             changes, events, applied, published = walpayload.decode(entry["payload"])
             self._apply(changes, events, applied, published)
+
+    def _beat(self, entry: dict, accepted: bool, mine: bool) -> None:
+        """A read barrier read back: the reads of its batch are answered, as of its place in the log."""
+        if mine and self.in_flight is not None and entry.get("seq") == self.in_flight[0]:
+            answers = self.in_flight[4]
+            self.in_flight = None
+            if not accepted:
+                self._deposed("the log rejected this store's read barrier")
+            self.committing = False
+            super()._reads_only(answers)
+            self.flush()
 
     def _claim(self, entry: dict, accepted: bool, mine: bool) -> None:
         if mine and entry["epoch"] == self.claiming and not accepted:
@@ -200,6 +215,17 @@ class ReplicatedStore(StoreActor):
             self.committing = True
             self._commit(changes, [c.event() for c in changes], [], Answers([], []), self.clock())
 
+    def _reads_only(self, answers: Answers) -> None:
+        """Reads answered from memory could come from a store deposed without knowing it yet (its lock
+        queue went with a node while its connection lives): they are answered once a `beat` of this
+        store's epoch is read back accepted (scale-out.md §4.4: linearizable reads)."""
+        self.committing = True
+        self.seq += 1
+        entry = wal.beat(self.rule.epoch, self.me, self.state.rev)
+        entry["seq"] = self.seq
+        self.in_flight = (self.seq, None, None, None, answers, self.clock())
+        self._append(entry)
+
     def _commit(self, changes, events, applied, answers, started, position=None) -> None:
         """Append the batch; it is committed when it is read back (`_batch`)."""
         self.seq += 1
@@ -219,7 +245,7 @@ class ReplicatedStore(StoreActor):
         """Still waiting for an entry appended READ_BACK_S ago: the stream lost it or stalled. Nothing
         of it was answered; a new connection (and lock) lets the log say what happened."""
         waiting = (entry["t"] == wal.CLAIM and self.claiming == entry["epoch"]) or \
-            (entry["t"] == wal.BATCH and self.in_flight is not None and self.in_flight[0] == entry.get("seq"))
+            (entry["t"] != wal.CLAIM and self.in_flight is not None and self.in_flight[0] == entry.get("seq"))
         if waiting:
             self.log.warning("store.wal_stalled", kind=entry["t"], epoch=entry["epoch"], offset=self.offset)
             self.bus.reconnect()

@@ -13,8 +13,9 @@ import msgpack
 
 from bus.topology import DEAD_REASON, Names
 from runtime.client import Client
+from store import wal
 from tests.conftest import wait_serving
-from tests.helpers import read_queue, wait_until
+from tests.helpers import blocking, read_queue, wait_until
 from tests.integration.test_dead_letter import GOOD_HEADERS, _publish
 from tests.integration.test_store_crash import (_answered, _check_nothing_lost, _retry_everything_with_the_same_ids,
                                                _start_writers)
@@ -122,3 +123,38 @@ def test_copies_of_the_store_go_to_stores_only(procs, settings, tmp_path, amqp_u
     dead = wait_until(lambda: read_queue(amqp_url, names.dead_queue), what="the request in the dead queue")
     assert dead[0][0].headers.get(DEAD_REASON, "").startswith("forbidden: copies of the store go to stores only")
     client.close()
+
+
+def test_reads_are_answered_after_a_read_barrier_in_the_log(procs, settings, tmp_path, amqp_url):
+    """A batch of reads only appends a `beat` of the store's epoch and is answered once it is read
+    back accepted, so a store deposed without knowing it cannot answer reads from memory."""
+    start_store(procs, tmp_path, "a")
+    procs.start("actors.apiserver")
+    client = Client(settings, name="reader")
+    wait_serving(client)
+    beats_before = _beats(amqp_url, settings.cluster)
+    for _ in range(5):
+        assert client.get("Namespace", "default")["metadata"]["name"] == "default"
+    assert _beats(amqp_url, settings.cluster) >= beats_before + 5
+    client.close()
+
+
+def _beats(amqp_url: str, cluster: str) -> int:
+    """The read barriers in the cluster's WAL so far."""
+    connection = blocking(amqp_url)
+    channel = connection.channel()
+    channel.basic_qos(prefetch_count=500)
+    beats = 0
+    try:
+        for method, _, body in channel.consume(f"{Names(cluster).store_queue}.wal",
+                                               arguments={"x-stream-offset": "first"}, inactivity_timeout=0.5):
+            if method is None:
+                return beats
+            beats += wal.decode(body)["t"] == wal.BEAT
+            channel.basic_ack(method.delivery_tag)
+    finally:
+        try:
+            connection.close()
+        except Exception:  # noqa: BLE001 - closing rejects prefetched deliveries, which a stream refuses (540)
+            pass
+    return beats
