@@ -29,12 +29,14 @@ def copy(db: sqlite3.Connection, directory: Path) -> list[str]:
     return [base64.b64encode(data[i:i + PART_BYTES]).decode() for i in range(0, len(data), PART_BYTES)] or [""]
 
 
-def install(path: Path, parts: list[str]) -> None:
-    """Put the copy in place of the database at `path`, durably; its old WAL files go with it."""
+def install(path: Path, parts: list[str]) -> int:
+    """Put the copy in place of the database at `path`, durably (its old WAL files go with it);
+    returns its size in bytes."""
     fresh = path.with_name(path.name + ".replica")
+    size = 0
     with open(fresh, "wb") as f:
         for part in parts:
-            f.write(base64.b64decode(part, validate=True))
+            size += f.write(base64.b64decode(part, validate=True))
         f.flush()
         os.fsync(f.fileno())
     for stale in (path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
@@ -45,6 +47,7 @@ def install(path: Path, parts: list[str]) -> None:
         os.fsync(directory)
     finally:
         os.close(directory)
+    return size
 
 
 def restart() -> None:

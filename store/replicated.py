@@ -146,8 +146,8 @@ class ReplicatedStore(StoreActor):
             self._give_up(str(reply if isinstance(reply, StatusError) else reply.get("status")))
         parts = reply["items"]
         self._backend(lambda b: None)  # every commit queued before is done: nothing writes the file now
-        replica.install(self.backend.path, parts)
-        self.log.info("store.replica_installed", bytes=sum(map(len, parts)), restarting=True)
+        size = replica.install(self.backend.path, parts)
+        self.log.info("store.replica_installed", bytes=size, restarting=True)
         replica.restart()
 
     def _give_up(self, why: str) -> None:
@@ -180,7 +180,7 @@ class ReplicatedStore(StoreActor):
         parts = copied.result()
         for i, part in enumerate(parts):
             self.reply(msg, {"ok": True, "items": [part], "more": i < len(parts) - 1})
-        self.log.info("store.replica_sent", bytes=sum(map(len, parts)), to=msg.user_id, offset=self.offset)
+        self.log.info("store.replica_sent", parts=len(parts), to=msg.user_id)
         msg.ack()
 
     def _refuse_copy(self, msg: Message, why: str) -> None:
