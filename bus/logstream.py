@@ -1,7 +1,8 @@
-"""The store's end of the stream `{c}.store.wal` (AMQP 0-9-1 through pika, scale-out.md §1.4): declared
-as a stream, appended to through the default exchange, read from an offset with manual acks — never
-a nack, which closes a stream consumer's connection. Each delivery's `x-stream-offset` header is its
-place in the log."""
+"""A RabbitMQ stream used as a log (AMQP 0-9-1 through pika, scale-out.md §1.4) — the replicated
+store's `{c}.store.wal`: declared as a stream, appended to through the default exchange, read from
+an offset with manual acks — never a nack, which closes a stream consumer's connection. Each
+delivery's `x-stream-offset` header is its place in the log; entries are bytes, their encoding the
+owner's."""
 from __future__ import annotations
 
 from typing import Any, Callable
@@ -10,19 +11,18 @@ import pika
 import structlog
 
 from bus.connection import Bus
-from store import wal
 
 PREFETCH = 256
 REOPEN_S = 0.2
-log = structlog.get_logger("store")
+log = structlog.get_logger("bus")
 
-Entry = Callable[[int, dict], None]  # (offset, entry)
+Entry = Callable[[int, bytes], None]  # (offset, body)
 
 
-class WalStream:
+class LogStream:
     def __init__(self, bus: Bus, queue: str, max_bytes: int, segment_bytes: int, on_entry: Entry,
-                 on_bad: Callable[[int, str], None], resume: Callable[[], int | str]):
-        self.bus, self.queue, self.on_entry, self.on_bad, self.resume = bus, queue, on_entry, on_bad, resume
+                 resume: Callable[[], int | str]):
+        self.bus, self.queue, self.on_entry, self.resume = bus, queue, on_entry, resume
         self.arguments = {"x-queue-type": "stream", "x-max-length-bytes": max_bytes,
                           "x-stream-max-segment-size-bytes": segment_bytes, "x-initial-cluster-size": 3}
         self.channel: Any = None
@@ -47,7 +47,7 @@ class WalStream:
             return
         self.channel = None
         if self.bus.channel is not None:  # the connection lives: follow again; else its reconnect will
-            log.info("store.wal_channel_lost", reason=str(reason)[:200])
+            log.info("bus.stream_channel_lost", queue=self.queue, reason=str(reason)[:200])
             if channel.is_open:
                 channel.close()
             self.bus.call_later(REOPEN_S, lambda: self.channel is None and self.bus.channel is not None
@@ -62,17 +62,12 @@ class WalStream:
             return  # a delivery of a channel being closed: the new one reads it again
         offset = int((props.headers or {}).get("x-stream-offset", -1))
         channel.basic_ack(method.delivery_tag)
-        try:
-            entry = wal.decode(body)
-        except Exception as exc:  # noqa: BLE001 - whatever a foreign writer put there: skip it, say so
-            self.on_bad(offset, str(exc)[:200])
-            return
-        self.on_entry(offset, entry)
+        self.on_entry(offset, body)
 
-    def append(self, entry: dict) -> bool:
+    def append(self, body: bytes) -> bool:
         """Publish an entry; False when there is no channel (the caller waits for its read-back anyway)."""
         if self.channel is None or not self.channel.is_open:
             return False
-        self.channel.basic_publish("", self.queue, wal.encode(entry),
+        self.channel.basic_publish("", self.queue, body,
                                    pika.BasicProperties(delivery_mode=2, content_type="application/msgpack"))
         return True
