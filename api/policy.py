@@ -331,3 +331,10 @@ def admission_forbidden(kind: str, obj: dict | None, why: str) -> StatusError:
     generateName (a create before the name is made), else "Unknown"."""
     meta = (obj or {}).get("metadata") or {}
     return forbidden(kind, meta.get("name") or meta.get("generateName") or "Unknown", why)
+
+
+def own_spec(pod: dict) -> dict:
+    """A pod whose spec's own fields may be set without changing `pod`: the pod and its spec are new
+    dicts, everything below is shared (the admission plugins that call this set spec fields only;
+    copying the whole pod three times was a tenth of an apiserver's create)."""
+    return {**pod, "spec": dict(pod.get("spec") or {})}

@@ -2,9 +2,7 @@
 never from the pod; PriorityClass writes keep one global default and the reserved system classes."""
 from __future__ import annotations
 
-import copy
-
-from api.policy import admission_forbidden
+from api.policy import admission_forbidden, own_spec
 from api.status import forbidden
 
 HIGHEST_USER_DEFINABLE = 1_000_000_000
@@ -60,7 +58,7 @@ def admit_pod(pod: dict, priority_classes: list[dict]) -> dict:
         raise admission_forbidden("Pod", pod, (
             f"the string value of PreemptionPolicy ({spec['preemptionPolicy']}) must not be provided in pod "
             f"spec; priority admission controller computed {policy} from the given PriorityClass name"))
-    pod = copy.deepcopy(pod)
+    pod = own_spec(pod)
     pod["spec"].update(priorityClassName=name, priority=value, preemptionPolicy=policy)
     if not name:
         del pod["spec"]["priorityClassName"]
@@ -69,7 +67,7 @@ def admit_pod(pod: dict, priority_classes: list[dict]) -> dict:
 
 def admit_pod_update(pod: dict, old: dict) -> dict:
     """An update keeps the priority and policy admission set when the new object leaves them out."""
-    pod = copy.deepcopy(pod)
+    pod = own_spec(pod)
     for field in ("priority", "preemptionPolicy"):
         if pod["spec"].get(field) is None and (old.get("spec") or {}).get(field) is not None:
             pod["spec"][field] = old["spec"][field]

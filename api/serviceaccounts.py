@@ -4,10 +4,9 @@ account's credentials; mirror pods reference no account and no secret. kubus han
 containers as environment variables, so no token volume is added: only the automount decision is made."""
 from __future__ import annotations
 
-import copy
 from typing import Iterator
 
-from api.policy import admission_forbidden
+from api.policy import admission_forbidden, own_spec
 
 DEFAULT_NAME = "default"
 MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
@@ -88,7 +87,7 @@ def admit_pod(pod: dict, service_account: dict | None) -> dict:
     if is_mirror(pod):
         validate_mirror(pod)
         return pod
-    pod = copy.deepcopy(pod)
+    pod = own_spec(pod)
     spec = pod.setdefault("spec", {})
     name = spec["serviceAccountName"] = spec.get("serviceAccountName") or DEFAULT_NAME
     if service_account is None:

@@ -2,7 +2,7 @@
 not-ready or unreachable node gets 300 s of each, so its eviction waits out short blips."""
 from __future__ import annotations
 
-import copy
+from api.policy import own_spec
 
 NOT_READY = "node.kubernetes.io/not-ready"
 UNREACHABLE = "node.kubernetes.io/unreachable"
@@ -22,7 +22,7 @@ def admit_pod(pod: dict, not_ready: int = DEFAULT_SECONDS, unreachable: int = DE
                if not any(_covers(t, key) for t in tolerations)]
     if not missing:
         return pod
-    pod = copy.deepcopy(pod)
+    pod = own_spec(pod)
     spec = pod.setdefault("spec", {})
     spec["tolerations"] = (spec.get("tolerations") or []) + missing
     return pod
