@@ -49,11 +49,15 @@ def test_expose_describe_and_reach_a_deployment(kube):
     assert services[0].split() == ["NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE", "SELECTOR"]
     web = next(line.split() for line in services if line.startswith("web "))
     assert web[1:5] == ["ClusterIP", ip, "<none>", "80/TCP"] and web[6] == "app=web"
+
+    def both_replicas() -> bool:  # the two controllers follow the pods each at its own pace
+        slices = ok(kubectl("get", "endpointslices", "-l", "kubernetes.io/service-name=web")).splitlines()
+        endpoints = ok(kubectl("get", "endpoints", "web")).splitlines()
+        return slices[1].split()[3].count(",") == 1 and endpoints[1].split()[1].count(":8080") == 2
+    wait_until(both_replicas, 30, 0.5, what="both replicas in the EndpointSlice and the Endpoints")
     slices = ok(kubectl("get", "endpointslices", "-l", "kubernetes.io/service-name=web")).splitlines()
     assert slices[0].split() == ["NAME", "ADDRESSTYPE", "PORTS", "ENDPOINTS", "AGE"]
-    assert slices[1].split()[1:3] == ["IPv4", "8080"] and slices[1].split()[3].count(",") == 1
-    endpoints = ok(kubectl("get", "endpoints", "web")).splitlines()
-    assert endpoints[1].split()[1].count(":8080") == 2
+    assert slices[1].split()[1:3] == ["IPv4", "8080"]
 
     described = ok(kubectl("describe", "service", "web"))
     rows = {line.split(":", 1)[0]: line.split(":", 1)[1].strip() for line in described.splitlines() if ":" in line}
