@@ -98,35 +98,37 @@ def main() -> None:
     logs.configure("warning")
     flags = Path(tempfile.mkdtemp(prefix="kubus-bench-flags-"))
     with Cluster("bnet") as cluster:
-        start_cluster(cluster, args.pod_network)
-        client = Client(cluster.settings, name="bench")
-        wait_for(lambda: serving(client), 30, "the apiserver")
-        wait_for(lambda: (client.list("Node").items or [{}])[0].get("spec", {}).get("podCIDR"), 30, "a pod range")
-        client.create(SERVICE)
-        client.create(deployment(REPLICAS, str(flags)))
-        client.create(INGRESS)
-        ingress_port = free_port()
-        cluster.start("actors.ingress", KUBUS_INGRESS_ADDRESS=f"127.0.0.1:{ingress_port}")
-        wait_for(lambda: len(ready_pods(client)) == REPLICAS, 60, "three ready replicas")
-        ip = client.get("Service", "web")["spec"]["clusterIP"]
-        pod_ip = client.get("Pod", ready_pods(client)[0])["status"]["podIP"]
-        wait_for(lambda: get(ip, 80)[0] == 200, 30, "the ClusterIP to answer")
-        wait_for(lambda: get("127.0.0.1", ingress_port, host="shop.example")[0] == 200, 30, "the ingress to route")
-        for concurrency in args.concurrency:
-            direct = rate(pod_ip, 8080, args.requests, concurrency)
-            proxied = rate(ip, 80, args.requests, concurrency)
-            ingress = rate("127.0.0.1", ingress_port, args.requests, concurrency, host="shop.example")
-            print(result_line(concurrency=concurrency, direct_rps=direct, proxied_rps=proxied, ingress_rps=ingress,
-                              proxied_ratio=proxied / direct, ingress_ratio=ingress / direct), flush=True)
-        times = sorted(ready_to_traffic(client, flags, ip, args.trials))
-        p99 = times[min(len(times) - 1, int(len(times) * 0.99))]
-        print(result_line(pod_network=args.pod_network, trials=len(times), ready_to_traffic_p50_ms=median(times) * 1000,
-                          ready_to_traffic_p99_ms=p99 * 1000, max_ms=times[-1] * 1000), flush=True)
-        client.close()
-        cluster.stop()
-        kill_containers(cluster.settings.data_dir)
-        podnet.clean(cluster.settings.cluster)
-        leftovers.clean(cluster.settings.cluster, cluster.settings.service_cidr)
+        try:
+            start_cluster(cluster, args.pod_network)
+            client = Client(cluster.settings, name="bench")
+            wait_for(lambda: serving(client), 30, "the apiserver")
+            wait_for(lambda: (client.list("Node").items or [{}])[0].get("spec", {}).get("podCIDR"), 30, "a pod range")
+            client.create(SERVICE)
+            client.create(deployment(REPLICAS, str(flags)))
+            client.create(INGRESS)
+            ingress_port = free_port()
+            cluster.start("actors.ingress", KUBUS_INGRESS_ADDRESS=f"127.0.0.1:{ingress_port}")
+            wait_for(lambda: len(ready_pods(client)) == REPLICAS, 60, "three ready replicas")
+            ip = client.get("Service", "web")["spec"]["clusterIP"]
+            pod_ip = client.get("Pod", ready_pods(client)[0])["status"]["podIP"]
+            wait_for(lambda: get(ip, 80)[0] == 200, 30, "the ClusterIP to answer")
+            wait_for(lambda: get("127.0.0.1", ingress_port, host="shop.example")[0] == 200, 30, "the ingress to route")
+            for concurrency in args.concurrency:
+                direct = rate(pod_ip, 8080, args.requests, concurrency)
+                proxied = rate(ip, 80, args.requests, concurrency)
+                ingress = rate("127.0.0.1", ingress_port, args.requests, concurrency, host="shop.example")
+                print(result_line(concurrency=concurrency, direct_rps=direct, proxied_rps=proxied, ingress_rps=ingress,
+                                  proxied_ratio=proxied / direct, ingress_ratio=ingress / direct), flush=True)
+            times = sorted(ready_to_traffic(client, flags, ip, args.trials))
+            p99 = times[min(len(times) - 1, int(len(times) * 0.99))]
+            print(result_line(pod_network=args.pod_network, trials=len(times), ready_to_traffic_p50_ms=median(times) * 1000,
+                              ready_to_traffic_p99_ms=p99 * 1000, max_ms=times[-1] * 1000), flush=True)
+            client.close()
+        finally:  # the pods' processes, namespaces and rules go even when a step fails
+            cluster.stop()
+            kill_containers(cluster.settings.data_dir)
+            podnet.clean(cluster.settings.cluster)
+            leftovers.clean(cluster.settings.cluster, cluster.settings.service_cidr)
 
 
 if __name__ == "__main__":
