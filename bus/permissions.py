@@ -108,7 +108,7 @@ def _actor(names: Names, queues: tuple[str, ...], locks: tuple[str, ...], events
 def _store(names: Names, _name: str | None, _nodes: tuple[str, ...]) -> Grants:
     """`{c}.store.wal`: the replicated store's log, which only stores declare, append to and read;
     `{c}.store.replica`: where a store behind the log asks the one holding the lock for a copy."""
-    wal, replica = f"{names.store_queue}.wal", f"{names.store_queue}.replica"
+    wal, replica = names.store_wal, names.store_replica
     return Grants(configure=literal(f"{names.store_queue}.lock", wal, replica),
                   write=literal(names.events, names.dead, DEFAULT_EXCHANGE),
                   read=literal(names.store_queue, wal, replica), events=(EVERYTHING, NOTHING))

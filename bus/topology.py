@@ -45,6 +45,16 @@ class Names:
         return f"{self.cluster}.store"
 
     @property
+    def store_wal(self) -> str:
+        """The replicated store's log (a stream)."""
+        return f"{self.cluster}.store.wal"
+
+    @property
+    def store_replica(self) -> str:
+        """Where a replicated store behind the log asks the one holding the lock for a copy."""
+        return f"{self.cluster}.store.replica"
+
+    @property
     def dead_queue(self) -> str:
         return f"{self.cluster}.dead"
 

@@ -46,7 +46,7 @@ class ReplicatedStore(StoreActor):
         self.rule = wal.Rule(position.get("epoch", 0), position.get("owner") or None, position.get("rev", 0),
                              history=False)
         self.offset = position.get("offset", -1)  # the last entry read
-        self.stream = LogStream(self.bus, f"{self.names.store_queue}.wal", settings.wal_max_bytes,
+        self.stream = LogStream(self.bus, self.names.store_wal, settings.wal_max_bytes,
                                 settings.wal_segment_bytes, self._read, self._resume)
         self.claiming: int | None = None  # the epoch of the claim this store waits to read back
         self.serving = False
@@ -54,7 +54,6 @@ class ReplicatedStore(StoreActor):
         self.in_flight: tuple | None = None  # the batch appended and not yet read back
         self.behind = False  # the log's retention cut entries this store never read
         self.store_user = broker_user_of(settings.cluster, "store")
-        self.replica_queue = f"{self.names.store_queue}.replica"
 
     # ---- following the log ----------------------------------------------------------------------
     def _on_ready(self, bus) -> None:
@@ -146,7 +145,7 @@ class ReplicatedStore(StoreActor):
                          entry_epoch=entry["epoch"], entry_prev=entry["prev"], asking="a copy of the active's database")
         if self.active:
             self._give_up("it holds the lock itself: another store must serve the copy")
-        self.rpc.call("", self.replica_queue, {"verb": "replica"}, self._copied, REPLICA_WAIT_S,
+        self.rpc.call("", self.names.store_replica, {"verb": "replica"}, self._copied, REPLICA_WAIT_S,
                       user_id=self.bus.user, retry=True)
 
     def _copied(self, reply: dict | StatusError) -> None:
@@ -166,7 +165,7 @@ class ReplicatedStore(StoreActor):
 
     # ---- copies for stores behind the log -----------------------------------------------------------
     def consumers(self) -> list[Consumer]:
-        spec = QueueSpec(self.replica_queue, durable=False, auto_delete=True)
+        spec = QueueSpec(self.names.store_replica, durable=False, auto_delete=True)
         return [*super().consumers(), Consumer(spec, self.on_replica_request, 1)]
 
     def on_replica_request(self, msg: Message) -> None:

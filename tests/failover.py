@@ -10,6 +10,7 @@ from typing import Callable
 
 import pytest
 
+from bus.topology import Names
 from tests.helpers import ROOT, wait_until
 
 SCRIPT = str(ROOT / "scripts" / "rabbit-cluster.sh")
@@ -59,14 +60,14 @@ def first_write_after(clients: list, fault_at: float) -> float:
 
 def stream_leader(script: Callable[..., str], cluster: str) -> str:
     rows = script("ctl", "2", "list_queues", "name", "leader").splitlines()
-    leader = next(line.split()[1] for line in rows if line.startswith(f"{cluster}.store.wal"))
+    leader = next(line.split()[1] for line in rows if line.startswith(Names(cluster).store_wal))
     return leader.removeprefix("kubus").split("@")[0]
 
 
 def wal_replicated(script: Callable[..., str], cluster: str, on: str) -> bool:
     """Every node has a running replica of the WAL stream (a restarted node's catches up first)."""
     try:
-        status = script("streams", on, "stream_status", f"{cluster}.store.wal")
+        status = script("streams", on, "stream_status", Names(cluster).store_wal)
     except AssertionError:
         return False
     return sum(1 for line in status.splitlines() if " kubus" in f" {line}" and "@localhost" in line) == 3

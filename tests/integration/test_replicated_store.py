@@ -118,7 +118,7 @@ def test_copies_of_the_store_go_to_stores_only(procs, settings, tmp_path, amqp_u
     client = Client(settings, name="setup")
     wait_serving(client)
     names = Names(settings.cluster)
-    _publish(procs.url_of("actors.kubelet", ("--node", "node-x")), "", f"{names.store_queue}.replica",
+    _publish(procs.url_of("actors.kubelet", ("--node", "node-x")), "", names.store_replica,
              msgpack.packb({"verb": "replica"}), GOOD_HEADERS)
     dead = wait_until(lambda: read_queue(amqp_url, names.dead_queue), what="the request in the dead queue")
     assert dead[0][0].headers.get(DEAD_REASON, "").startswith("forbidden: copies of the store go to stores only")
@@ -146,7 +146,7 @@ def _beats(amqp_url: str, cluster: str) -> int:
     channel.basic_qos(prefetch_count=500)
     beats = 0
     try:
-        for method, _, body in channel.consume(f"{Names(cluster).store_queue}.wal",
+        for method, _, body in channel.consume(Names(cluster).store_wal,
                                                arguments={"x-stream-offset": "first"}, inactivity_timeout=0.5):
             if method is None:
                 return beats
