@@ -51,7 +51,7 @@ class ReplicatedStore(StoreActor):
         self.claiming: int | None = None  # the epoch of the claim this store waits to read back
         self.serving = False
         self.seq = 0
-        self.in_flight: tuple | None = None  # the batch appended and not yet read back
+        self.in_flight: tuple | None = None  # (seq, what waits): the batch or beat appended, not yet read back
         self.behind = False  # the log's retention cut entries this store never read
         self.store_user = broker_user_of(settings.cluster, "store")
 
@@ -91,9 +91,9 @@ class ReplicatedStore(StoreActor):
         return {"offset": self.offset, "epoch": self.rule.epoch, "rev": self.rule.rev, "owner": self.rule.owner or 0}
 
     def _batch(self, entry: dict, accepted: bool, mine: bool) -> None:
-        if mine and self.in_flight is not None and entry.get("seq") == self.in_flight[0]:
-            _, changes, events, applied, answers, started = self.in_flight
-            self.in_flight = None
+        held = self._taken_back(entry) if mine else None
+        if held is not None:
+            changes, events, applied, answers, started = held
             if not accepted:
                 self._deposed("the log rejected this store's batch")
             super()._commit(changes, events, applied, answers, started, self._position())
@@ -103,13 +103,12 @@ class ReplicatedStore(StoreActor):
 
     def _beat(self, entry: dict, accepted: bool, mine: bool) -> None:
         """A read barrier read back: the reads of its batch are answered, as of its place in the log."""
-        if mine and self.in_flight is not None and entry.get("seq") == self.in_flight[0]:
-            answers = self.in_flight[4]
-            self.in_flight = None
+        held = self._taken_back(entry) if mine else None
+        if held is not None:
             if not accepted:
                 self._deposed("the log rejected this store's read barrier")
             self.committing = False
-            super()._reads_only(answers)
+            super()._reads_only(held[0])
             self.flush()
 
     def _claim(self, entry: dict, accepted: bool, mine: bool) -> None:
@@ -227,20 +226,30 @@ class ReplicatedStore(StoreActor):
         queue went with a node while its connection lives): they are answered once a `beat` of this
         store's epoch is read back accepted (scale-out.md §4.4: linearizable reads)."""
         self.committing = True
-        self.seq += 1
-        entry = wal.beat(self.rule.epoch, self.me, self.state.rev)
-        entry["seq"] = self.seq
-        self.in_flight = (self.seq, None, None, None, answers, self.clock())
-        self._append(entry)
+        self._append_held(wal.beat(self.rule.epoch, self.me, self.state.rev), answers)
 
     def _commit(self, changes, events, applied, answers, started, position=None) -> None:
         """Append the batch; it is committed when it is read back (`_batch`)."""
-        self.seq += 1
         entry = wal.batch(self.rule.epoch, self.me, changes[0].rev - 1 if changes else self.state.rev,
                           self.state.rev, walpayload.encode(changes, events, applied, self.outbox.confirmed))
+        self._append_held(entry, changes, events, applied, answers, started)
+
+    def _append_held(self, entry: dict, *held) -> None:
+        """Append one of this store's batches or beats, holding what waits for its read-back (one at a time)."""
+        self.seq += 1
         entry["seq"] = self.seq
-        self.in_flight = (self.seq, changes, events, applied, answers, started)
+        self.in_flight = (self.seq, held)
         self._append(entry)
+
+    def _awaited(self, entry: dict) -> bool:
+        return self.in_flight is not None and self.in_flight[0] == entry.get("seq")
+
+    def _taken_back(self, entry: dict) -> tuple | None:
+        """What this store held for `entry`, now read back (None for an entry it no longer waits for)."""
+        if not self._awaited(entry):
+            return None
+        held, self.in_flight = self.in_flight[1], None
+        return held
 
     def _append(self, entry: dict) -> None:
         if not self.stream.append(wal.encode(entry)):
@@ -252,7 +261,7 @@ class ReplicatedStore(StoreActor):
         """Still waiting for an entry appended READ_BACK_S ago: the stream lost it or stalled. Nothing
         of it was answered; a new connection (and lock) lets the log say what happened."""
         waiting = (entry["t"] == wal.CLAIM and self.claiming == entry["epoch"]) or \
-            (entry["t"] != wal.CLAIM and self.in_flight is not None and self.in_flight[0] == entry.get("seq"))
+            (entry["t"] != wal.CLAIM and self._awaited(entry))
         if waiting:
             self.log.warning("store.wal_stalled", kind=entry["t"], epoch=entry["epoch"], offset=self.offset)
             self.bus.reconnect()
