@@ -25,6 +25,7 @@ from bench.harness import Cluster, median, result_line
 from runtime import logs
 from runtime.client import Client
 from tests.failover import Stores, first_write_after, node_of, rabbit_script, restart_node, stream_leader, writes_after
+from tests.helpers import wait_until
 from tests.histories import KEYS, CasClient, register
 from tests.linearizability import linearizable
 
@@ -41,8 +42,8 @@ class Run:
         cluster.start("actors.apiserver")
         self.stores.start()
         admin = Client(cluster.settings, name="setup")
-        for key in KEYS:
-            self._create(admin, register(key))
+        for key in KEYS:  # the cluster may still be coming up
+            wait_until(lambda: admin.create(register(key), namespace="default"), 60, 0.2, what=f"register {key}")
         admin.close()
         self.clients = [CasClient(cluster.settings.with_(request_timeout_s=timeout), f"c{n}") for n in range(4)]
         for c in self.clients:
@@ -51,18 +52,6 @@ class Run:
     def _start_store(self, n: int, env: dict):
         proc = self.cluster.start("store", **env, KUBUS_DATA_DIR=str(Path(self.cluster.dir.name) / f"store-{n}"))
         return proc, Path(self.cluster.dir.name) / f"store.{len(self.cluster.procs) - 1}.log"
-
-    @staticmethod
-    def _create(admin, obj: dict) -> None:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                admin.create(obj, namespace="default")
-                return
-            except Exception:  # noqa: BLE001 - the cluster is still coming up
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.2)
 
     def trial(self, fault: str) -> float:
         writes_after(self.clients, 20)
@@ -89,10 +78,7 @@ class Run:
 
     def node_kill(self):
         """The node the active store is connected to."""
-        node = node_of(self.stores.active().pid)
-        self.detail = f"node {node}"
-        self.script("kill", node)
-        return lambda: restart_node(self.script, self.cluster.settings.cluster, node)
+        return self._kill_node(node_of(self.stores.active().pid))
 
     def node_freeze(self):
         """The active store's node stopped (SIGSTOP) until a write went through elsewhere, then resumed."""
@@ -106,10 +92,12 @@ class Run:
         return thaw
 
     def leader_kill(self):
-        leader = stream_leader(self.script, self.cluster.settings.cluster)
-        self.detail = f"node {leader}"
-        self.script("kill", leader)
-        return lambda: restart_node(self.script, self.cluster.settings.cluster, leader)
+        return self._kill_node(stream_leader(self.script, self.cluster.settings.cluster))
+
+    def _kill_node(self, node: str):
+        self.detail = f"node {node}"
+        self.script("kill", node)
+        return lambda: restart_node(self.script, self.cluster.settings.cluster, node)
 
     def history_ok(self) -> tuple[int, list]:
         for c in self.clients:

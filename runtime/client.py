@@ -19,7 +19,7 @@ from api.status import StatusError
 from bus.connection import Bus
 from bus import side
 from bus.declare import Bounds, QueueSpec
-from bus.rpc import RpcClient, unwrap
+from bus.rpc import RETRYABLE, RpcClient, unwrap
 from bus.topology import Names, routing_key
 from config.identities import kube_name_of
 from config.settings import Settings, load_settings
@@ -28,7 +28,7 @@ from runtime.informer import Informer
 
 
 log = structlog.get_logger("client")
-TRANSIENT = frozenset(("ServiceUnavailable", "TooManyRequests", "Timeout"))
+TRANSIENT = RETRYABLE | {"Timeout"}  # what a re-declare may outlast
 REDECLARE_S = 1.0
 
 
