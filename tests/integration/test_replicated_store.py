@@ -15,12 +15,11 @@ from bus.topology import DEAD_REASON, Names
 from runtime.client import Client
 from store import wal
 from tests.conftest import wait_serving
+from tests.failover import REPLICATED
 from tests.helpers import blocking, read_queue, wait_until
 from tests.integration.test_dead_letter import GOOD_HEADERS, _publish
 from tests.integration.test_store_crash import (_answered, _check_nothing_lost, _retry_everything_with_the_same_ids,
                                                _start_writers)
-
-REPLICATED = {"KUBUS_STORE_REPLICATION": "stream", "KUBUS_WAL_SEGMENT_BYTES": str(1 << 20)}
 
 
 def start_store(procs, tmp_path, name: str):
