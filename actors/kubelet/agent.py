@@ -173,7 +173,7 @@ class NodeAgent:
             self.written.pop(uid, None)
             self.deleting.discard(uid)
             return
-        status = pod_status.pod_status(worker, worker.pod.get("status"))
+        status = pod_status.pod_status(worker, worker.pod.get("status"), self.written.get(uid))
         if status != self.written.get(uid) and uid not in self.writing and uid not in self.deleting:
             self._write_status(worker, status)
         elif worker.terminating and worker.stopped() and self.written.get(uid) == status:

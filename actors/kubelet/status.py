@@ -83,10 +83,13 @@ def _condition(type_: str, ok: bool, previous: dict[str, dict], now: str, reason
     return cond
 
 
-def pod_status(worker: PodWorker, current: dict | None) -> dict:
-    """The status to write, keeping transition times of conditions that did not change."""
+def pod_status(worker: PodWorker, current: dict | None, written: dict | None = None) -> dict:
+    """The status to write, keeping transition times of conditions that did not change. `written` is
+    what this kubelet last wrote: its conditions are the previous ones even before the pod's event
+    brings them back (kubelet's status manager keeps its own copy for the same reason)."""
     current = current or {}
     previous = {c.get("type"): c for c in current.get("conditions") or []}
+    previous.update((c.get("type"), c) for c in (written or {}).get("conditions") or [])
     now = rfc3339(worker.clock())
     apps = [container_status(worker, c) for c in worker.apps]
     inits = [container_status(worker, c) for c in worker.inits]

@@ -1,0 +1,76 @@
+"""When a kubelet writes a pod's status: once per change, even while the pod's event that brings the
+written status back is late (a busy store or broker). Rewriting on every sync tick until then turned
+a backlog into more writes: bench.startup's control plane collapsed under its own status writes."""
+from __future__ import annotations
+
+from actors.kubelet.agent import NodeAgent
+from actors.kubelet.nodeinfo import NodeConfig
+from actors.kubelet.runtimes.simulated import EXIT_CODE, RUN, SimulatedRuntime
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Calls:
+    """The requests an agent sends, answered by the test."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[dict, object]] = []
+
+    def __call__(self, body: dict, done) -> None:
+        self.sent.append((body, done))
+
+    def status_writes(self) -> list[dict]:
+        return [body for body, _ in self.sent if body["verb"] == "updateStatus"]
+
+    def answer_all(self) -> None:
+        sent, self.sent = self.sent, []
+        for body, done in sent:
+            done({"ok": True, "object": body.get("object")})
+
+
+def _pod(annotations: dict | None = None) -> dict:
+    return {"metadata": {"name": "web-0", "namespace": "shop", "uid": "u1", "resourceVersion": "7",
+                         "annotations": annotations or {}},
+            "spec": {"nodeName": "node-1", "restartPolicy": "Never", "containers": [{"name": "app", "image": "nginx"}]},
+            "status": {"phase": "Pending", "conditions": [
+                {"type": "PodScheduled", "status": "True", "lastProbeTime": None,
+                 "lastTransitionTime": "2026-11-25T10:00:00Z"}]}}
+
+
+def _agent(clock: Clock, calls: Calls) -> NodeAgent:
+    return NodeAgent(NodeConfig("node-1", runtime="simulated"), SimulatedRuntime(clock), calls, clock)
+
+
+def test_a_written_status_is_not_written_again_before_its_event_comes_back():
+    clock, calls = Clock(), Calls()
+    agent = _agent(clock, calls)
+    agent.pod_changed(_pod(), gone=False)
+    agent.sync_all()
+    assert [w["object"]["status"]["phase"] for w in calls.status_writes()] == ["Running"]
+    calls.answer_all()
+    for _ in range(5):  # seconds pass, the pod's event with the written status has not come
+        clock.now += 1.5
+        agent.sync_all()
+    assert calls.status_writes() == []
+
+
+def test_a_change_is_still_written_and_keeps_the_transition_times_written_before():
+    clock, calls = Clock(), Calls()
+    agent = _agent(clock, calls)
+    agent.pod_changed(_pod({EXIT_CODE: "0", RUN: "2"}), gone=False)
+    first = calls.status_writes()[0]["object"]["status"]
+    calls.answer_all()
+    clock.now += 3  # the container has exited: the pod completed
+    agent.sync_all()
+    again = calls.status_writes()
+    assert [w["object"]["status"]["phase"] for w in again] == ["Succeeded"]
+    since = {c["type"]: c["lastTransitionTime"] for c in first["conditions"]}
+    kept = {c["type"]: c["lastTransitionTime"] for c in again[0]["object"]["status"]["conditions"]
+            if c["type"] in ("PodReadyToStartContainers", "Initialized", "PodScheduled")}
+    assert kept == {t: since[t] for t in kept}
