@@ -83,6 +83,17 @@ def _condition(type_: str, ok: bool, previous: dict[str, dict], now: str, reason
     return cond
 
 
+def inputs(worker: PodWorker) -> tuple:
+    """Everything `pod_status` reads of the worker and its containers besides the pod object and the
+    clock (which only dates a change): equal inputs, equal status."""
+    return (worker.pod_ip, worker.failed_init, tuple(_container_inputs(worker, c) for c in worker.inits + worker.apps))
+
+
+def _container_inputs(worker: PodWorker, c: Container) -> tuple:
+    return (c.cid, c.running and worker.runtime.starting(c.cid), c.started_at, c.instances, c.restarts, c.waiting,
+            c.terminated, c.last_state, tuple(state.result for state in c.probes.values()))
+
+
 def pod_status(worker: PodWorker, current: dict | None, written: dict | None = None) -> dict:
     """The status to write, keeping transition times of conditions that did not change. `written` is
     what this kubelet last wrote: its conditions are the previous ones even before the pod's event

@@ -32,6 +32,7 @@ class PodWorker:
         self.failed_init = False
         self.services: Callable[[str], list[dict]] = lambda namespace: []  # a namespace's Services
         self.credentials: dict[str, str] | None = {}  # None: being fetched, nothing starts until they come
+        self.status_memo: tuple | None = None  # (pod, written, inputs, status): NodeAgent._status
 
     @property
     def uid(self) -> str:

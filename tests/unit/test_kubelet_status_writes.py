@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from actors.kubelet.agent import NodeAgent
 from actors.kubelet.nodeinfo import NodeConfig
-from actors.kubelet.runtimes.simulated import EXIT_CODE, RUN, SimulatedRuntime
+from actors.kubelet.runtimes.simulated import EXIT_CODE, RUN, STARTUP, SimulatedRuntime
 
 
 class Clock:
@@ -74,3 +74,19 @@ def test_a_change_is_still_written_and_keeps_the_transition_times_written_before
     kept = {c["type"]: c["lastTransitionTime"] for c in again[0]["object"]["status"]["conditions"]
             if c["type"] in ("PodReadyToStartContainers", "Initialized", "PodScheduled")}
     assert kept == {t: since[t] for t in kept}
+
+
+def test_a_change_that_only_time_brings_is_written():
+    """A container past its startup time is running: no event and no container exit says so."""
+    clock, calls = Clock(), Calls()
+    agent = _agent(clock, calls)
+    agent.pod_changed(_pod({STARTUP: "2"}), gone=False)
+    agent.sync_all()
+    calls.answer_all()
+    clock.now += 1
+    agent.sync_all()
+    assert calls.status_writes() == []
+    clock.now += 1.5
+    agent.sync_all()
+    assert [w["object"]["status"]["containerStatuses"][0]["state"].keys() for w in calls.status_writes()] == [
+        {"running"}]
