@@ -17,6 +17,7 @@ sys.path.insert(0, str(ROOT))
 from cli.bootstrap import actor_account_url, bootstrap, remove_accounts  # noqa: E402
 from config.credentials import AS_ITS_CALLERS  # noqa: E402
 from config.settings import Settings  # noqa: E402
+from runtime import heap  # noqa: E402
 from tests.helpers import delete_topology  # noqa: E402  (also removes the run's actor queues)
 from tests.people import as_person, write_users_file  # noqa: E402
 
@@ -25,6 +26,7 @@ class Cluster:
     """Actor processes under a fresh cluster name and data directory; stopped and removed on exit."""
 
     def __init__(self, prefix: str, **settings):
+        heap.freeze_after_full_collections()  # the load generator's clients collect as the actors do
         self.dir = tempfile.TemporaryDirectory(prefix=f"kubus-{prefix}-")
         home = Path(self.dir.name)
         admin = Settings().admin_url

@@ -132,20 +132,7 @@ class RpcClient:
             self._fail(corr, "ServiceUnavailable", "not connected to the broker")
 
     def _retrying(self, exchange: str, routing_key: str, body: dict, done: Done, timeout: float, **kw: Any) -> Done:
-        deadline = time.monotonic() + timeout
-        backoff = [RETRY_FIRST_S]
-
-        def answered(reply: dict[str, Any] | StatusError) -> None:
-            if retryable(reply) and time.monotonic() + backoff[0] < deadline:
-                self.bus.call_later(backoff[0] * random.uniform(0.5, 1.0), again)
-                backoff[0] = min(backoff[0] * 2, RETRY_MAX_S)
-            else:
-                done(reply)
-
-        def again() -> None:
-            self.call(exchange, routing_key, body, answered, max(0.001, deadline - time.monotonic()), **kw)
-
-        return answered
+        return _Retry(self, (exchange, routing_key, body), done, time.monotonic() + timeout, kw).answered
 
     def tell(self, exchange: str, routing_key: str, body: dict, *, ttl: float, user_id: str | None = None) -> None:
         """A request nobody waits for: no reply address, so no reply is sent (an Event, say)."""
@@ -224,3 +211,26 @@ class RpcClient:
         if "items" in body:
             result["items"] = call.items
         self._complete(corr, call, result)
+
+
+@dataclass
+class _Retry:
+    """One request sent again, with the same message id, while its answer says "try again" and the
+    deadline allows. An object rather than two closures calling each other: that cycle left every
+    request's callbacks to the cyclic collector."""
+    client: RpcClient
+    request: tuple[str, str, dict]  # exchange, routing key, body
+    done: Done
+    deadline: float
+    kw: dict[str, Any]
+    backoff: float = RETRY_FIRST_S
+
+    def answered(self, reply: dict[str, Any] | StatusError) -> None:
+        if retryable(reply) and time.monotonic() + self.backoff < self.deadline:
+            self.client.bus.call_later(self.backoff * random.uniform(0.5, 1.0), self.again)
+            self.backoff = min(self.backoff * 2, RETRY_MAX_S)
+        else:
+            self.done(reply)
+
+    def again(self) -> None:
+        self.client.call(*self.request, self.answered, max(0.001, self.deadline - time.monotonic()), **self.kw)

@@ -22,7 +22,7 @@ from bus.rpc import RpcClient
 from bus.dead import dead_letter
 from bus.topology import Names
 from config.settings import Settings
-from runtime import logs, metrics
+from runtime import heap, logs, metrics
 from runtime.cache import Delta
 from runtime.informer import Informer
 
@@ -106,6 +106,7 @@ class Actor:
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, lambda *_: self.bus.call_soon(self.drain))
         self.log.info("actor.starting", cluster=self.settings.cluster)
+        heap.freeze_after_full_collections()
         if self.settings.metrics_port:
             metrics.serve(self.settings.metrics_port)
         self.bus.run_forever()

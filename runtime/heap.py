@@ -5,6 +5,10 @@ Objects known to be long-lived are frozen out of the collector's way."""
 from __future__ import annotations
 
 import gc
+import time
+from typing import Any, Callable
+
+THAW_EVERY_S = 300.0
 
 
 def freeze_survivors(generation: int = 2) -> None:
@@ -15,3 +19,36 @@ def freeze_survivors(generation: int = 2) -> None:
     objects just kept."""
     gc.collect(generation)
     gc.freeze()
+
+
+class _FreezeAfterFull:
+    """A gc callback: what survives a full collection is frozen, so the next one scans only what
+    came to live long since (a hollow kubelet of 30,000 pods spent 0.46 s on each of 30 full
+    collections in 76 s: the statuses and requests it replaces keep promoting objects to the old
+    generation). Garbage cycles among frozen objects would stay for good, so once the frozen set
+    has doubled since everything was last scanned, and THAW_EVERY_S have passed, it is thawed: the
+    next full collection scans it all once. Garbage stays bounded by the live heap and what grows
+    in THAW_EVERY_S; a whole scan (0.6 s at 30,000 pods) is paid at most that often."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self.scanned: int | None = None  # objects frozen right after a collection that scanned all
+        self.thawed_at = clock()
+
+    def __call__(self, phase: str, info: dict[str, Any]) -> None:
+        if phase != "stop" or info["generation"] != 2:
+            return
+        if self.scanned is not None and gc.get_freeze_count() > 2 * max(self.scanned, 1) and \
+                self.clock() - self.thawed_at >= THAW_EVERY_S:
+            gc.unfreeze()
+            self.scanned, self.thawed_at = None, self.clock()
+            return
+        gc.freeze()
+        if self.scanned is None:
+            self.scanned = gc.get_freeze_count()
+
+
+def freeze_after_full_collections() -> None:
+    """Install the policy above for this process (once)."""
+    if not any(isinstance(cb, _FreezeAfterFull) for cb in gc.callbacks):
+        gc.callbacks.append(_FreezeAfterFull())
