@@ -204,3 +204,15 @@ def test_a_create_charges_the_namespaces_quotas_in_its_own_commit_or_is_refused(
     assert refused.value.message == 'pods "b" is forbidden: exceeded quota: q, requested: pods=1, used: pods=1, ' \
                                     'limited: pods=1'
     assert state.take_changes() == []
+
+
+def test_the_periodic_sweep_is_spread_over_its_takes():
+    """Not every key's bookmark in one burst; all of them within the takes, each once."""
+    keys, digests = BookmarkKeys(), {}
+    for i in range(10):
+        digests[f"pod.a.n{i}"] = KeyDigest()
+        digests[f"pod.a.n{i}"].add(f"uid{i}", 1)
+    keys.sweep(digests, 0.0, takes=4)
+    taken = [[k for k, _ in keys.take(digests, 0.0)] for _ in range(5)]
+    assert [len(t) for t in taken] == [3, 3, 3, 1, 0]
+    assert sorted(k for t in taken for k in t) == sorted(digests)
