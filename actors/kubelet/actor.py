@@ -110,9 +110,14 @@ class Kubelet(Actor):
         if not self._timers:
             self._timers = True
             self.every(SYNC_EVERY_S, self.sync)
+            metrics.KUBELET_RUNNING_PODS.set_function(self.running_pods)  # counted when scraped
             for agent in self.agents.values():  # spread the renewals over the interval
-                self.bus.call_later(random.uniform(0, self.renew_interval),
-                                    lambda a=agent: self.every(self.renew_interval, a.renew_lease))
+                self.bus.call_later(random.uniform(0, self.renew_interval), lambda a=agent: self._renewing(a))
+
+    def _renewing(self, agent: NodeAgent) -> None:
+        """Renew now, then every interval: the registration's renewal is at most one interval old."""
+        agent.renew_lease()
+        self.every(self.renew_interval, agent.renew_lease)
 
     def on_delta(self, delta: Delta) -> None:
         if delta.kind == "Service":
@@ -140,10 +145,14 @@ class Kubelet(Actor):
     def services_in(self, namespace: str) -> list[dict]:
         return list(self.services.get(namespace, {}).values())
 
+    def running_pods(self) -> int:
+        """Pods with a running container (on the scrape's thread: copies, not live views)."""
+        workers = [w for agent in list(self.agents.values()) for w in list(agent.workers.values())]
+        return sum(not w.stopped() for w in workers)
+
     def sync(self) -> None:
         for agent in self.agents.values():
             agent.sync_all()
-        metrics.KUBELET_RUNNING_PODS.set(sum(not w.stopped() for a in self.agents.values() for w in a.workers.values()))
 
 
 def _actor_name(name: str) -> str:
