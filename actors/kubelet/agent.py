@@ -1,6 +1,7 @@
 """One node's kubelet duties: its Node and Lease, and a worker per pod bound to it."""
 from __future__ import annotations
 
+import random
 from typing import Any, Callable
 
 import structlog
@@ -17,6 +18,7 @@ from api.status import StatusError
 log = structlog.get_logger("kubelet")
 Call = Callable[[dict, Callable[[Any], None]], None]  # send a request body, get the reply
 Credentials = Callable[[dict], dict[str, str]]  # a TokenRequest's status -> the containers' environment
+RESYNC_S = 10.0  # a settled pod is synced at least this often
 
 
 class NodeAgent:
@@ -91,6 +93,7 @@ class NodeAgent:
                                                          "deletionTimestamp": worker.pod["metadata"].get(
                                                              "deletionTimestamp") or "gone"}}
                 self.deleting.add(uid)
+                worker.quiet_to = 0.0
             return
         if worker is None:
             worker = self.workers[uid] = PodWorker(pod, self.runtime, self.clock, self.cfg.ip, self.offload)
@@ -121,6 +124,7 @@ class NodeAgent:
             return
         reported = (worker.pod.get("status") or {}).get("podIP")
         worker.pod_ip = self.addresses.address_for(worker.uid, reported) or worker.pod_ip
+        worker.quiet_to = 0.0
         if self.network is not None and self.gateway and worker.pod_ip != worker.node_ip:
             self.network.setup(worker.pod, worker.pod_ip, self.gateway)
 
@@ -160,11 +164,29 @@ class NodeAgent:
             self.network.teardown(uid)
 
     def sync_all(self) -> None:
+        """Sync each pod that may have changed by itself: a hollow kubelet holds tens of thousands of
+        settled pods, and syncing them all twice a second took its whole loop."""
+        now = self.clock()
         for worker in list(self.workers.values()):
-            self.sync_pod(worker)
+            if worker.quiet_to <= now:
+                self.sync_pod(worker)
 
     def sync_pod(self, worker: PodWorker) -> None:
+        synced_at = self.clock()
         worker.sync()
+        self._report(worker)
+        worker.quiet_to = self._quiet_until(worker, synced_at)
+
+    def _quiet_until(self, worker: PodWorker, synced_at: float) -> float:
+        """0.0 while its status is not written as computed; a resync at least every RESYNC_S (jittered,
+        as kubelet's periodic sync is) whatever the runtime foresees."""
+        uid, memo = worker.uid, worker.status_memo
+        if uid in self.writing or uid in self.deleting or memo is None or self.written.get(uid) is not memo[3]:
+            return 0.0
+        return min(worker.quiet_until(synced_at), synced_at + RESYNC_S * random.uniform(0.5, 1.0))
+
+    def _report(self, worker: PodWorker) -> None:
+        """Write the pod's status if it changed; confirm or finish its deletion."""
         uid = worker.uid
         if uid in self.deleting and worker.stopped():  # already gone from the API
             self._forget(uid)
@@ -187,6 +209,8 @@ class NodeAgent:
         if memo is not None and memo[0] is worker.pod and memo[1] is written and memo[2] == inputs:
             return memo[3]
         status = pod_status.pod_status(worker, worker.pod.get("status"), written)
+        if status == written:
+            status = written  # the same object: comparing them on every later sync costs nothing
         worker.status_memo = (worker.pod, written, inputs, status)  # holds the objects: `is` stays sound
         return status
 
@@ -198,6 +222,8 @@ class NodeAgent:
             self.writing.discard(uid)
             if isinstance(reply, dict) and reply.get("ok"):
                 self.written[uid] = status
+                if self.workers.get(uid) is worker:
+                    self._report(worker)  # what changed while this write was out goes now, not a sync later
             else:
                 log.info("kubelet.status_failed", pod=worker.key, reply=str(reply)[:200])
 

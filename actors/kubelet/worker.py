@@ -33,6 +33,7 @@ class PodWorker:
         self.services: Callable[[str], list[dict]] = lambda namespace: []  # a namespace's Services
         self.credentials: dict[str, str] | None = {}  # None: being fetched, nothing starts until they come
         self.status_memo: tuple | None = None  # (pod, written, inputs, status): NodeAgent._status
+        self.quiet_to = 0.0  # NodeAgent.sync_all leaves the pod be until then
 
     @property
     def uid(self) -> str:
@@ -83,6 +84,19 @@ class PodWorker:
             for c in [i for i in self.inits if i.sidecar] + self.apps:
                 if not c.running and self._wants_run(c) and now >= c.next_start:
                     self._start(c, now)
+
+    def quiet_until(self, synced_at: float) -> float:
+        """Until when, after a sync that began at `synced_at`, another changes nothing by itself: its
+        containers' next change as the runtime foresees it (done starting, exiting) or a restart's back-off. 0.0, synced every
+        tick, while it terminates, waits for credentials, was killed by a probe, or the runtime cannot
+        foresee (processes exit when they do)."""
+        containers = self.inits + self.apps
+        if self.terminating or self.credentials is None or any(c.killed_by for c in containers):
+            return 0.0
+        changes = self.runtime.next_change([c.cid for c in containers if c.running], synced_at)
+        if changes is None:
+            return 0.0
+        return min([changes, *(c.next_start for c in containers if not c.running and self._wants_run(c))])
 
     def _poll(self, c: Container, now: float) -> None:
         result = self.runtime.poll(c.cid)

@@ -90,3 +90,45 @@ def test_a_change_that_only_time_brings_is_written():
     agent.sync_all()
     assert [w["object"]["status"]["containerStatuses"][0]["state"].keys() for w in calls.status_writes()] == [
         {"running"}]
+
+
+def test_a_change_made_while_a_write_is_out_goes_when_it_is_answered():
+    """Not one sync tick (0.5 s) later: that tick was most of a pod's startup time at low load."""
+    clock, calls = Clock(), Calls()
+    agent = _agent(clock, calls)
+    agent.pod_changed(_pod({STARTUP: "1"}), gone=False)
+    assert [w["object"]["status"]["containerStatuses"][0]["state"].keys() for w in calls.status_writes()] == [
+        {"waiting"}]
+    clock.now += 1.5
+    agent.sync_all()  # started meanwhile; the first write is still out
+    calls.answer_all()
+    assert [w["object"]["status"]["containerStatuses"][0]["state"].keys() for w in calls.status_writes()] == [
+        {"running"}]
+
+
+class CountingRuntime(SimulatedRuntime):
+    def __init__(self, clock):
+        super().__init__(clock)
+        self.polls = 0
+
+    def poll(self, container_id: str):
+        self.polls += 1
+        return super().poll(container_id)
+
+
+def test_a_settled_pod_is_left_be_until_its_runtime_foresees_a_change():
+    """A hollow kubelet's thousands of running pods cost nothing per tick; the exit still comes on time."""
+    clock, calls = Clock(), Calls()
+    runtime = CountingRuntime(clock)
+    agent = NodeAgent(NodeConfig("node-1", runtime="simulated"), runtime, calls, clock)
+    agent.pod_changed(_pod({RUN: "3", EXIT_CODE: "0"}), gone=False)
+    calls.answer_all()
+    agent.sync_all()  # the write is answered: settled
+    polls = runtime.polls
+    for _ in range(4):
+        clock.now += 0.5
+        agent.sync_all()
+    assert runtime.polls == polls and calls.status_writes() == []
+    clock.now += 1.5  # past the exit
+    agent.sync_all()
+    assert [w["object"]["status"]["phase"] for w in calls.status_writes()] == ["Succeeded"]

@@ -51,3 +51,8 @@ class Runtime(Protocol):
 
     def starting(self, container_id: str) -> bool:
         """Still in its startup delay (simulated) rather than running."""
+
+    def next_change(self, container_ids: list[str], after: float) -> float | None:
+        """When the first of these running containers changes by itself (done starting, exited) later
+        than `after`; inf if none will, None if the runtime cannot foresee it (the kubelet then polls
+        each sync)."""

@@ -99,6 +99,9 @@ class ProcessRuntime:
     def starting(self, container_id: str) -> bool:
         return False
 
+    def next_change(self, container_ids: list[str], after: float) -> float | None:
+        return None  # a process exits when it does
+
     def stop(self, container_id: str, signal_name: str) -> None:
         known = self._pid(container_id)
         if known is None or not self._alive(container_id):

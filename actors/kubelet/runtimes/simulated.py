@@ -7,6 +7,7 @@ exits with `kubus.io/simulated-init-exit-code` (0 unless set). A sidecar (an ini
 `restartPolicy: Always`) starts and runs like an app container."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable
 
@@ -70,6 +71,15 @@ class SimulatedRuntime:
     def starting(self, container_id: str) -> bool:
         sim = self._running.get(container_id)
         return sim is not None and self.clock() < sim.ready_at
+
+    def next_change(self, container_ids: list[str], after: float) -> float | None:
+        times = [math.inf]
+        for cid in container_ids:
+            sim = self._running.get(cid)
+            if sim is None or sim.stopped is not None:
+                return after  # the next poll reports it gone or stopped
+            times += [t for t in (sim.ready_at, sim.exit_at) if t is not None and t > after]
+        return min(times)
 
     def stop(self, container_id: str, signal_name: str) -> None:
         sim = self._running.get(container_id)
