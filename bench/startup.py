@@ -3,7 +3,9 @@
     python -m bench.startup --nodes 1000 --rate 100 --pods 1000
 
 Starts store, apiserver, scheduler and one kubelet process with N hollow (simulated) nodes,
-creates M pods at R per second, and reports p50/p90/p99 of creation → Running.
+creates M pods at R per second, and reports p50/p90/p99 of creation → Running, and how the
+nodes' Leases were renewed meanwhile: the longest time a watcher went without seeing one node's
+renewal, and how many renewals came more than one interval late (kubelet renews every 10 s).
 """
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import argparse
 import math
 import time
 
+from actors.kubelet.nodeinfo import LEASE_NAMESPACE, RENEW_INTERVAL_S
 from bench.harness import Cluster, progress, result_line, wait_for
 from runtime import logs
 from runtime.client import Client
@@ -34,6 +37,27 @@ class Running:
             self.at[name] = time.monotonic()
 
 
+class Renewals:
+    """The watcher's handler for Leases: per node, the longest gap between two renewals it saw."""
+
+    def __init__(self):
+        self.seen: dict[str, float] = {}
+        self.gaps: list[float] = []
+
+    def __call__(self, delta) -> None:
+        now, name = time.monotonic(), delta.object["metadata"]["name"]
+        if name in self.seen:
+            self.gaps.append(now - self.seen[name])
+        self.seen[name] = now
+
+    def close(self) -> dict:
+        """The gaps up to now included: a node whose renewals stopped counts."""
+        now = time.monotonic()
+        gaps = self.gaps + [now - t for t in self.seen.values()]
+        return {"lease_gap_max_s": round(max(gaps, default=0.0), 2),
+                "leases_late": sum(1 for g in gaps if g > 2 * RENEW_INTERVAL_S)}
+
+
 def pct(values: list[float], p: int) -> float:
     ordered = sorted(values)
     return ordered[max(0, math.ceil(len(ordered) * p / 100) - 1)]
@@ -46,8 +70,9 @@ def run(nodes: int, rate: float, pods: int) -> dict:
         client = Client(cluster.settings, name="bench")
         cluster.start("actors.kubelet", "--hollow", str(nodes), "--capacity", "cpu=32,memory=128Gi,pods=110")
         wait_for(lambda: _ready_nodes(client) >= nodes, 300, f"{nodes} nodes Ready")
-        running = Running()
+        running, renewals = Running(), Renewals()
         client.watch("Pod", "default", handler=running).wait_synced()
+        client.watch("Lease", LEASE_NAMESPACE, handler=renewals).wait_synced()
         created: dict[str, float] = {}
         started = time.monotonic()
         for i in range(pods):
@@ -58,7 +83,8 @@ def run(nodes: int, rate: float, pods: int) -> dict:
                  "every pod Running")
         latencies = [running.at[n] - t for n, t in created.items()]
         return {"startup_p50_s": pct(latencies, 50), "startup_p90_s": pct(latencies, 90),
-                "startup_p99_s": pct(latencies, 99), "nodes": nodes, "rate": rate, "pods": pods}
+                "startup_p99_s": pct(latencies, 99), **renewals.close(), "nodes": nodes, "rate": rate,
+                "pods": pods}
 
 
 def _ready_nodes(client: Client) -> int:
