@@ -203,7 +203,7 @@ class NodeAgent:
 
     def _status(self, worker: PodWorker) -> dict:
         """The pod's status, computed again only when what it is made of changed: a hollow kubelet
-        syncs thousands of settled pods twice a second."""
+        holds thousands of pods, and a pod waiting on its write is synced every tick."""
         written, inputs = self.written.get(worker.uid), pod_status.inputs(worker)
         memo = worker.status_memo
         if memo is not None and memo[0] is worker.pod and memo[1] is written and memo[2] == inputs:

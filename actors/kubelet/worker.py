@@ -87,9 +87,9 @@ class PodWorker:
 
     def quiet_until(self, synced_at: float) -> float:
         """Until when, after a sync that began at `synced_at`, another changes nothing by itself: its
-        containers' next change as the runtime foresees it (done starting, exiting) or a restart's back-off. 0.0, synced every
-        tick, while it terminates, waits for credentials, was killed by a probe, or the runtime cannot
-        foresee (processes exit when they do)."""
+        containers' next change as the runtime foresees it (done starting, exiting) or a restart's
+        back-off. 0.0 (synced every tick) while it terminates, waits for credentials, was killed by a
+        probe, or the runtime cannot foresee (processes exit when they do)."""
         containers = self.inits + self.apps
         if self.terminating or self.credentials is None or any(c.killed_by for c in containers):
             return 0.0
