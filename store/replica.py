@@ -11,22 +11,45 @@ import sqlite3
 import sys
 import tempfile
 from pathlib import Path
+from typing import Iterator
+
+from bus import codec
 
 PART_BYTES = 512 << 10  # base64 (messages carry no binary): 683 KiB, under the default 1 MiB limit
+COPY = "copy.db"
 
 
-def copy(db: sqlite3.Connection, directory: Path) -> list[str]:
-    """The database as of now (call on the thread that commits, between two commits), in base64
-    parts."""
-    with tempfile.TemporaryDirectory(dir=directory, prefix="replica-") as tmp:
-        path = Path(tmp) / "copy.db"
-        target = sqlite3.connect(str(path))
-        try:
-            db.backup(target)
-        finally:
-            target.close()
-        data = path.read_bytes()
-    return [base64.b64encode(data[i:i + PART_BYTES]).decode() for i in range(0, len(data), PART_BYTES)] or [""]
+def copy(path: Path, directory: Path) -> tempfile.TemporaryDirectory:
+    """A consistent copy of the database at `path`, in a directory of its own under `directory`.
+    Made from a connection of its own: in WAL mode its one read transaction sees one commit while
+    the store's writer goes on committing (the copy used to be made on the writer's thread, holding
+    every commit for as long as it took)."""
+    tmp = tempfile.TemporaryDirectory(dir=directory, prefix="replica-")
+    source = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    target = sqlite3.connect(str(Path(tmp.name) / COPY))
+    try:
+        source.backup(target)  # one step: one read transaction
+    except BaseException:
+        tmp.cleanup()
+        raise
+    finally:
+        target.close()
+        source.close()
+    return tmp
+
+
+def replies(tmp: tempfile.TemporaryDirectory) -> Iterator[bytes]:
+    """The copy as reply parts (`items`: one base64 part each, `more` until the last), read from
+    disk as they are sent; the copy is removed after the last, or when the sending stops."""
+    try:
+        path = Path(tmp.name) / COPY
+        count = max(1, -(-path.stat().st_size // PART_BYTES))
+        with open(path, "rb") as f:
+            for i in range(count):
+                part = base64.b64encode(f.read(PART_BYTES)).decode()
+                yield codec.encode({"ok": True, "items": [part], "more": i < count - 1})
+    finally:
+        tmp.cleanup()
 
 
 def install(path: Path, parts: list[str]) -> int:

@@ -176,17 +176,15 @@ class ReplicatedStore(StoreActor):
         if self.behind:
             self._refuse_copy(msg, "this store is behind the log itself")
             return
-        done = self.writer.submit(replica.copy, self.backend.db, self.backend.path.parent)
-        done.add_done_callback(lambda f: self.bus.call_soon(lambda: self._send_copy(msg, f)))
+        self.offload(lambda: _copy_or_error(self.backend.path), lambda made: self._send_copy(msg, made))
 
-    def _send_copy(self, msg: Message, copied) -> None:
-        if copied.exception() is not None:
-            self._refuse_copy(msg, f"the copy failed: {copied.exception()!r}")
+    def _send_copy(self, msg: Message, made) -> None:
+        """The copy leaves a part at a time on the big reads' connection, not on this one."""
+        if isinstance(made, Exception):
+            self._refuse_copy(msg, f"the copy failed: {made!r}")
             return
-        parts = copied.result()
-        for i, part in enumerate(parts):
-            self.reply(msg, {"ok": True, "items": [part], "more": i < len(parts) - 1})
-        self.log.info("store.replica_sent", parts=len(parts), to=msg.user_id)
+        self.streams.add(msg.reply_to, msg.correlation_id, replica.replies(made))
+        self.log.info("store.replica_sending", to=msg.user_id)
         msg.ack()
 
     def _refuse_copy(self, msg: Message, why: str) -> None:
@@ -274,3 +272,11 @@ class ReplicatedStore(StoreActor):
             self.log.warning("store.stepped_down", why="connection lost while active", rev=self.state.rev)
         self.serving, self.claiming, self.in_flight = False, None, None
         super().on_lost()
+
+
+def _copy_or_error(path):
+    """On a worker thread: the copy, or why it could not be made (the asker is told, not left waiting)."""
+    try:
+        return replica.copy(path, path.parent)
+    except Exception as exc:  # noqa: BLE001 - any failure is the asker's answer
+        return exc
