@@ -22,11 +22,14 @@ from __future__ import annotations
 
 import os
 import random
+import tempfile
+from pathlib import Path
 
 from api.status import StatusError
 from bus.declare import QueueSpec
 from bus.logstream import LogStream
 from bus.message import Message
+from bus.messages import valid_reply_to
 from config.identities import broker_user_of
 from runtime.actor import Consumer
 from store import replica, wal, walpayload
@@ -173,6 +176,9 @@ class ReplicatedStore(StoreActor):
         if msg.user_id != self.store_user:
             self.dead_letter(msg, "forbidden", f"copies of the store go to stores only, not to {msg.user_id!r}")
             return
+        if not msg.reply_to or not valid_reply_to(msg.reply_to):
+            self.dead_letter(msg, "reply-to", f"{msg.reply_to!r} is not a direct reply-to address to send a copy to")
+            return
         if self.behind:
             self._refuse_copy(msg, "this store is behind the log itself")
             return
@@ -274,7 +280,7 @@ class ReplicatedStore(StoreActor):
         super().on_lost()
 
 
-def _copy_or_error(path):
+def _copy_or_error(path: Path) -> tempfile.TemporaryDirectory | Exception:
     """On a worker thread: the copy, or why it could not be made (the asker is told, not left waiting)."""
     try:
         return replica.copy(path, path.parent)

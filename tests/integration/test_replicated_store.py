@@ -111,7 +111,8 @@ def test_a_store_that_starts_past_the_logs_retention_gets_a_copy_and_can_take_ov
 
 def test_copies_of_the_store_go_to_stores_only(procs, settings, tmp_path, amqp_url):
     """The default exchange reaches `{c}.store.replica` from whoever answers over direct reply-to;
-    a kubelet asking for a copy of the database is dead-lettered, not answered."""
+    a kubelet asking for a copy of the database is dead-lettered, not answered, and so is a store's
+    request with no address to send the copy to."""
     start_store(procs, tmp_path, "a")
     procs.start("actors.apiserver")
     client = Client(settings, name="setup")
@@ -121,6 +122,9 @@ def test_copies_of_the_store_go_to_stores_only(procs, settings, tmp_path, amqp_u
              msgpack.packb({"verb": "replica"}), GOOD_HEADERS)
     dead = wait_until(lambda: read_queue(amqp_url, names.dead_queue), what="the request in the dead queue")
     assert dead[0][0].headers.get(DEAD_REASON, "").startswith("forbidden: copies of the store go to stores only")
+    _publish(procs.url_of("store", ()), "", names.store_replica, msgpack.packb({"verb": "replica"}), GOOD_HEADERS)
+    dead = wait_until(lambda: read_queue(amqp_url, names.dead_queue), what="the store's request in the dead queue")
+    assert dead[0][0].headers.get(DEAD_REASON, "").startswith("reply-to: None is not a direct reply-to address")
     client.close()
 
 
