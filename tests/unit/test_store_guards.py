@@ -9,6 +9,7 @@ from api.status import StatusError
 
 from bus.digest import KeyDigest
 from store.backend import Applied, Fenced
+from store import bookmarks
 from store.bookmarks import EMPTY_KEY_RETENTION_S, BookmarkKeys
 from store.dedupe import Dedupe
 from store.outbox import MAX_STRIKES, Outbox
@@ -216,3 +217,18 @@ def test_the_periodic_sweep_is_spread_over_its_takes():
     taken = [[k for k, _ in keys.take(digests, 0.0)] for _ in range(5)]
     assert [len(t) for t in taken] == [3, 3, 3, 1, 0]
     assert sorted(k for t in taken for k in t) == sorted(digests)
+
+
+def test_a_take_holds_at_most_its_share_changed_keys_first_and_oldest_first(monkeypatch):
+    """A store's activation marks every key: they go out a share at a time, not in one burst."""
+    monkeypatch.setattr(bookmarks, "MAX_PER_TAKE", 3)
+    keys, digests = BookmarkKeys(), {}
+    for i in range(5):
+        digests[f"pod.a.n{i}"] = KeyDigest()
+        digests[f"pod.a.n{i}"].add(f"uid{i}", 1)
+        keys.mark(f"pod.a.n{i}")
+    keys.sweep(digests, 0.0)
+    keys.mark("pod.a.n0")  # changed again: keeps its place
+    assert [k for k, _ in keys.take(digests, 0.0)] == ["pod.a.n0", "pod.a.n1", "pod.a.n2"]
+    taken = [[k for k, _ in keys.take(digests, 0.0)] for _ in range(3)]
+    assert taken == [["pod.a.n3", "pod.a.n4"], ["pod.a.n1", "pod.a.n2", "pod.a.n3"], ["pod.a.n0"]]  # then the sweep
