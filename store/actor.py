@@ -316,7 +316,6 @@ class StoreActor(Actor):
             return
         keep_from = min(self.outbox.confirmed, self.state.rev - self.settings.log_retention) + 1
         horizon = self.dedupe.expire(self.clock() - self.settings.dedupe_window_s)
-        freeze_survivors()  # only what is newer than the last freeze is scanned
         self.writer.submit(self._compact_on_writer, keep_from, horizon, self.outbox.confirmed)
 
     def _compact_on_writer(self, keep_from: int, horizon: float, confirmed: int) -> None:
