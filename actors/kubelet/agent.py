@@ -181,7 +181,7 @@ class NodeAgent:
         """0.0 while its status is not written as computed; a resync at least every RESYNC_S (jittered,
         as kubelet's periodic sync is) whatever the runtime foresees."""
         uid, memo = worker.uid, worker.status_memo
-        if uid in self.writing or uid in self.deleting or memo is None or self.written.get(uid) is not memo[3]:
+        if uid in self.writing or uid in self.deleting or memo is None or self.written.get(uid) is not memo.status:
             return 0.0
         return min(worker.quiet_until(synced_at), synced_at + RESYNC_S * random.uniform(0.5, 1.0))
 
@@ -206,12 +206,12 @@ class NodeAgent:
         holds thousands of pods, and a pod waiting on its write is synced every tick."""
         written, inputs = self.written.get(worker.uid), pod_status.inputs(worker)
         memo = worker.status_memo
-        if memo is not None and memo[0] is worker.pod and memo[1] is written and memo[2] == inputs:
-            return memo[3]
+        if memo is not None and memo.pod is worker.pod and memo.written is written and memo.inputs == inputs:
+            return memo.status
         status = pod_status.pod_status(worker, worker.pod.get("status"), written)
         if status == written:
             status = written  # the same object: comparing them on every later sync costs nothing
-        worker.status_memo = (worker.pod, written, inputs, status)  # holds the objects: `is` stays sound
+        worker.status_memo = pod_status.Memo(worker.pod, written, inputs, status)
         return status
 
     def _write_status(self, worker: PodWorker, status: dict) -> None:

@@ -1,6 +1,8 @@
 """A pod's status as the kubelet reports it: phase, conditions, container statuses, QoS."""
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from actors.kubelet.containers import Container, rfc3339
 from actors.kubelet.worker import PodWorker
 from api.quantity import parse_quantity
@@ -81,6 +83,14 @@ def _condition(type_: str, ok: bool, previous: dict[str, dict], now: str, reason
     if not ok and reason:
         cond["reason"] = reason
     return cond
+
+
+class Memo(NamedTuple):
+    """A status and what it was computed from (NodeAgent._status): the objects themselves, so `is` stays sound."""
+    pod: dict
+    written: dict | None
+    inputs: tuple
+    status: dict
 
 
 def inputs(worker: PodWorker) -> tuple:

@@ -32,7 +32,7 @@ class PodWorker:
         self.failed_init = False
         self.services: Callable[[str], list[dict]] = lambda namespace: []  # a namespace's Services
         self.credentials: dict[str, str] | None = {}  # None: being fetched, nothing starts until they come
-        self.status_memo: tuple | None = None  # (pod, written, inputs, status): NodeAgent._status
+        self.status_memo = None  # status.Memo: NodeAgent._status
         self.quiet_to = 0.0  # NodeAgent.sync_all leaves the pod be until then
 
     @property
