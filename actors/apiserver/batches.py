@@ -1,7 +1,12 @@
 """Admitted commands leave for the store as wire v2 `commands` batches: what the apiserver admits
-in one turn of its mailbox goes out as one message (within the message limit), each command with
-its requester's identity, message id, reply address and deadline. The requests are acked once the
-broker has the batch."""
+in one turn of its mailbox goes out in messages of at most `BATCH_COMMANDS` commands (and the
+message limit), each command with its requester's identity, message id, reply address and deadline.
+The requests are acked once the broker has the batch.
+
+A full batch leaves at once, mid-turn: with 64 writers in flight, one batch per turn made every
+stage (client, apiserver, store) handle all 64 before the next could start, so the stages took
+turns instead of overlapping (bench.store: 40% of the CPU idle, a cycle of ~40 ms).
+"""
 from __future__ import annotations
 
 import time
@@ -12,6 +17,7 @@ from bus.connection import Bus
 from bus.message import Message
 
 BATCH_ENVELOPE = 1024  # the batch's own bytes beside its commands
+BATCH_COMMANDS = 16  # bench.store, 64 writers: 16 or 32 both ~25% ahead of one batch per turn
 
 
 class CommandBatches:
@@ -31,7 +37,10 @@ class CommandBatches:
             self.flush()
         self.pending.append((msg, entry))
         self.size += len(entry)
-        if not self.scheduled:
+        if len(self.pending) >= BATCH_COMMANDS:
+            self.flush()
+            self.bus.push()
+        elif not self.scheduled:
             self.scheduled = True
             self.bus.call_later(0, self.flush)
 
