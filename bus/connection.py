@@ -16,6 +16,7 @@ from tenacity.wait import wait_exponential_jitter
 
 from bus.ids import new_id
 from bus import codec, transport
+from bus.acks import Acks
 from bus.metrics import STATS
 from bus.message import Message, make_message
 from bus.staleleader import StaleLeaderGuard
@@ -64,6 +65,8 @@ class Bus:
         self.ioloop = IOLoop()
         self._conn: pika.SelectConnection | None = None
         self.channel = None
+        self._acks: Acks | None = None
+        self._acks_due = False
         self._seq = 0
         self._confirms: dict[int, _Unconfirmed] = {}
         self._returns: dict[str, Returned] = {}  # by message id, until returned or confirmed
@@ -162,6 +165,7 @@ class Bus:
 
     def _on_channel(self, channel) -> None:
         self.channel = channel
+        self._acks = Acks(channel)
         self._seq = 0
         channel.add_on_close_callback(self._on_channel_closed)
         channel.add_on_return_callback(self._on_return)
@@ -239,6 +243,8 @@ class Bus:
         def on_message(ch, method, props, body):
             STATS.delivered += 1
             STATS.redelivered += method.redelivered
+            if ch is self.channel:
+                self._acks.delivered(method.delivery_tag)
             handler(make_message(self, ch, method, props, body))
 
         return channel.basic_consume(queue, on_message, exclusive=exclusive)
@@ -273,10 +279,18 @@ class Bus:
     def settle(self, channel, tag: int, how: str) -> None:
         if channel is not self.channel or not channel.is_open:
             return  # the delivery died with its channel; the broker redelivers it
-        if how == "ack":
-            channel.basic_ack(tag)
-        else:
-            channel.basic_nack(tag, requeue=(how == "requeue"))
+        if how != "ack":
+            self._acks.nack(tag, requeue=(how == "requeue"))
+            return
+        self._acks.ack(tag)
+        if not self._acks_due:
+            self._acks_due = True
+            self.ioloop.call_later(0, self._send_acks)
+
+    def _send_acks(self) -> None:
+        self._acks_due = False
+        if self.channel is not None and self.channel.is_open:
+            self._acks.flush()
 
     # ---- publishing ------------------------------------------------------------------------
     def publish(self, exchange: str, routing_key: str, body: dict | bytes, *, type: str,
