@@ -17,7 +17,6 @@ class Acks:
     def __init__(self, channel: Any):
         self.channel = channel
         self.unsettled: OrderedDict[int, bool] = OrderedDict()  # delivery tag -> acked, not yet sent
-        self.acked = 0
 
     def delivered(self, tag: int) -> None:
         self.unsettled[tag] = False
@@ -25,7 +24,6 @@ class Acks:
     def ack(self, tag: int) -> None:
         if tag in self.unsettled:
             self.unsettled[tag] = True
-            self.acked += 1
         else:  # not seen delivered (an auto-ack consumer's tag is never acked): as it was
             self.channel.basic_ack(tag)
 
@@ -35,8 +33,6 @@ class Acks:
 
     def flush(self) -> None:
         """One ack with `multiple` for the settled head, one each for acked deliveries behind a held one."""
-        if not self.acked:
-            return
         last = None
         while self.unsettled:
             tag, acked = next(iter(self.unsettled.items()))
@@ -50,4 +46,3 @@ class Acks:
         for tag in behind:
             del self.unsettled[tag]
             self.channel.basic_ack(tag)
-        self.acked = 0

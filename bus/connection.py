@@ -113,15 +113,15 @@ class Bus:
     def push(self) -> None:
         """Send what is buffered now rather than when this ioloop turn ends: a stage that hands on part
         of a turn lets the next stage start while it goes on with the rest."""
-        transport = getattr(self._conn, "_transport", None)
-        if transport is None or not transport.get_write_buffer_size():
+        tx = getattr(self._conn, "_transport", None)
+        if tx is None or not tx.get_write_buffer_size():
             return
         try:
-            transport._produce()
+            tx._produce()
         except OSError:
             return  # the writability watcher is still set: pika meets the error on its own turn
-        if not transport.get_write_buffer_size():  # pika asserts there is data when the socket is writable
-            transport._nbio.remove_writer(transport._sock.fileno())
+        if not tx.get_write_buffer_size():  # pika asserts there is data when the socket is writable
+            tx._nbio.remove_writer(tx._sock.fileno())
 
     def call_soon(self, fn: Callable[[], Any]) -> None:
         self.ioloop.add_callback_threadsafe(fn)
