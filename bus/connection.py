@@ -114,14 +114,8 @@ class Bus:
         """Send what is buffered now rather than when this ioloop turn ends: a stage that hands on part
         of a turn lets the next stage start while it goes on with the rest."""
         tx = getattr(self._conn, "_transport", None)
-        if tx is None or not tx.get_write_buffer_size():
-            return
-        try:
-            tx._produce()
-        except OSError:
-            return  # the writability watcher is still set: pika meets the error on its own turn
-        if not tx.get_write_buffer_size():  # pika asserts there is data when the socket is writable
-            tx._nbio.remove_writer(tx._sock.fileno())
+        if tx is not None:
+            transport.send_now(tx)
 
     def call_soon(self, fn: Callable[[], Any]) -> None:
         self.ioloop.add_callback_threadsafe(fn)

@@ -4,7 +4,9 @@ pika queues every frame it marshals (a publish is three: method, header, body; a
 its own buffer and `_produce` sends them one `send()` each. A store flush that replies, acks and
 publishes a few hundred messages then costs a thousand syscalls here and as many TCP segments for
 the broker to read. Joining what is queued before sending keeps the bytes and their order and
-changes only how many writes carry them.
+changes only how many writes carry them. `send_now` is the other way round: a stage that hands
+on part of its turn (the apiserver's full command batch) writes it before the turn ends. Both reach
+into pika's transport, so both live here.
 """
 from __future__ import annotations
 
@@ -28,6 +30,18 @@ def _coalescing_produce(self) -> None:
             joined = b"".join(buffers.popleft() for _ in range(taken))
             buffers.appendleft(joined)
     _produce(self)
+
+
+def send_now(tx: _AsyncTransportBase) -> None:
+    """Write what is queued now rather than when the ioloop next finds the socket writable."""
+    if not tx.get_write_buffer_size():
+        return
+    try:
+        tx._produce()
+    except OSError:
+        return  # the writability watcher is still set: pika meets the error on its own turn
+    if not tx.get_write_buffer_size():  # pika asserts there is data when the socket is writable
+        tx._nbio.remove_writer(tx._sock.fileno())
 
 
 def install() -> None:
