@@ -76,12 +76,14 @@ class Bus:
         self._backoff = wait_exponential_jitter(multiplier=0.2, max=10, jitter=0.5)
         self.ready = threading.Event()
         self.generation = 0  # bumps on every new channel; lets callers spot a reconnect
+        self._loop_thread: int | None = None
         self._guard = StaleLeaderGuard(connection_name, self._oldest_unconfirmed, self._reopen,
                                        self.call_later) if quorum else None
 
     # ---- lifecycle -------------------------------------------------------------------------
     def run_forever(self) -> None:
         """Connect, and reconnect after any loss, until `stop()`; runs the ioloop in this thread."""
+        self._loop_thread = threading.get_ident()
         self._connect()
         if self._guard is not None:
             self._guard.start()
@@ -119,6 +121,14 @@ class Bus:
 
     def call_soon(self, fn: Callable[[], Any]) -> None:
         self.ioloop.add_callback_threadsafe(fn)
+
+    def run_on_loop(self, fn: Callable[[], Any]) -> None:
+        """Run `fn` now when called on the ioloop's thread (a reply's callback sending the next
+        request), else hand it over: no wake-up pipe write and read for work already on the loop."""
+        if threading.get_ident() == self._loop_thread:
+            fn()
+        else:
+            self.call_soon(fn)
 
     def call_later(self, delay: float, fn: Callable[[], Any]):
         return self.ioloop.call_later(max(0.0, delay), fn)

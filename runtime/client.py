@@ -98,7 +98,7 @@ class Client:
                           message_id=message_id, persistent=self.settings.durable_commands,
                           user_id=self.bus.user, retry=True)
 
-        self.bus.call_soon(send)
+        self.bus.run_on_loop(send)
         return fut
 
     def request(self, verb: str, kind: str, **kw: Any) -> dict:

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import copy
+import threading
+from concurrent.futures import Future
 
 import pytest
 
@@ -116,3 +118,29 @@ def test_merge_patch_and_status_update(cluster):
     status = cluster.patch("Pod", "patched", {"status": {"phase": "Running"}}, subresource="status")
     assert status["status"]["phase"] == "Running"
     assert cluster.get("Pod", "patched")["metadata"]["labels"] == {"a": "b"}
+
+
+def test_a_reply_callback_sends_the_next_request_of_a_chain(cluster):
+    """A request made on the connection's own thread (a reply's callback) leaves at once, as the
+    benchmarks' chains of CAS updates rely on; every link gets its answer."""
+    created = cluster.create(pod("chain"))
+    done: Future = Future()
+    threads: set[str] = set()
+
+    def step(n: int, obj: dict) -> None:
+        obj["metadata"]["labels"] = {"n": str(n)}
+        fut = cluster.request_async("update", "Pod", namespace="default", name="chain", obj=obj,
+                                    resource_version=obj["metadata"]["resourceVersion"], timeout=30)
+        fut.add_done_callback(lambda f: next_or_done(n, f.result()))
+
+    def next_or_done(n: int, reply) -> None:
+        threads.add(threading.current_thread().name)
+        if not isinstance(reply, dict) or not reply["ok"] or n == 20:
+            done.set_result(reply)
+        else:
+            step(n + 1, reply["object"])
+
+    step(1, created)
+    last = done.result(60)
+    assert last["ok"] and last["object"]["metadata"]["labels"] == {"n": "20"}
+    assert threads == {f"bus-{cluster.bus.connection_name}"}  # every link ran on the connection's thread
