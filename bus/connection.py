@@ -15,7 +15,7 @@ from pika.adapters.select_connection import IOLoop
 from tenacity.wait import wait_exponential_jitter
 
 from bus.ids import new_id
-from bus import codec, transport
+from bus import codec, frames, transport
 from bus.acks import Acks
 from bus.metrics import STATS
 from bus.message import Message, make_message
@@ -25,6 +25,7 @@ from bus.urls import split
 
 log = structlog.get_logger("bus")
 transport.install()
+frames.install()
 
 Confirm = Callable[[bool], None]
 Ready = Callable[["Bus"], None]
