@@ -65,6 +65,7 @@ INFORMER_RESYNCS = Counter("kubus_informer_resyncs", "Local caches resynced from
 WORKQUEUE_DEPTH = Gauge("workqueue_depth", "Keys waiting in a work queue.", ["name"])
 WORKQUEUE_ADDS = Counter("workqueue_adds", "Keys added to a work queue.", ["name"])
 
+_requests: dict[tuple[str, str, str], tuple] = {}  # (verb, resource, code) -> its counter and histogram
 _attempts: dict[tuple[str, str], tuple] = {}  # (result, profile) -> its counter and histogram, looked up once
 
 
@@ -85,9 +86,12 @@ def resource_of(kind: str | None) -> str:
 
 def api_request(req, code: str, started: float) -> None:
     """One request answered (or forwarded: code ""); `req` None when it did not parse."""
-    verb, resource = (req.verb, resource_of(req.kind)) if req is not None else ("", "")
-    API_REQUESTS.labels(verb, resource, code).inc()
-    API_SECONDS.labels(verb, resource).observe(time.monotonic() - started)
+    key = (req.verb, resource_of(req.kind), code) if req is not None else ("", "", code)
+    pair = _requests.get(key)
+    if pair is None:  # prometheus_client's labels() costs more than the rest of a forward's bookkeeping
+        pair = _requests[key] = (API_REQUESTS.labels(*key), API_SECONDS.labels(*key[:2]))
+    pair[0].inc()
+    pair[1].observe(time.monotonic() - started)
 
 
 def scheduling_attempt(result: str, profile: str, seconds: float) -> None:
