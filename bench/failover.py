@@ -24,7 +24,7 @@ from pathlib import Path
 from bench.harness import Cluster, median, result_line
 from runtime import logs
 from runtime.client import Client
-from tests.failover import Stores, first_write_after, node_of, rabbit_script, restart_node, stream_leader, writes_after
+from tests.failover import Stores, first_write_after, rabbit_script, restart_node, store_node, stream_leader, writes_after
 from tests.helpers import wait_until
 from tests.histories import KEYS, CasClient, register
 from tests.linearizability import linearizable
@@ -78,11 +78,11 @@ class Run:
 
     def node_kill(self):
         """The node the active store is connected to."""
-        return self._kill_node(node_of(self.stores.active().pid))
+        return self._kill_node(store_node(self.script, self.cluster.settings.cluster))
 
     def node_freeze(self):
         """The active store's node stopped (SIGSTOP) until a write went through elsewhere, then resumed."""
-        node = node_of(self.stores.active().pid)
+        node = store_node(self.script, self.cluster.settings.cluster)
         self.detail = f"node {node}"
         self.script("freeze", node)
 

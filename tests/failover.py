@@ -73,13 +73,13 @@ def wal_replicated(script: Callable[..., str], cluster: str, on: str) -> bool:
     return sum(1 for line in status.splitlines() if " kubus" in f" {line}" and "@localhost" in line) == 3
 
 
-def node_of(pid: int) -> str:
-    """The number of the node (1, 2, 3) a process's AMQP connection goes to, by its peer port (5701-5703)."""
-    lines = subprocess.run(["ss", "-tnpH", "state", "established"], capture_output=True, text=True).stdout.splitlines()
-    ports = {line.split()[3].rsplit(":", 1)[1] for line in lines if f"pid={pid}," in line}
-    found = sorted(p[-1] for p in ports if p in ("5701", "5702", "5703"))
-    assert found, f"process {pid} has no connection to a node of the cluster"
-    return found[0]
+def store_node(script: Callable[..., str], cluster: str) -> str:
+    """The number of the node (1, 2, 3) of the connection holding the store's lock: the active store's
+    own, where it takes commands and appends to the WAL (its other connection, for big replies, and
+    a standby's may be on other nodes)."""
+    rows = script("ctl", "2", "list_queues", "name", "owner_pid").splitlines()
+    owner = next(line.split()[1] for line in rows if line.startswith(f"{Names(cluster).actor_queue('store')}.lock"))
+    return owner.removeprefix("<kubus").split("@")[0]
 
 
 def restart_node(script: Callable[..., str], cluster: str, node: str, start: bool = True) -> None:
