@@ -27,6 +27,7 @@ log = structlog.get_logger("bus")
 transport.install()
 frames.install()
 
+CONNECT_TIMEOUT_S = 5.0  # a frozen node accepts TCP but never answers AMQP: pika's 15 s per try, on every node's turn
 Confirm = Callable[[bool], None]
 Ready = Callable[["Bus"], None]
 Returned = Callable[[str], None]
@@ -156,6 +157,7 @@ class Bus:
         params.client_properties = {"connection_name": self.connection_name, "product": "kubus"}
         params.heartbeat = self.heartbeat
         params.connection_attempts = 1
+        params.socket_timeout = params.stack_timeout = CONNECT_TIMEOUT_S
         params.blocked_connection_timeout = 60
         self._conn = pika.SelectConnection(
             params,
