@@ -58,8 +58,18 @@ def first_write_after(clients: list, fault_at: float) -> float:
     return min(done for c in clients for sent, done in c.acked if sent > fault_at) - fault_at
 
 
+def ctl_any(script: Callable[..., str], *args: str) -> str:
+    """rabbitmqctl on the first node that answers (a thawed node may be paused a while: pause_minority)."""
+    for node in ("1", "2", "3"):
+        try:
+            return script("ctl", node, *args)
+        except AssertionError:
+            continue
+    raise AssertionError(f"no node answers rabbitmqctl {' '.join(args)}")
+
+
 def stream_leader(script: Callable[..., str], cluster: str) -> str:
-    rows = script("ctl", "2", "list_queues", "name", "leader").splitlines()
+    rows = ctl_any(script, "list_queues", "name", "leader").splitlines()
     leader = next(line.split()[1] for line in rows if line.startswith(Names(cluster).store_wal))
     return leader.removeprefix("kubus").split("@")[0]
 
@@ -77,15 +87,20 @@ def store_node(script: Callable[..., str], cluster: str) -> str:
     """The number of the node (1, 2, 3) of the connection holding the store's lock: the active store's
     own, where it takes commands and appends to the WAL (its other connection, for big replies, and
     a standby's may be on other nodes)."""
-    rows = script("ctl", "2", "list_queues", "name", "owner_pid").splitlines()
-    owner = next(line.split()[1] for line in rows if line.startswith(f"{Names(cluster).actor_queue('store')}.lock"))
-    return owner.removeprefix("<kubus").split("@")[0]
+    lock = f"{Names(cluster).actor_queue('store')}.lock"
+
+    def owner() -> str | None:
+        rows = ctl_any(script, "list_queues", "name", "owner_pid").splitlines()
+        return next((line.split()[1] for line in rows if line.split()[:1] == [lock]), None)
+    return wait_until(owner, 30, 0.5, what=f"a store to hold {lock}").removeprefix("<kubus").split("@")[0]
 
 
 def restart_node(script: Callable[..., str], cluster: str, node: str, start: bool = True) -> None:
-    """Start a killed node again (or not: a thawed one), and wait until the WAL stream has its replica back."""
+    """Start a killed node again (or not: a thawed one), and wait until it runs RabbitMQ again (a thawed
+    node that found itself in the minority pauses, then restarts it) and the WAL stream has its replica back."""
     if start:
         script("start", node)
+    script("ctl", node, "await_startup", "--timeout", "90")
     other = next(n for n in ("1", "2", "3") if n != node)
     wait_until(lambda: wal_replicated(script, cluster, other), 90, what="the WAL on every node")
     wait_until(lambda: coordinator_ready(script), 90, what="the stream coordinator on every node")
