@@ -27,6 +27,7 @@ log = structlog.get_logger("bus")
 transport.install()
 frames.install()
 
+INTERNAL_ERROR = 541  # the broker's reply code when one of its channel processes crashed
 CONNECT_TIMEOUT_S = 5.0  # a frozen node accepts TCP but never answers AMQP: pika's 15 s per try, on every node's turn
 Confirm = Callable[[bool], None]
 Ready = Callable[["Bus"], None]
@@ -79,6 +80,7 @@ class Bus:
         self.ready = threading.Event()
         self.generation = 0  # bumps on every new channel; lets callers spot a reconnect
         self._loop_thread: int | None = None
+        self.lost_reason: BaseException | None = None  # why the last connection ended
         self._guard = StaleLeaderGuard(connection_name, self._oldest_unconfirmed, self._reopen,
                                        self.call_later) if quorum else None
 
@@ -91,13 +93,13 @@ class Bus:
             self._guard.start()
         self.ioloop.start()
 
-    def start_thread(self, timeout: float = 30.0) -> "Bus":
-        thread = threading.Thread(target=self.run_forever, name=f"bus-{self.connection_name}", daemon=True)
-        thread.start()
-        if not self.ready.wait(timeout):
+    def start_thread(self, timeout: float | None = 30.0) -> "Bus":
+        """Run the ioloop on a thread of its own and wait for the connection (`timeout` None: don't)."""
+        self._thread = threading.Thread(target=self.run_forever, name=f"bus-{self.connection_name}", daemon=True)
+        self._thread.start()
+        if timeout is not None and not self.ready.wait(timeout):
             self.stop()
             raise ConnectionError(f"no connection to the broker at {', '.join(map(_safe, self.urls))} within {timeout}s")
-        self._thread = thread
         return self
 
     def stop(self) -> None:
@@ -206,6 +208,7 @@ class Bus:
             self.ioloop.stop()
             return
         log.warning("bus.connection_lost", connection=self.connection_name, node=_safe(self.url), reason=str(reason))
+        self.lost_reason = reason
         if self._on_lost:
             self._on_lost()
         self._node += 1

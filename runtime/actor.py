@@ -15,9 +15,10 @@ import structlog
 
 from api.events import event
 from bus import codec, side
-from bus.connection import Bus
+from bus.connection import INTERNAL_ERROR, Bus
 from bus.declare import Bounds, QueueSpec, declare_queue
 from bus.message import Message
+from bus.replyto import TrustedNodes
 from bus.rpc import RpcClient
 from bus.dead import dead_letter
 from bus.topology import Names
@@ -25,6 +26,7 @@ from config.settings import Settings
 from runtime import heap, logs, metrics
 from runtime.cache import Delta
 from runtime.informer import Informer
+from runtime.replystreams import ReplyStreams
 
 Handler = Callable[[Message], None]
 LOCK_RETRY_S = 0.5
@@ -55,6 +57,8 @@ class Actor:
         self.bus = Bus(settings.amqp_url, self.connection_name, self.name, self._on_ready, self._on_lost,
                        heartbeat=settings.heartbeat_s, quorum=settings.queue_type == "quorum")
         self.rpc = RpcClient(self.bus, settings.max_message_bytes, max_depth=settings.max_depth)
+        self.trusted = TrustedNodes()  # nodes this actor's own connection may answer (bus/replyto.py)
+        self.streams = ReplyStreams(settings.amqp_url, settings.heartbeat_s, self.name, self.trusted)
         self._tags: list[str] = []
         self._informers: list[Informer] | None = None  # made once: their caches outlive reconnects
         self._unsynced = 0
@@ -122,7 +126,11 @@ class Actor:
         self._tags = []
         for informer in self._informers or ():
             informer.stop()
-        self.on_drain(lambda: self.bus.confirmed(self.bus.stop))
+        self.on_drain(lambda: self.bus.confirmed(self._stop))
+
+    def _stop(self) -> None:
+        self.streams.stop()
+        self.bus.stop()
 
     def _on_ready(self, bus: Bus) -> None:
         for spec in self.declarations():
@@ -197,6 +205,8 @@ class Actor:
         declare_queue(self.bus, self.names, consumer.spec, declared, bounds=self.bounds)
 
     def _on_lost(self) -> None:
+        if getattr(self.bus.lost_reason, "reply_code", None) == INTERNAL_ERROR:
+            self.trusted.forget()  # a trusted node may have died: answers probe on the side again
         for informer in self._informers or ():
             informer.stop()  # nothing of theirs runs until the next start
         self.rpc.fail_all()
@@ -255,10 +265,15 @@ class Actor:
         ev = event(obj, reason, message, type_, component)
         self.tell({"verb": "create", "kind": "Event", "namespace": ev["metadata"]["namespace"], "object": ev})
 
-    def reply(self, msg: Message, body: dict[str, Any] | bytes, on_confirm=None) -> None:
-        if msg.reply_to:
-            self.bus.publish("", msg.reply_to, body, type="reply", correlation_id=msg.correlation_id,
-                             on_confirm=on_confirm)
+    def reply(self, msg: Message, body: dict[str, Any] | bytes) -> None:
+        """On this actor's own connection to a trusted node, else on its reply connection."""
+        if not msg.reply_to:
+            return
+        if self.trusted.trusted(msg.reply_to):
+            self.bus.publish("", msg.reply_to, body, type="reply", correlation_id=msg.correlation_id)
+        else:
+            raw = body if isinstance(body, bytes) else codec.encode(body)
+            self.streams.add([(msg.reply_to, msg.correlation_id, iter([raw]))])
 
     # ---- slow work ---------------------------------------------------------------------------
     def offload(self, work: Callable[[], Any], done: Callable[[Any], None]) -> None:

@@ -38,7 +38,6 @@ from store.memory import MemoryBackend
 from store.outbox import Outbox
 from store.sqlite import SqliteBackend
 from store.state import State
-from store.streams import ReplyStreams
 
 COMPACT_EVERY_S = 30.0
 COMPACT_ROWS = 2000  # log rows and dedupe ids dropped per transaction
@@ -66,7 +65,6 @@ class StoreActor(Actor):
         self.outbox = Outbox(self.bus, self.names.events, 0, settings.max_message_bytes, self._skip_event)
         self.batch: list[Command] = []
         self.bookmarks = BookmarkKeys()
-        self.streams = ReplyStreams(settings.amqp_url, settings.heartbeat_s)
         self.writer = ThreadPoolExecutor(1, thread_name_prefix="store-writer")  # every backend call, in order
         self.committing = False
         self.epoch = 0  # bumps when the channel is lost: a commit finishing after that answers nobody
@@ -209,14 +207,16 @@ class StoreActor(Actor):
     def _answer_all(self, answers: Answers) -> None:
         """Every command's reply parts, then one ack per message: a batch is acked when every command
         of it is answered (or dropped: expired, dead-lettered)."""
+        streamed = []
         for cmd, parts in answers.replies:
             if not cmd.reply_to:
                 continue
-            if not isinstance(parts, list):
-                self.streams.add(cmd.reply_to, cmd.correlation_id, parts)  # a big read, sent in slices
+            if not isinstance(parts, list) or not self.trusted.trusted(cmd.reply_to):
+                streamed.append((cmd.reply_to, cmd.correlation_id, iter(parts)))  # a big read, or a new node
                 continue
             for part in parts:
                 self.bus.publish("", cmd.reply_to, part, type="reply", correlation_id=cmd.correlation_id)
+        self.streams.add(streamed)
         for msg in answers.messages():
             msg.ack()
 
@@ -335,7 +335,6 @@ class StoreActor(Actor):
     def on_drain(self, done: Callable[[], None]) -> None:
         """Answer what has arrived, wait for the commit in flight, then let the actor stop."""
         self._drained = done
-        self.streams.stop()
         if self.active:
             self.flush()
         else:
