@@ -13,11 +13,11 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 from api.causes import cause_of, causes_of
 from api.status import StatusError
 from bus.codec import DecodeError
+from bus.replyto import node_of
 
 Verb = Literal["create", "get", "list", "update", "updateStatus", "patch", "delete", "bind", "snapshot", "logs",
                "watch", "token"]
 WRITES = frozenset(("create", "update", "updateStatus", "patch", "delete", "bind"))
-REPLY_PREFIX = "amq.rabbitmq.reply-to"
 USER_HEADER = "x-kubus-user"  # on a command: the requester the apiserver admitted (broker-validated user_id)
 MAX_KEY_BYTES = 255
 
@@ -203,8 +203,9 @@ def parse_client_request(body: dict[str, Any]) -> Request:
 
 
 def valid_reply_to(reply_to: str | None) -> bool:
-    """Only RabbitMQ's direct reply-to may be answered: a reply never lands in someone's queue."""
-    return reply_to is None or reply_to.startswith(REPLY_PREFIX)
+    """Only RabbitMQ's direct reply-to may be answered, as the broker makes its addresses (one naming
+    a node): a reply never lands in someone's queue, nor at an address the broker cannot decode."""
+    return reply_to is None or node_of(reply_to) is not None
 
 
 def _bad_request(exc: ValidationError, prefix: tuple, model: type[BaseModel]) -> StatusError:

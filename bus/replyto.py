@@ -9,14 +9,15 @@ own connection, each cost it the connection, and a redelivered request cost it a
 
 An address names its node in the pid it encodes (`reply@<hash of the node's name>`). A node is
 trusted once a reply to one of its addresses was confirmed; replies to any other go on a side
-connection (`runtime.replystreams`), where a crash costs nobody's lock or queue.
+connection (`runtime.replies`), where a crash costs nobody's lock or queue.
 """
 from __future__ import annotations
 
 import base64
 import binascii
 
-PREFIX = "amq.rabbitmq.reply-to."
+DIRECT = "amq.rabbitmq.reply-to"  # what a caller consumes and names as its reply_to
+PREFIX = DIRECT + "."  # what the broker turns that into: DIRECT.<encoded pid>.<key>
 PID_TAGS = (88, 103)  # NEW_PID_EXT, PID_EXT
 ATOM_TAGS = {118: 2, 100: 2, 119: 1, 115: 1}  # ATOM_UTF8_EXT, ATOM_EXT, their SMALL_ forms: length bytes
 REMEMBERED = 4096  # addresses whose node is remembered (one per client channel)
@@ -40,13 +41,15 @@ def node_of(address: str) -> str | None:
 
 class TrustedNodes:
     """Nodes whose reply-to addresses were answered with a confirm; forgotten when the broker drops
-    the connection that trusted them (a trusted node may have died)."""
+    the connection that trusted them (a trusted node may have died). Trusted on the reply thread,
+    read and forgotten on the actor's: a confirm landing just after a forget trusts its node again,
+    which costs at most one more dropped connection."""
 
     def __init__(self) -> None:
         self.nodes: set[str] = set()
         self._node_of: dict[str, str | None] = {}
 
-    def trusted(self, address: str) -> bool:
+    def covers(self, address: str) -> bool:
         return self._node(address) in self.nodes
 
     def trust(self, address: str) -> None:

@@ -14,8 +14,9 @@ from bus.ids import new_id
 from bus import codec
 from bus.connection import Bus
 from bus.message import Message
+from bus.replyto import DIRECT
 
-REPLY_TO = "amq.rabbitmq.reply-to"
+REPLY_TO = DIRECT
 RETRYABLE = frozenset(("ServiceUnavailable", "TooManyRequests"))
 RETRY_FIRST_S = 0.05
 RETRY_MAX_S = 1.0

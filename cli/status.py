@@ -58,10 +58,10 @@ def actors_table(view: Broker) -> list[list[str]]:
 
 
 def _is_singleton(conn: dict) -> bool:
-    """The store, the scheduler and the controllers take a lock (the store's second connection, for
-    big reads, does not); apiservers, kubelets and clients do not."""
+    """The store, the scheduler and the controllers take a lock (their reply connections do not);
+    apiservers, kubelets and clients do not."""
     name = _connection_name(conn)
-    return name.startswith(("store", "scheduler", "controller")) and name != "store streams"
+    return name.startswith(("store", "scheduler", "controller")) and not name.endswith(" replies")
 
 
 def queues_table(view: Broker) -> list[list[str]]:

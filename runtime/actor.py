@@ -9,7 +9,7 @@ import signal
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import structlog
 
@@ -26,7 +26,7 @@ from config.settings import Settings
 from runtime import heap, logs, metrics
 from runtime.cache import Delta
 from runtime.informer import Informer
-from runtime.replystreams import ReplyStreams
+from runtime.replies import Reply, ReplyConnection
 
 Handler = Callable[[Message], None]
 LOCK_RETRY_S = 0.5
@@ -58,7 +58,8 @@ class Actor:
                        heartbeat=settings.heartbeat_s, quorum=settings.queue_type == "quorum")
         self.rpc = RpcClient(self.bus, settings.max_message_bytes, max_depth=settings.max_depth)
         self.trusted = TrustedNodes()  # nodes this actor's own connection may answer (bus/replyto.py)
-        self.streams = ReplyStreams(settings.amqp_url, settings.heartbeat_s, self.name, self.trusted)
+        self.replies = ReplyConnection(settings.amqp_url, settings.heartbeat_s, self.connection_name, self.name,
+                                       self.trusted)
         self._tags: list[str] = []
         self._informers: list[Informer] | None = None  # made once: their caches outlive reconnects
         self._unsynced = 0
@@ -129,8 +130,7 @@ class Actor:
         self.on_drain(lambda: self.bus.confirmed(self._stop))
 
     def _stop(self) -> None:
-        self.streams.stop()
-        self.bus.stop()
+        self.replies.stop(then=self.bus.stop)
 
     def _on_ready(self, bus: Bus) -> None:
         for spec in self.declarations():
@@ -266,14 +266,24 @@ class Actor:
         self.tell({"verb": "create", "kind": "Event", "namespace": ev["metadata"]["namespace"], "object": ev})
 
     def reply(self, msg: Message, body: dict[str, Any] | bytes) -> None:
-        """On this actor's own connection to a trusted node, else on its reply connection."""
-        if not msg.reply_to:
-            return
-        if self.trusted.trusted(msg.reply_to):
-            self.bus.publish("", msg.reply_to, body, type="reply", correlation_id=msg.correlation_id)
-        else:
-            raw = body if isinstance(body, bytes) else codec.encode(body)
-            self.streams.add([(msg.reply_to, msg.correlation_id, iter([raw]))])
+        if msg.reply_to:
+            self.send_replies([(msg.reply_to, msg.correlation_id, [body])])
+
+    def send_replies(self, replies: list[tuple[str, str | None, list | Iterator[bytes]]]) -> None:
+        """Each (reply_to, correlation_id, parts): whole replies to trusted nodes on this actor's own
+        connection; the rest — a big read's parts, made as they go; any reply to a node not trusted
+        yet — on its reply connection."""
+        aside = []
+        for reply_to, correlation_id, parts in replies:
+            if isinstance(parts, list) and self.trusted.covers(reply_to):
+                for part in parts:
+                    self.bus.publish("", reply_to, part, type="reply", correlation_id=correlation_id)
+            elif isinstance(parts, list):
+                encoded = [part if isinstance(part, bytes) else codec.encode(part) for part in parts]
+                aside.append(Reply(reply_to, correlation_id, iter(encoded)))
+            else:
+                aside.append(Reply(reply_to, correlation_id, parts))
+        self.replies.add(aside)
 
     # ---- slow work ---------------------------------------------------------------------------
     def offload(self, work: Callable[[], Any], done: Callable[[Any], None]) -> None:

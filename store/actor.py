@@ -83,7 +83,7 @@ class StoreActor(Actor):
         """Claim the database (fencing out any earlier store), load the state as it has it and publish
         what is unpublished, then serve."""
         claim = self._backend(lambda b: b.claim())
-        self.streams.start()
+        self.replies.start()
         rev, published, rows, applied = self._backend(lambda b: (*b.load(), list(b.load_applied())))
         self.state = self._new_state()
         self.state.load(rev, rows)
@@ -207,16 +207,7 @@ class StoreActor(Actor):
     def _answer_all(self, answers: Answers) -> None:
         """Every command's reply parts, then one ack per message: a batch is acked when every command
         of it is answered (or dropped: expired, dead-lettered)."""
-        streamed = []
-        for cmd, parts in answers.replies:
-            if not cmd.reply_to:
-                continue
-            if not isinstance(parts, list) or not self.trusted.trusted(cmd.reply_to):
-                streamed.append((cmd.reply_to, cmd.correlation_id, iter(parts)))  # a big read, or a new node
-                continue
-            for part in parts:
-                self.bus.publish("", cmd.reply_to, part, type="reply", correlation_id=cmd.correlation_id)
-        self.streams.add(streamed)
+        self.send_replies([(cmd.reply_to, cmd.correlation_id, parts) for cmd, parts in answers.replies if cmd.reply_to])
         for msg in answers.messages():
             msg.ack()
 

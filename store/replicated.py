@@ -189,7 +189,7 @@ class ReplicatedStore(StoreActor):
         if isinstance(made, Exception):
             self._refuse_copy(msg, f"the copy failed: {made!r}")
             return
-        self.streams.add([(msg.reply_to, msg.correlation_id, replica.replies(made))])
+        self.send_replies([(msg.reply_to, msg.correlation_id, replica.replies(made))])
         self.log.info("store.replica_sending", to=msg.user_id)
         msg.ack()
 

@@ -33,22 +33,22 @@ def test_an_address_naming_no_node_is_none(bad):
 def test_a_node_is_trusted_once_answered_and_forgotten_on_demand():
     nodes = TrustedNodes()
     other = address(bytes([131, 88, 118, 0, 7]) + b"reply@1" + bytes(12))
-    assert not nodes.trusted(SEEN)
+    assert not nodes.covers(SEEN)
     nodes.trust(SEEN)
-    assert nodes.trusted(SEEN) and not nodes.trusted(other)
+    assert nodes.covers(SEEN) and not nodes.covers(other)
     nodes.forget()
-    assert not nodes.trusted(SEEN)
+    assert not nodes.covers(SEEN)
 
 
 def test_unreadable_addresses_are_never_trusted():
     nodes = TrustedNodes()
     nodes.trust("amq.rabbitmq.reply-to.!!!.key")
-    assert nodes.nodes == set() and not nodes.trusted("amq.rabbitmq.reply-to.!!!.key")
+    assert nodes.nodes == set() and not nodes.covers("amq.rabbitmq.reply-to.!!!.key")
 
 
 def test_remembered_addresses_stay_bounded():
     nodes = TrustedNodes()
     nodes.trust(SEEN)
     for i in range(REMEMBERED + 10):
-        nodes.trusted(f"amq.rabbitmq.reply-to.x{i}.k")
-    assert len(nodes._node_of) <= REMEMBERED and nodes.trusted(SEEN)
+        nodes.covers(f"amq.rabbitmq.reply-to.x{i}.k")
+    assert len(nodes._node_of) <= REMEMBERED and nodes.covers(SEEN)

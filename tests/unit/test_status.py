@@ -10,11 +10,11 @@ def _conn(name: str, user: str, peer: int) -> dict:
 
 
 def test_the_lock_holder_is_active_and_its_twin_a_standby():
-    view = Broker([_conn("store", "c-store", 1), _conn("store", "c-store", 2), _conn("store streams", "c-store", 3),
+    view = Broker([_conn("store", "c-store", 1), _conn("store", "c-store", 2), _conn("store replies", "c-store", 3),
                    _conn("apiserver", "c-apiserver", 4)],
                   [{"name": "c.store.lock", "exclusive": True}], {"127.0.0.1:2 -> 127.0.0.1:5672"})
     roles = [(row[0], row[4]) for row in actors_table(view)[1:]]
-    assert roles == [("apiserver", ""), ("store", "standby"), ("store", "active"), ("store streams", "")]
+    assert roles == [("apiserver", ""), ("store", "standby"), ("store", "active"), ("store replies", "")]
 
 
 def test_queues_show_depth_consumers_and_rates():
