@@ -92,6 +92,7 @@ class Bus:
         if self._guard is not None:
             self._guard.start()
         self.ioloop.start()
+        self._loop_thread = None
 
     def start_thread(self, timeout: float | None = 30.0) -> "Bus":
         """Run the ioloop on a thread of its own and wait for the connection (`timeout` None: don't)."""

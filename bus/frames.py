@@ -10,6 +10,7 @@ key the method's `NAME` (what `name_or_value` returns for a method instance).
 from __future__ import annotations
 
 from pika import connection, frame
+from pika.callback import CallbackManager
 
 PIKAS_OWN = connection.Connection._has_pending_callbacks
 
@@ -23,5 +24,6 @@ def _has_pending_callbacks(self, value: frame.Method):
 
 
 def install() -> None:
-    """Idempotent."""
-    connection.Connection._has_pending_callbacks = _has_pending_callbacks
+    """Idempotent; a pika whose callback manager keeps no `_stack` keeps its own check."""
+    if isinstance(getattr(CallbackManager(), "_stack", None), dict):
+        connection.Connection._has_pending_callbacks = _has_pending_callbacks

@@ -84,23 +84,24 @@ def resource_of(kind: str | None) -> str:
     return lookup(kind).plural if kind and known(kind) else ""
 
 
+def _counted(made: dict, key: tuple, counter, histogram, seconds: float, histogram_labels: int) -> None:
+    """Count one and observe its seconds, each child metric looked up once per label values:
+    prometheus_client's labels() costs more than the rest of a request's bookkeeping."""
+    pair = made.get(key)
+    if pair is None:
+        pair = made[key] = (counter.labels(*key), histogram.labels(*key[:histogram_labels]))
+    pair[0].inc()
+    pair[1].observe(seconds)
+
+
 def api_request(req, code: str, started: float) -> None:
     """One request answered (or forwarded: code ""); `req` None when it did not parse."""
     key = (req.verb, resource_of(req.kind), code) if req is not None else ("", "", code)
-    pair = _requests.get(key)
-    if pair is None:  # prometheus_client's labels() costs more than the rest of a forward's bookkeeping
-        pair = _requests[key] = (API_REQUESTS.labels(*key), API_SECONDS.labels(*key[:2]))
-    pair[0].inc()
-    pair[1].observe(time.monotonic() - started)
+    _counted(_requests, key, API_REQUESTS, API_SECONDS, time.monotonic() - started, 2)
 
 
 def scheduling_attempt(result: str, profile: str, seconds: float) -> None:
-    pair = _attempts.get((result, profile))
-    if pair is None:
-        pair = _attempts[(result, profile)] = (SCHEDULER_ATTEMPTS.labels(result, profile),
-                                               SCHEDULER_SECONDS.labels(result, profile))
-    pair[0].inc()
-    pair[1].observe(seconds)
+    _counted(_attempts, (result, profile), SCHEDULER_ATTEMPTS, SCHEDULER_SECONDS, seconds, 2)
 
 
 def pending_pods(places: Iterable[str]) -> None:
