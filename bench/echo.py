@@ -17,6 +17,8 @@ import threading
 import time
 import uuid
 
+import pika
+
 from bench.harness import ROOT, CpuMeter, broker_pid, progress, result_line, wait_for
 from bus import codec
 from bus.connection import Bus
@@ -61,6 +63,14 @@ class Trips:
         self.send()
 
 
+def consumers(queue: str) -> int:
+    conn = pika.BlockingConnection(pika.URLParameters(Settings().admin_url))
+    try:
+        return conn.channel().queue_declare(queue, passive=True).method.consumer_count
+    finally:
+        conn.close()
+
+
 def run(inflight: int, total: int, batch: int) -> tuple[float, dict[str, float]]:
     queue = f"bench-echo-{uuid.uuid4().hex[:8]}"
     ready = threading.Event()
@@ -70,11 +80,12 @@ def run(inflight: int, total: int, batch: int) -> tuple[float, dict[str, float]]
     client.start_thread()
     declared = threading.Event()
     client.call_soon(lambda: client.channel.queue_declare(queue, auto_delete=True, callback=lambda _f: declared.set()))
-    declared.wait(10)
+    if not declared.wait(10):
+        raise SystemExit("the echo queue was not declared within 10 s")
     server = subprocess.Popen([sys.executable, "-m", "bench.echo", "--serve", queue], cwd=ROOT)
     try:
         wait_for(ready.is_set, 10, "the reply consumer")
-        time.sleep(1)  # the echo process connects and consumes; its first answers are not timed anyway
+        wait_for(lambda: consumers(queue), 30, "the echo process to consume")
         cpu = CpuMeter({"broker": broker_pid(), "echo": server.pid, "bench": os.getpid()})
         started = time.monotonic()
         for _ in range(max(1, inflight // batch)):

@@ -121,11 +121,13 @@ def test_merge_patch_and_status_update(cluster):
 
 
 def test_a_reply_callback_sends_the_next_request_of_a_chain(cluster):
-    """A request made on the connection's own thread (a reply's callback) leaves at once, as the
-    benchmarks' chains of CAS updates rely on; every link gets its answer."""
+    """A request made on the connection's own thread (a reply's callback) is sent at once, not handed
+    back to the loop for a later turn, as the benchmarks' chains of CAS updates rely on; every link
+    gets its answer."""
     created = cluster.create(pod("chain"))
     done: Future = Future()
     threads: set[str] = set()
+    in_flight: list[int] = []  # calls pending right after each link sent the next
 
     def step(n: int, obj: dict) -> None:
         obj["metadata"]["labels"] = {"n": str(n)}
@@ -139,8 +141,10 @@ def test_a_reply_callback_sends_the_next_request_of_a_chain(cluster):
             done.set_result(reply)
         else:
             step(n + 1, reply["object"])
+            in_flight.append(len(cluster.rpc.pending))
 
     step(1, created)
     last = done.result(60)
     assert last["ok"] and last["object"]["metadata"]["labels"] == {"n": "20"}
     assert threads == {f"bus-{cluster.bus.connection_name}"}  # every link ran on the connection's thread
+    assert in_flight == [1] * 19  # sent at once: already waiting for its reply
