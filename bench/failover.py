@@ -54,6 +54,7 @@ class Run:
         return proc, Path(self.cluster.dir.name) / f"store.{len(self.cluster.procs) - 1}.log"
 
     def trial(self, fault: str) -> float:
+        self.stores.top_up()
         writes_after(self.clients, 20)
         self.detail = ""
         recover = getattr(self, fault.replace("-", "_"))()

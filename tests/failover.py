@@ -41,6 +41,11 @@ class Stores:
     def start(self) -> None:
         self.started.append(self._start(len(self.started), REPLICATED))
 
+    def top_up(self, count: int = 2) -> None:
+        """Start stores until `count` live, as a supervisor would after one exited (a deposed store exits)."""
+        for _ in range(count - sum(1 for proc, _log in self.started if proc.poll() is None)):
+            self.start()
+
     def active(self) -> subprocess.Popen:
         """The live store whose log last says it serves (a store steps down when its connection goes)."""
         def serving(log: Path) -> bool:
@@ -63,7 +68,7 @@ def ctl_any(script: Callable[..., str], *args: str) -> str:
     for node in ("1", "2", "3"):
         try:
             return script("ctl", node, *args)
-        except AssertionError:
+        except (AssertionError, subprocess.TimeoutExpired):
             continue
     raise AssertionError(f"no node answers rabbitmqctl {' '.join(args)}")
 
