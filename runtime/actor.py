@@ -150,11 +150,17 @@ class Actor:
         side.try_exclusive(self.bus, f"{self.names.actor_queue(self.name)}.lock", self._on_lock)
 
     def _on_lock(self, held: bool) -> None:
+        """A retry belongs to the connection that was refused; a second grant on one connection (an
+        exclusive queue is its owner's to declare again) changes nothing: a store that became active
+        twice claimed the log twice and deposed itself."""
         if not held:
             if not self._standby_logged:
                 self.log.info("actor.standby", lock=f"{self.names.actor_queue(self.name)}.lock")
                 self._standby_logged = True
-            self.bus.call_later(LOCK_RETRY_S, self._try_lock)
+            generation = self.bus.generation
+            self.bus.call_later(LOCK_RETRY_S, lambda: generation == self.bus.generation and self._try_lock())
+            return
+        if self.active:
             return
         self.active = True
         self.on_active()
