@@ -7,8 +7,10 @@ import os
 import subprocess
 from pathlib import Path
 from typing import Callable
+from urllib.parse import quote
 
 import pytest
+import requests
 
 from bus.topology import Names
 from tests.helpers import ROOT, wait_until
@@ -92,12 +94,19 @@ def store_node(script: Callable[..., str], cluster: str) -> str:
     """The number of the node (1, 2, 3) of the connection holding the store's lock: the active store's
     own, where it takes commands and appends to the WAL (its other connection, for big replies, and
     a standby's may be on other nodes)."""
-    lock = f"{Names(cluster).actor_queue('store')}.lock"
+    lock = quote(f"{Names(cluster).actor_queue('store')}.lock", safe="")
 
-    def owner() -> str | None:
-        rows = ctl_any(script, "list_queues", "name", "owner_pid").splitlines()
-        return next((line.split()[1] for line in rows if line.split()[:1] == [lock]), None)
-    return wait_until(owner, 30, 0.5, what=f"a store to hold {lock}").removeprefix("<kubus").split("@")[0]
+    def owner() -> str | None:  # the owning connection's name: "127.0.0.1:<port> -> 127.0.0.1:570<node>"
+        for node in ("1", "2", "3"):
+            try:
+                found = requests.get(f"http://127.0.0.1:1570{node}/api/queues/%2F/{lock}", auth=("guest", "guest"),
+                                     timeout=5).json().get("owner_pid_details") or {}
+            except (requests.RequestException, ValueError):
+                continue
+            if found.get("name"):
+                return found["name"].rsplit(":", 1)[1][-1]
+        return None
+    return wait_until(owner, 30, 0.5, what=f"a store to hold {lock}")
 
 
 def restart_node(script: Callable[..., str], cluster: str, node: str, start: bool = True) -> None:
