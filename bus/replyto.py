@@ -15,12 +15,15 @@ from __future__ import annotations
 
 import base64
 import binascii
+import time
+from typing import Any, Callable
 
 DIRECT = "amq.rabbitmq.reply-to"  # what a caller consumes and names as its reply_to
 PREFIX = DIRECT + "."  # what the broker turns that into: DIRECT.<encoded pid>.<key>
 PID_TAGS = (88, 103)  # NEW_PID_EXT, PID_EXT
 ATOM_TAGS = {118: 2, 100: 2, 119: 1, 115: 1}  # ATOM_UTF8_EXT, ATOM_EXT, their SMALL_ forms: length bytes
 REMEMBERED = 4096  # addresses whose node is remembered (one per client channel)
+BAD_S = 10.0  # a node whose probe cost the connection gets no replies this long
 
 
 def node_of(address: str) -> str | None:
@@ -50,20 +53,79 @@ class TrustedNodes:
         self._node_of: dict[str, str | None] = {}
 
     def covers(self, address: str) -> bool:
-        return self._node(address) in self.nodes
+        return self.node(address) in self.nodes
 
     def trust(self, address: str) -> None:
-        node = self._node(address)
+        node = self.node(address)
         if node is not None:
             self.nodes.add(node)
 
     def forget(self) -> None:
         self.nodes.clear()
 
-    def _node(self, address: str) -> str | None:
+    def node(self, address: str) -> str | None:
         node = self._node_of.get(address, "")
         if node == "":
             if len(self._node_of) >= REMEMBERED:
                 self._node_of.clear()
             node = self._node_of[address] = node_of(address)
         return node
+
+
+class Probes:
+    """Replies to nodes not trusted yet, one node at a time: that node's first reply goes out alone
+    (its probe) and the others wait for its confirm, which trusts the node and lets them go. A
+    connection dropped with 541 while a probe was out names the bad node exactly: its replies are
+    dropped for BAD_S (its clients are gone with it, or were never there). Bookkeeping only, on the
+    reply connection's thread: each method returns the items that may be sent now."""
+
+    def __init__(self, nodes: TrustedNodes, clock: Callable[[], float] = time.monotonic):
+        self.nodes, self.clock = nodes, clock
+        self.probe: str | None = None  # the node whose probe is out
+        self.held: dict[str, list[Any]] = {}  # untrusted node -> items waiting for its probe
+        self.bad: dict[str, float] = {}  # node -> until when its replies are dropped
+
+    def admit(self, address: str, item: Any) -> list[Any]:
+        node = self.nodes.node(address)
+        if node in self.nodes.nodes:
+            return [item]
+        if node is None or self.bad.get(node, 0.0) > self.clock():
+            return []
+        if self.probe is None:
+            self.probe = node
+            return [item]
+        self.held.setdefault(node, []).append(item)
+        return []
+
+    def confirmed(self, address: str) -> list[Any]:
+        self.nodes.trust(address)
+        node = self.nodes.node(address)
+        if node is None or node != self.probe:
+            return []
+        self.probe = None
+        return self.held.pop(node, []) + self._next()
+
+    def lost(self, internal_error: bool) -> list[Any]:
+        """The connection went; with 541, because of the probe out (if any)."""
+        if self.probe is not None and internal_error:
+            now = self.clock()
+            if len(self.bad) >= REMEMBERED:
+                self.bad = {node: until for node, until in self.bad.items() if until > now}
+            self.bad[self.probe] = now + BAD_S
+            self.held.pop(self.probe, None)
+        self.probe = None
+        return self._next()
+
+    def _next(self) -> list[Any]:
+        """The next node's first item, as its probe (or all of them, if the node was trusted meanwhile)."""
+        while self.held:
+            node = next(iter(self.held))
+            if node in self.nodes.nodes:
+                return self.held.pop(node) + self._next()
+            items = self.held[node]
+            self.probe = node
+            first = items.pop(0)
+            if not items:
+                del self.held[node]
+            return [first]
+        return []

@@ -2,8 +2,9 @@
 slice at a time (neither a snapshot's encoding nor the broker's flow control on its megabytes holds
 up the actor's other replies and events — bench.scale: a get during a 100k-pod snapshot waited up to
 0.7 s behind it on the shared connection), and every reply to a broker node not trusted yet
-(bus/replyto.py: such an address may make the broker drop the connection that answers it; a confirm
-trusts the node). It runs on a thread of its own; `TrustedNodes` is shared with the actor's thread.
+(bus/replyto.py: such an address may make the broker drop the connection that answers it; such nodes
+are probed one at a time, and a confirm trusts the node). It runs on a thread of its own;
+`TrustedNodes` is shared with the actor's thread.
 """
 from __future__ import annotations
 
@@ -14,8 +15,8 @@ from typing import Callable, Iterator
 
 import structlog
 
-from bus.connection import Bus
-from bus.replyto import TrustedNodes
+from bus.connection import INTERNAL_ERROR, Bus
+from bus.replyto import Probes, TrustedNodes
 
 SLICE_BYTES = 1 << 20  # reply bytes sent per turn of the reply connection's loop
 BACKLOG_BYTES = 1 << 20  # no further slice while this much is still waiting for the socket
@@ -37,7 +38,8 @@ class ReplyConnection:
     def __init__(self, url: str, heartbeat: int, connection_name: str, actor: str, nodes: TrustedNodes):
         self.bus = Bus(url, f"{connection_name} replies", actor, lambda _bus: None, self._on_lost, heartbeat=heartbeat)
         self.nodes = nodes
-        self.pending: deque[Reply] = deque()
+        self.probes = Probes(nodes)
+        self.pending: deque[Reply] = deque()  # to send now: to a trusted node, or a node's probe
         self.scheduled = False
         self.started = False
 
@@ -68,13 +70,19 @@ class ReplyConnection:
         self.bus.confirmed(lambda: (self.bus.stop(), then()))
 
     def _enqueue(self, replies: list[Reply]) -> None:
-        self.pending.extend(replies)
+        for reply in replies:
+            self.pending.extend(self.probes.admit(reply.reply_to, reply))
+        self._schedule()
+
+    def _confirmed(self, address: str) -> None:
+        self.pending.extend(self.probes.confirmed(address))
         self._schedule()
 
     def _on_lost(self) -> None:
         """A reply of several parts that lost some with the connection would reach its caller with a hole:
-        it goes, and the caller's retry asks again."""
+        it goes, and the caller's retry asks again. A 541 was the probe's doing, if one was out."""
         self.pending = deque(reply for reply in self.pending if not reply.begun)
+        self.pending.extend(self.probes.lost(getattr(self.bus.lost_reason, "reply_code", None) == INTERNAL_ERROR))
 
     def _schedule(self, delay: float = 0.0) -> None:
         if not self.scheduled:
@@ -99,7 +107,7 @@ class ReplyConnection:
                 continue
             reply.begun = True
             self.bus.publish("", reply.reply_to, part, type="reply", correlation_id=reply.correlation_id,
-                             on_confirm=lambda ok, address=reply.reply_to: ok and self.nodes.trust(address))
+                             on_confirm=lambda ok, address=reply.reply_to: ok and self._confirmed(address))
             sent += len(part)
         if self.pending:
             self._schedule()

@@ -5,7 +5,7 @@ import base64
 
 import pytest
 
-from bus.replyto import REMEMBERED, TrustedNodes, node_of
+from bus.replyto import BAD_S, REMEMBERED, Probes, TrustedNodes, node_of
 
 SEEN = "amq.rabbitmq.reply-to.g1h2AA1yZXBseUA5MjQ4ODg0AAAZ3AAAAAFrCAjA.ga6wik+BQ6Xp/YXA30OHmw=="  # RabbitMQ 3.10.8
 
@@ -52,3 +52,51 @@ def test_remembered_addresses_stay_bounded():
     for i in range(REMEMBERED + 10):
         nodes.covers(f"amq.rabbitmq.reply-to.x{i}.k")
     assert len(nodes._node_of) <= REMEMBERED and nodes.covers(SEEN)
+
+
+def at(node: str) -> str:
+    name = node.encode()
+    return address(bytes([131, 88, 118, 0, len(name)]) + name + bytes(12))
+
+
+class Clock:
+    now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_one_node_is_probed_at_a_time_and_its_confirm_lets_its_others_go():
+    probes = Probes(TrustedNodes())
+    assert probes.admit(at("reply@1"), "a1") == ["a1"]  # the probe of node 1
+    assert probes.admit(at("reply@1"), "a2") == []
+    assert probes.admit(at("reply@2"), "b1") == []
+    assert probes.confirmed(at("reply@1")) == ["a2", "b1"]  # node 1's others, and node 2's probe
+    assert probes.admit(at("reply@1"), "a3") == ["a3"]  # trusted now
+    assert probes.confirmed(at("reply@2")) == []
+    assert probes.admit(at("reply@2"), "b2") == ["b2"]
+
+
+def test_a_probe_that_cost_the_connection_marks_its_node_bad_for_a_while():
+    clock = Clock()
+    probes = Probes(TrustedNodes(), clock)
+    assert probes.admit(at("reply@666"), "dead1") == ["dead1"]
+    assert probes.admit(at("reply@666"), "dead2") == []
+    assert probes.admit(at("reply@2"), "b1") == []
+    assert probes.lost(internal_error=True) == ["b1"]  # node 2 is probed next; node 666's replies dropped
+    assert probes.admit(at("reply@666"), "dead3") == []
+    assert probes.confirmed(at("reply@2")) == []
+    clock.now += BAD_S + 1
+    assert probes.admit(at("reply@666"), "dead4") == ["dead4"]  # probed again
+
+
+def test_a_connection_lost_otherwise_blames_no_node():
+    probes = Probes(TrustedNodes())
+    assert probes.admit(at("reply@1"), "a1") == ["a1"]
+    assert probes.admit(at("reply@1"), "a2") == []
+    assert probes.lost(internal_error=False) == ["a2"]  # a2 is node 1's probe now
+    assert probes.bad == {}
+
+
+def test_an_address_naming_no_node_is_never_sent():
+    assert Probes(TrustedNodes()).admit("amq.rabbitmq.reply-to.!!!.key", "x") == []
