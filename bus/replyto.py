@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 import binascii
 import time
+from collections import deque
 from typing import Any, Callable
 
 DIRECT = "amq.rabbitmq.reply-to"  # what a caller consumes and names as its reply_to
@@ -73,40 +74,57 @@ class TrustedNodes:
 
 
 class Probes:
-    """Replies to nodes not trusted yet, one node at a time: that node's first reply goes out alone
-    (its probe) and the others wait for its confirm, which trusts the node and lets them go. A
-    connection dropped with 541 while a probe was out names the bad node exactly: its replies are
-    dropped for BAD_S (its clients are gone with it, or were never there). Bookkeeping only, on the
-    reply connection's thread: each method returns the items that may be sent now."""
+    """What a reply connection sends next. Replies to trusted nodes go in order; a node not trusted
+    yet is probed alone — its first reply goes out only when nothing else awaits a confirm, and nothing
+    else goes out until the probe's confirm trusts the node and lets its others go. So a connection
+    dropped with 541 while a probe was out names the bad node exactly and costs no other reply; that
+    node's replies are dropped for BAD_S (its clients are gone with it, or never were). Bookkeeping
+    only, on the reply connection's thread."""
 
     def __init__(self, nodes: TrustedNodes, clock: Callable[[], float] = time.monotonic):
         self.nodes, self.clock = nodes, clock
+        self.ready: deque[Any] = deque()  # to trusted nodes
+        self.held: dict[str, list[Any]] = {}  # untrusted node -> its items, nodes in arrival order
         self.probe: str | None = None  # the node whose probe is out
-        self.held: dict[str, list[Any]] = {}  # untrusted node -> items waiting for its probe
         self.bad: dict[str, float] = {}  # node -> until when its replies are dropped
 
-    def admit(self, address: str, item: Any) -> list[Any]:
+    def __bool__(self) -> bool:
+        return bool(self.ready or self.held)
+
+    def add(self, address: str, item: Any) -> None:
         node = self.nodes.node(address)
-        if node in self.nodes.nodes:
-            return [item]
         if node is None or self.bad.get(node, 0.0) > self.clock():
-            return []
-        if self.probe is None:
-            self.probe = node
-            return [item]
-        self.held.setdefault(node, []).append(item)
-        return []
+            return
+        if node in self.nodes.nodes:
+            self.ready.append(item)
+        else:
+            self.held.setdefault(node, []).append(item)
 
-    def confirmed(self, address: str) -> list[Any]:
+    def take(self, unconfirmed: int) -> Any | None:
+        """The next item to send, given how many sends still await their confirm; None: wait."""
+        if self.probe is not None:
+            return None
+        for node in [node for node in self.held if node in self.nodes.nodes]:  # trusted meanwhile
+            self.ready.extend(self.held.pop(node))
+        if self.ready:
+            return self.ready.popleft()
+        if not self.held or unconfirmed:
+            return None
+        node = next(iter(self.held))
+        items = self.held[node]
+        if len(items) == 1:
+            del self.held[node]
+        self.probe = node
+        return items.pop(0)
+
+    def confirmed(self, address: str) -> None:
         self.nodes.trust(address)
-        node = self.nodes.node(address)
-        if node is None or node != self.probe:
-            return []
-        self.probe = None
-        return self.held.pop(node, []) + self._next()
+        if self.probe is not None and self.nodes.node(address) == self.probe:
+            self.ready.extend(self.held.pop(self.probe, []))
+            self.probe = None
 
-    def lost(self, internal_error: bool) -> list[Any]:
-        """The connection went; with 541, because of the probe out (if any)."""
+    def lost(self, internal_error: bool) -> None:
+        """The connection went; with 541, because of the probe out (if one was)."""
         if self.probe is not None and internal_error:
             now = self.clock()
             if len(self.bad) >= REMEMBERED:
@@ -114,18 +132,3 @@ class Probes:
             self.bad[self.probe] = now + BAD_S
             self.held.pop(self.probe, None)
         self.probe = None
-        return self._next()
-
-    def _next(self) -> list[Any]:
-        """The next node's first item, as its probe (or all of them, if the node was trusted meanwhile)."""
-        while self.held:
-            node = next(iter(self.held))
-            if node in self.nodes.nodes:
-                return self.held.pop(node) + self._next()
-            items = self.held[node]
-            self.probe = node
-            first = items.pop(0)
-            if not items:
-                del self.held[node]
-            return [first]
-        return []

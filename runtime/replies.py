@@ -9,7 +9,6 @@ are probed one at a time, and a confirm trusts the node). It runs on a thread of
 from __future__ import annotations
 
 import time
-from collections import deque
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
@@ -38,8 +37,9 @@ class ReplyConnection:
     def __init__(self, url: str, heartbeat: int, connection_name: str, actor: str, nodes: TrustedNodes):
         self.bus = Bus(url, f"{connection_name} replies", actor, lambda _bus: None, self._on_lost, heartbeat=heartbeat)
         self.nodes = nodes
-        self.probes = Probes(nodes)
-        self.pending: deque[Reply] = deque()  # to send now: to a trusted node, or a node's probe
+        self.queued = Probes(nodes)  # what waits to be sent
+        self.current: Reply | None = None  # the reply being sent, part by part
+        self.unconfirmed = 0
         self.scheduled = False
         self.started = False
 
@@ -64,25 +64,29 @@ class ReplyConnection:
         self.bus.call_soon(lambda: self._stop_when_sent(deadline, then))
 
     def _stop_when_sent(self, deadline: float, then: Callable[[], None]) -> None:
-        if self.pending and time.monotonic() < deadline:
+        if (self.current or self.queued) and time.monotonic() < deadline:
             self.bus.call_later(RECONNECT_WAIT_S, lambda: self._stop_when_sent(deadline, then))
             return
         self.bus.confirmed(lambda: (self.bus.stop(), then()))
 
     def _enqueue(self, replies: list[Reply]) -> None:
         for reply in replies:
-            self.pending.extend(self.probes.admit(reply.reply_to, reply))
+            self.queued.add(reply.reply_to, reply)
         self._schedule()
 
-    def _confirmed(self, address: str) -> None:
-        self.pending.extend(self.probes.confirmed(address))
+    def _confirmed(self, address: str, ok: bool) -> None:
+        self.unconfirmed -= 1
+        if ok:
+            self.queued.confirmed(address)
         self._schedule()
 
     def _on_lost(self) -> None:
         """A reply of several parts that lost some with the connection would reach its caller with a hole:
         it goes, and the caller's retry asks again. A 541 was the probe's doing, if one was out."""
-        self.pending = deque(reply for reply in self.pending if not reply.begun)
-        self.pending.extend(self.probes.lost(getattr(self.bus.lost_reason, "reply_code", None) == INTERNAL_ERROR))
+        if self.current is not None and self.current.begun:
+            self.current = None
+        self.queued.lost(getattr(self.bus.lost_reason, "reply_code", None) == INTERNAL_ERROR)
+        self._schedule(RECONNECT_WAIT_S)
 
     def _schedule(self, delay: float = 0.0) -> None:
         if not self.scheduled:
@@ -99,18 +103,22 @@ class ReplyConnection:
             self._schedule(WAIT_S)
             return
         sent = 0
-        while self.pending and sent < SLICE_BYTES:
-            reply = self.pending[0]
+        while sent < SLICE_BYTES:
+            if self.current is None:
+                self.current = self.queued.take(self.unconfirmed)
+                if self.current is None:
+                    return  # a confirm or a new reply schedules the next run
+            reply = self.current
             part = self._next_part(reply)
             if part is None:
-                self.pending.popleft()
+                self.current = None
                 continue
             reply.begun = True
+            self.unconfirmed += 1
             self.bus.publish("", reply.reply_to, part, type="reply", correlation_id=reply.correlation_id,
-                             on_confirm=lambda ok, address=reply.reply_to: ok and self._confirmed(address))
+                             on_confirm=lambda ok, address=reply.reply_to: self._confirmed(address, ok))
             sent += len(part)
-        if self.pending:
-            self._schedule()
+        self._schedule()
 
     @staticmethod
     def _next_part(reply: Reply) -> bytes | None:

@@ -66,37 +66,60 @@ class Clock:
         return self.now
 
 
-def test_one_node_is_probed_at_a_time_and_its_confirm_lets_its_others_go():
+def drain(probes: Probes, unconfirmed: int = 0) -> list:
+    taken = []
+    while (item := probes.take(unconfirmed)) is not None:
+        taken.append(item)
+    return taken
+
+
+def test_a_node_is_probed_alone_and_its_confirm_lets_its_others_go():
     probes = Probes(TrustedNodes())
-    assert probes.admit(at("reply@1"), "a1") == ["a1"]  # the probe of node 1
-    assert probes.admit(at("reply@1"), "a2") == []
-    assert probes.admit(at("reply@2"), "b1") == []
-    assert probes.confirmed(at("reply@1")) == ["a2", "b1"]  # node 1's others, and node 2's probe
-    assert probes.admit(at("reply@1"), "a3") == ["a3"]  # trusted now
-    assert probes.confirmed(at("reply@2")) == []
-    assert probes.admit(at("reply@2"), "b2") == ["b2"]
+    for address, item in ((at("reply@1"), "a1"), (at("reply@1"), "a2"), (at("reply@2"), "b1")):
+        probes.add(address, item)
+    assert drain(probes) == ["a1"]  # node 1's probe, and nothing beside it
+    probes.confirmed(at("reply@1"))
+    assert drain(probes) == ["a2", "b1"]  # node 1's other, then node 2's probe
+    probes.add(at("reply@1"), "a3")
+    assert drain(probes) == []  # trusted, but node 2's probe is out
+    probes.confirmed(at("reply@2"))
+    assert drain(probes) == ["a3"] and not probes
+
+
+def test_a_probe_waits_until_nothing_else_awaits_a_confirm():
+    nodes = TrustedNodes()
+    nodes.trust(at("reply@1"))
+    probes = Probes(nodes)
+    probes.add(at("reply@2"), "b1")
+    assert drain(probes, unconfirmed=3) == []
+    assert drain(probes, unconfirmed=0) == ["b1"]
 
 
 def test_a_probe_that_cost_the_connection_marks_its_node_bad_for_a_while():
     clock = Clock()
     probes = Probes(TrustedNodes(), clock)
-    assert probes.admit(at("reply@666"), "dead1") == ["dead1"]
-    assert probes.admit(at("reply@666"), "dead2") == []
-    assert probes.admit(at("reply@2"), "b1") == []
-    assert probes.lost(internal_error=True) == ["b1"]  # node 2 is probed next; node 666's replies dropped
-    assert probes.admit(at("reply@666"), "dead3") == []
-    assert probes.confirmed(at("reply@2")) == []
+    for address, item in ((at("reply@666"), "dead1"), (at("reply@666"), "dead2"), (at("reply@2"), "b1")):
+        probes.add(address, item)
+    assert drain(probes) == ["dead1"]
+    probes.lost(internal_error=True)
+    probes.add(at("reply@666"), "dead3")
+    assert drain(probes) == ["b1"]  # node 2 probed next; node 666's replies dropped
     clock.now += BAD_S + 1
-    assert probes.admit(at("reply@666"), "dead4") == ["dead4"]  # probed again
+    probes.confirmed(at("reply@2"))
+    probes.add(at("reply@666"), "dead4")
+    assert drain(probes) == ["dead4"]  # probed again
 
 
 def test_a_connection_lost_otherwise_blames_no_node():
     probes = Probes(TrustedNodes())
-    assert probes.admit(at("reply@1"), "a1") == ["a1"]
-    assert probes.admit(at("reply@1"), "a2") == []
-    assert probes.lost(internal_error=False) == ["a2"]  # a2 is node 1's probe now
-    assert probes.bad == {}
+    probes.add(at("reply@1"), "a1")
+    probes.add(at("reply@1"), "a2")
+    assert drain(probes) == ["a1"]
+    probes.lost(internal_error=False)
+    assert drain(probes) == ["a2"] and probes.bad == {}  # a2 is node 1's probe now
 
 
 def test_an_address_naming_no_node_is_never_sent():
-    assert Probes(TrustedNodes()).admit("amq.rabbitmq.reply-to.!!!.key", "x") == []
+    probes = Probes(TrustedNodes())
+    probes.add("amq.rabbitmq.reply-to.!!!.key", "x")
+    assert drain(probes) == [] and not probes
