@@ -86,19 +86,21 @@ def blocking(url: str) -> pika.BlockingConnection:
     return pika.BlockingConnection([pika.URLParameters(one) for one in split(url)])
 
 
-def cluster_queues(url: str, cluster: str) -> list[str]:
-    """Every queue of the cluster the management API lists (none when it is off)."""
+def cluster_queues(url: str, cluster: str, consumed: bool = False) -> list[str]:
+    """Every queue of the cluster the management API lists (none when it is off); `consumed`: only
+    those it lists with a consumer (its figures lag the queue by up to its stats interval)."""
     from urllib.parse import urlparse
 
     import requests
 
     parsed = urlparse(first(url))
     try:
-        listed = requests.get(f"{management_base(parsed)}queues?columns=name",
+        listed = requests.get(f"{management_base(parsed)}queues?columns=name,consumers",
                               auth=(parsed.username or "guest", parsed.password or "guest"), timeout=5).json()
     except Exception:
         return []
-    return [q["name"] for q in listed if isinstance(q, dict) and q.get("name", "").startswith(f"{cluster}.")]
+    return [q["name"] for q in listed if isinstance(q, dict) and q.get("name", "").startswith(f"{cluster}.")
+            and (not consumed or q.get("consumers"))]
 
 
 def delete_topology(url: str, cluster: str, queues: list[str] = ()) -> None:

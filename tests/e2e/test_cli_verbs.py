@@ -98,10 +98,12 @@ def _waiter(procs, *args: str) -> subprocess.Popen:
 
 
 def _watching(settings) -> None:
-    """Until the CLI's watch queue is there (when the management API can say so)."""
+    """Until the CLI consumes its watch queue (when the management API can say so): it does once it has
+    loaded its snapshot, so what the test changes next is a change it sees, not its starting state."""
     if management_answers(settings.admin_url):
         prefix = Names(settings.cluster).watch_prefix("admin")
-        wait_until(lambda: any(q.startswith(prefix) for q in cluster_queues(settings.admin_url, settings.cluster)),
+        wait_until(lambda: any(q.startswith(prefix) for q in cluster_queues(settings.admin_url, settings.cluster,
+                                                                           consumed=True)),
                    what="kubus wait's watch")
 
 
