@@ -24,7 +24,7 @@ from pathlib import Path
 from bench.harness import Cluster, median, result_line
 from runtime import logs
 from runtime.client import Client
-from tests.failover import Stores, first_write_after, rabbit_script, restart_node, store_node, stream_leader, writes_after
+from tests.failover import Stores, first_write_after, rabbit_script, restart_node, stream_leader, writes_after
 from tests.helpers import wait_until
 from tests.histories import KEYS, CasClient, register
 from tests.linearizability import linearizable
@@ -79,11 +79,11 @@ class Run:
 
     def node_kill(self):
         """The node the active store is connected to."""
-        return self._kill_node(store_node(self.script, self.cluster.settings.cluster))
+        return self._kill_node(self.stores.active_node())
 
     def node_freeze(self):
         """The active store's node stopped (SIGSTOP) until a write went through elsewhere, then resumed."""
-        node = store_node(self.script, self.cluster.settings.cluster)
+        node = self.stores.active_node()
         self.detail = f"node {node}"
         self.script("freeze", node)
 

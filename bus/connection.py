@@ -151,6 +151,11 @@ class Bus:
 
     # ---- connecting ------------------------------------------------------------------------
     @property
+    def node(self) -> str:
+        """The node this connection goes to (or tries next), without credentials: for logs."""
+        return _safe(self.url)
+
+    @property
     def url(self) -> str:
         """The node this connection uses now (or tries next)."""
         return self.urls[self._node % len(self.urls)]

@@ -96,7 +96,7 @@ class StoreActor(Actor):
         self._write_now()
         self.bookmarks.sweep(self.state.digests, self.clock())
         self.log.info("store.active", rev=self.state.rev, objects=len(self.state.objects), replayed=replayed,
-                      claim=claim)
+                      claim=claim, node=self.bus.node)
         self.alive_at = time.monotonic()
         self._start_timers()
 

@@ -3,14 +3,13 @@ cluster's script, the store processes and which of them serves, the WAL stream's
 replicas, and the time from a fault to the first acknowledged write."""
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
 from typing import Callable
-from urllib.parse import quote
 
 import pytest
-import requests
 
 from bus.topology import Names
 from tests.helpers import ROOT, wait_until
@@ -57,6 +56,14 @@ class Stores:
         assert len(found) == 1, f"{len(found)} stores serve"
         return found[0]
 
+    def active_node(self) -> str:
+        """The number of the node (1, 2, 3) the serving store took over on, as its log says: where it
+        takes commands and appends to the WAL (its reply connection and a standby may be elsewhere)."""
+        text = next(log for proc, log in self.started if proc is self.active()).read_text()
+        at = text.rfind('"store.active"')
+        line = text[text.rfind("\n", 0, at) + 1:].split("\n", 1)[0]
+        return json.loads(line)["node"].split("/", 1)[0][-1]  # "127.0.0.1:5702/": node 2
+
 
 def first_write_after(clients: list, fault_at: float) -> float:
     """Seconds from the fault to the acknowledgement of the first write sent after it."""
@@ -88,25 +95,6 @@ def wal_replicated(script: Callable[..., str], cluster: str, on: str) -> bool:
     except AssertionError:
         return False
     return sum(1 for line in status.splitlines() if " kubus" in f" {line}" and "@localhost" in line) == 3
-
-
-def store_node(script: Callable[..., str], cluster: str) -> str:
-    """The number of the node (1, 2, 3) of the connection holding the store's lock: the active store's
-    own, where it takes commands and appends to the WAL (its other connection, for big replies, and
-    a standby's may be on other nodes)."""
-    lock = quote(f"{Names(cluster).actor_queue('store')}.lock", safe="")
-
-    def owner() -> str | None:  # the owning connection's name: "127.0.0.1:<port> -> 127.0.0.1:570<node>"
-        for node in ("1", "2", "3"):
-            try:
-                found = requests.get(f"http://127.0.0.1:1570{node}/api/queues/%2F/{lock}", auth=("guest", "guest"),
-                                     timeout=5).json().get("owner_pid_details") or {}
-            except (requests.RequestException, ValueError):
-                continue
-            if found.get("name"):
-                return found["name"].rsplit(":", 1)[1][-1]
-        return None
-    return wait_until(owner, 30, 0.5, what=f"a store to hold {lock}")
 
 
 def restart_node(script: Callable[..., str], cluster: str, node: str, start: bool = True) -> None:

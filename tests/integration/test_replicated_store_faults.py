@@ -17,8 +17,8 @@ import pytest
 from runtime.client import Client
 from tests.conftest import wait_serving
 from runtime.cache import Delta
-from tests.failover import (ON_RABBIT_CLUSTER, Stores, first_write_after, restart_node, store_node,
-                            stream_leader, writes_after)
+from tests.failover import (ON_RABBIT_CLUSTER, Stores, first_write_after, restart_node, stream_leader,
+                            writes_after)
 from tests.helpers import wait_until
 from tests.histories import KEYS, CasClient, register
 from tests.integration.test_deployment import deployment
@@ -77,7 +77,7 @@ def test_the_replicated_store_survives_each_fault(procs, settings, rabbit_cluste
     os.kill(frozen.pid, signal.SIGCONT)
     assert frozen.wait(30) == 75  # deposed (or fenced as frozen): it never answers again
     stores.start()
-    node = store_node(rabbit_cluster, settings.cluster)
+    node = stores.active_node()
     fault("broker node frozen", lambda: rabbit_cluster("freeze", node))
     rabbit_cluster("thaw", node)
     restart_node(rabbit_cluster, settings.cluster, node, start=False)
