@@ -59,9 +59,10 @@ class Run:
         self.detail = ""
         recover = getattr(self, fault.replace("-", "_"))()
         at = time.monotonic()  # the fault is in effect once its method returns (a node's kill -9 waits for it)
-        took = first_write_after(self.clients, at)
-        recover()
-        return took
+        try:
+            return first_write_after(self.clients, at)
+        finally:
+            recover()  # a trial that fails leaves no node frozen for the clean-up to hang on
 
     def store_kill(self):
         self.stores.active().kill()
