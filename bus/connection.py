@@ -196,7 +196,7 @@ class Bus:
         self.ready.set()
 
     def _on_open_error(self, _conn, exc) -> None:
-        log.warning("bus.connect_failed", connection=self.connection_name, node=_safe(self.url), error=str(exc))
+        log.warning("bus.connect_failed", connection=self.connection_name, node=self.node, error=str(exc))
         self._node += 1  # the next node of the cluster, if there are several
         self._retry_later()
 
@@ -213,7 +213,7 @@ class Bus:
         if self._stopping:
             self.ioloop.stop()
             return
-        log.warning("bus.connection_lost", connection=self.connection_name, node=_safe(self.url), reason=str(reason))
+        log.warning("bus.connection_lost", connection=self.connection_name, node=self.node, reason=str(reason))
         self.lost_reason = reason
         if self._on_lost:
             self._on_lost()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import time
 from collections import deque
 from typing import Any, Callable
@@ -27,8 +28,10 @@ REMEMBERED = 4096  # addresses whose node is remembered (one per client channel)
 BAD_S = 10.0  # a node whose probe cost the connection gets no replies this long
 
 
+@functools.lru_cache(maxsize=REMEMBERED)
 def node_of(address: str) -> str | None:
-    """The node named in a direct reply-to address's encoded pid, or None if it names none."""
+    """The node named in a direct reply-to address's encoded pid, or None if it names none (remembered:
+    the apiserver and the store ask for every request's address, the reply path again)."""
     if not address.startswith(PREFIX):
         return None
     try:
@@ -51,26 +54,17 @@ class TrustedNodes:
 
     def __init__(self) -> None:
         self.nodes: set[str] = set()
-        self._node_of: dict[str, str | None] = {}
 
     def covers(self, address: str) -> bool:
-        return self.node(address) in self.nodes
+        return node_of(address) in self.nodes
 
     def trust(self, address: str) -> None:
-        node = self.node(address)
+        node = node_of(address)
         if node is not None:
             self.nodes.add(node)
 
     def forget(self) -> None:
         self.nodes.clear()
-
-    def node(self, address: str) -> str | None:
-        node = self._node_of.get(address, "")
-        if node == "":
-            if len(self._node_of) >= REMEMBERED:
-                self._node_of.clear()
-            node = self._node_of[address] = node_of(address)
-        return node
 
 
 class Probes:
@@ -92,7 +86,7 @@ class Probes:
         return bool(self.ready or self.held)
 
     def add(self, address: str, item: Any) -> None:
-        node = self.nodes.node(address)
+        node = node_of(address)
         if node is None or self.bad.get(node, 0.0) > self.clock():
             return
         if node in self.nodes.nodes:
@@ -119,7 +113,7 @@ class Probes:
 
     def confirmed(self, address: str) -> None:
         self.nodes.trust(address)
-        if self.probe is not None and self.nodes.node(address) == self.probe:
+        if self.probe is not None and node_of(address) == self.probe:
             self.ready.extend(self.held.pop(self.probe, []))
             self.probe = None
 

@@ -16,7 +16,6 @@ from bus.connection import Bus
 from bus.message import Message
 from bus.replyto import DIRECT
 
-REPLY_TO = DIRECT
 RETRYABLE = frozenset(("ServiceUnavailable", "TooManyRequests"))
 RETRY_FIRST_S = 0.05
 RETRY_MAX_S = 1.0
@@ -90,7 +89,7 @@ class RpcClient:
         """Start consuming replies; call after every (re)connect. Calls made meanwhile wait for it:
         a request must not reach the broker before its reply-to consumer does."""
         self.ready = False
-        self.bus.consume_auto_ack(REPLY_TO, self._on_reply, on_ok=self._on_consuming)
+        self.bus.consume_auto_ack(DIRECT, self._on_reply, on_ok=self._on_consuming)
 
     def _on_consuming(self) -> None:
         self.ready = True
@@ -125,7 +124,7 @@ class RpcClient:
         if call is None:
             return  # timed out while waiting for the connection
         call.sent = self.bus.publish(
-            exchange, routing_key, body, type="request", correlation_id=corr, reply_to=REPLY_TO, mandatory=True,
+            exchange, routing_key, body, type="request", correlation_id=corr, reply_to=DIRECT, mandatory=True,
             expiration_s=call.ttl, **publish,
             on_return=lambda why: self._fail(corr, "ServiceUnavailable", f"no consumer: {why}"),
             on_nack=lambda: self._fail(corr, "TooManyRequests", QUEUE_FULL))

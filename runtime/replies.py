@@ -36,7 +36,6 @@ class Reply:
 class ReplyConnection:
     def __init__(self, url: str, heartbeat: int, connection_name: str, actor: str, nodes: TrustedNodes):
         self.bus = Bus(url, f"{connection_name} replies", actor, lambda _bus: None, self._on_lost, heartbeat=heartbeat)
-        self.nodes = nodes
         self.queued = Probes(nodes)  # what waits to be sent
         self.current: Reply | None = None  # the reply being sent, part by part
         self.unconfirmed = 0
@@ -97,7 +96,8 @@ class ReplyConnection:
         """A slice, unless the socket still holds much of the last one."""
         self.scheduled = False
         if self.bus.channel is None:  # (re)connecting: what is still to send waits for the channel
-            self._schedule(RECONNECT_WAIT_S)
+            if self.current or self.queued:
+                self._schedule(RECONNECT_WAIT_S)
             return
         if self.bus.unsent_bytes() > BACKLOG_BYTES:
             self._schedule(WAIT_S)

@@ -51,7 +51,7 @@ def test_remembered_addresses_stay_bounded():
     nodes.trust(SEEN)
     for i in range(REMEMBERED + 10):
         nodes.covers(f"amq.rabbitmq.reply-to.x{i}.k")
-    assert len(nodes._node_of) <= REMEMBERED and nodes.covers(SEEN)
+    assert node_of.cache_info().currsize <= REMEMBERED and nodes.covers(SEEN)
 
 
 def at(node: str) -> str:
