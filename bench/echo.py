@@ -22,6 +22,7 @@ import pika
 from bench.harness import ROOT, CpuMeter, broker_pid, progress, result_line, wait_for
 from bus import codec
 from bus.connection import Bus
+from bus.replyto import DIRECT
 from config.settings import Settings
 from runtime import logs
 
@@ -53,7 +54,7 @@ class Trips:
         if count <= 0:
             return
         self.sent += count
-        self.bus.publish("", self.queue, {"n": list(range(count))}, type="request", reply_to="amq.rabbitmq.reply-to",
+        self.bus.publish("", self.queue, {"n": list(range(count))}, type="request", reply_to=DIRECT,
                          correlation_id=uuid.uuid4().hex, mandatory=True)
 
     def on_reply(self, msg) -> None:
@@ -75,7 +76,7 @@ def run(inflight: int, total: int, batch: int) -> tuple[float, dict[str, float]]
     queue = f"bench-echo-{uuid.uuid4().hex[:8]}"
     ready = threading.Event()
     client = Bus(Settings().admin_url, "bench echo client", "bench-echo", lambda b: b.consume_auto_ack(
-        "amq.rabbitmq.reply-to", trips.on_reply, on_ok=ready.set))
+        DIRECT, trips.on_reply, on_ok=ready.set))
     trips = Trips(client, queue, total, batch)
     client.start_thread()
     declared = threading.Event()

@@ -84,12 +84,13 @@ def resource_of(kind: str | None) -> str:
     return lookup(kind).plural if kind and known(kind) else ""
 
 
-def _counted(made: dict, key: tuple, counter, histogram, seconds: float, histogram_labels: int) -> None:
-    """Count one and observe its seconds, each child metric looked up once per label values:
-    prometheus_client's labels() costs more than the rest of a request's bookkeeping."""
+def _counted(made: dict, key: tuple, counter, histogram, seconds: float) -> None:
+    """Count one and observe its seconds (the histogram labelled by the key's first two values), each
+    child metric looked up once per label values: prometheus_client's labels() costs more than the
+    rest of a request's bookkeeping."""
     pair = made.get(key)
     if pair is None:
-        pair = made[key] = (counter.labels(*key), histogram.labels(*key[:histogram_labels]))
+        pair = made[key] = (counter.labels(*key), histogram.labels(*key[:2]))
     pair[0].inc()
     pair[1].observe(seconds)
 
@@ -97,11 +98,11 @@ def _counted(made: dict, key: tuple, counter, histogram, seconds: float, histogr
 def api_request(req, code: str, started: float) -> None:
     """One request answered (or forwarded: code ""); `req` None when it did not parse."""
     key = (req.verb, resource_of(req.kind), code) if req is not None else ("", "", code)
-    _counted(_requests, key, API_REQUESTS, API_SECONDS, time.monotonic() - started, 2)
+    _counted(_requests, key, API_REQUESTS, API_SECONDS, time.monotonic() - started)
 
 
 def scheduling_attempt(result: str, profile: str, seconds: float) -> None:
-    _counted(_attempts, (result, profile), SCHEDULER_ATTEMPTS, SCHEDULER_SECONDS, seconds, 2)
+    _counted(_attempts, (result, profile), SCHEDULER_ATTEMPTS, SCHEDULER_SECONDS, seconds)
 
 
 def pending_pods(places: Iterable[str]) -> None:
