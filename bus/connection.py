@@ -19,6 +19,7 @@ from bus import codec, frames, transport
 from bus.acks import Acks
 from bus.metrics import STATS
 from bus.message import Message, make_message
+from bus.silence import SilenceWatch
 from bus.staleleader import StaleLeaderGuard
 from bus.topology import SCHEMA_HEADER, SCHEMA_VERSION
 from bus.urls import split
@@ -83,12 +84,14 @@ class Bus:
         self.lost_reason: BaseException | None = None  # why the last connection ended
         self._guard = StaleLeaderGuard(connection_name, self._oldest_unconfirmed, self._reopen,
                                        self.call_later) if quorum else None
+        self._silence = SilenceWatch(connection_name, heartbeat, self.call_later)
 
     # ---- lifecycle -------------------------------------------------------------------------
     def run_forever(self) -> None:
         """Connect, and reconnect after any loss, until `stop()`; runs the ioloop in this thread."""
         self._loop_thread = threading.get_ident()
         self._connect()
+        self._silence.start()
         if self._guard is not None:
             self._guard.start()
         self.ioloop.start()
@@ -176,6 +179,7 @@ class Bus:
         )
 
     def _on_open(self, conn) -> None:
+        self._silence.watch(conn)
         conn.channel(on_open_callback=self._on_channel)
 
     def _on_channel(self, channel) -> None:

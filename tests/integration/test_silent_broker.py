@@ -1,0 +1,101 @@
+"""A broker node that goes silent with its TCP connections open (frozen, a paused VM, a cut link):
+a connection leaves it for the next node `heartbeat + 1` s after its last byte — pika's own check
+takes `heartbeat + 5` s to twice that — and a graceful close that can never complete ends the same
+way. The silent node is a relay in front of the test broker that stops passing bytes."""
+from __future__ import annotations
+
+import selectors
+import socket
+import threading
+import time
+
+from bus.connection import Bus
+from tests.helpers import wait_until
+
+HEARTBEAT = 2  # pika's check runs every 7 s and needs a whole interval silent: 7-14 s; the watch 3-4 s
+PIKA_AT_THE_EARLIEST = HEARTBEAT + 5
+
+
+class Relay(threading.Thread):
+    """Accepts connections and passes bytes both ways to `target` until `freeze()`; then holds the
+    sockets open and passes nothing, as a stopped process's kernel does."""
+
+    def __init__(self, target: tuple[str, int]):
+        super().__init__(daemon=True)
+        self.target, self.frozen, self.done = target, threading.Event(), threading.Event()
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.sockets: list[socket.socket] = [self.listener]
+
+    def freeze(self) -> None:
+        self.frozen.set()
+
+    def close(self) -> None:
+        self.done.set()
+        self.join(5)
+        for s in self.sockets:
+            s.close()
+
+    def run(self) -> None:
+        sel = selectors.DefaultSelector()
+        sel.register(self.listener, selectors.EVENT_READ)
+        while not self.done.is_set():
+            for key, _ in sel.select(0.05):
+                if self.frozen.is_set():
+                    continue
+                if key.fileobj is self.listener:
+                    client, _ = self.listener.accept()
+                    upstream = socket.create_connection(self.target)
+                    self.sockets += [client, upstream]
+                    sel.register(client, selectors.EVENT_READ, upstream)
+                    sel.register(upstream, selectors.EVENT_READ, client)
+                else:
+                    data = key.fileobj.recv(65536)
+                    if data:
+                        key.data.sendall(data)
+            if self.frozen.is_set():
+                time.sleep(0.05)
+
+
+def _relayed(settings) -> tuple[Relay, str]:
+    real = settings.admin_url
+    host, port = real.split("@", 1)[1].split("/", 1)[0].split(":")
+    relay = Relay((host, int(port)))
+    relay.start()
+    return relay, f"{real.split('@')[0]}@127.0.0.1:{relay.port}/,{real}"
+
+
+def test_a_silent_node_is_left_for_the_next_after_two_missed_heartbeats(settings):
+    relay, urls = _relayed(settings)
+    lost = threading.Event()
+    bus = Bus(urls, "test silent broker", "test", lambda _bus: None, on_lost=lost.set, heartbeat=HEARTBEAT)
+    bus.start_thread()
+    try:
+        assert f":{relay.port}/" in bus.node
+        relay.freeze()
+        frozen_at = time.monotonic()
+        assert lost.wait(PIKA_AT_THE_EARLIEST), "the connection was not dropped before pika's own check would"
+        assert "no byte from the broker" in str(bus.lost_reason), bus.lost_reason
+        assert time.monotonic() - frozen_at >= HEARTBEAT  # not before two heartbeats were missed
+        wait_until(bus.ready.is_set, 15, what="a connection to the next node")
+        assert f":{relay.port}/" not in bus.node
+    finally:
+        bus.stop()
+        bus.join(10)
+        relay.close()
+
+
+def test_a_close_the_silent_node_never_confirms_ends_in_a_new_connection(settings):
+    relay, urls = _relayed(settings)
+    generations = []
+    bus = Bus(urls, "test silent close", "test", lambda b: generations.append(b.node), heartbeat=HEARTBEAT)
+    bus.start_thread()
+    try:
+        relay.freeze()
+        bus.call_soon(bus.reconnect)  # waits for a Close-Ok that the frozen node never sends
+        wait_until(lambda: len(generations) == 2, PIKA_AT_THE_EARLIEST, what="a new connection after the hung close")
+        assert f":{relay.port}/" not in generations[1]
+    finally:
+        bus.stop()
+        bus.join(10)
+        relay.close()
