@@ -24,7 +24,7 @@ from pathlib import Path
 from bench.harness import Cluster, median, result_line
 from runtime import logs
 from runtime.client import Client
-from tests.failover import Stores, first_write_after, rabbit_script, restart_node, stream_leader, writes_after
+from tests.failover import Stores, first_write_after, rabbit_script, restart_node, stream_leader, thaw_node, writes_after
 from tests.helpers import wait_until
 from tests.histories import KEYS, CasClient, register
 from tests.linearizability import linearizable
@@ -88,10 +88,7 @@ class Run:
         self.detail = f"node {node}"
         self.script("freeze", node)
 
-        def thaw() -> None:
-            self.script("thaw", node)
-            restart_node(self.script, self.cluster.settings.cluster, node, start=False)
-        return thaw
+        return lambda: thaw_node(self.script, self.cluster.settings.cluster, node)
 
     def leader_kill(self):
         return self._kill_node(stream_leader(self.script, self.cluster.settings.cluster))

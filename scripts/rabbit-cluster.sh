@@ -8,6 +8,10 @@
 #   scripts/rabbit-cluster.sh urls            the AMQP URLs, comma-separated
 #   scripts/rabbit-cluster.sh kill|freeze|thaw|start|stop N   one node: kill -9, SIGSTOP, SIGCONT,
 #                                             start again (it rejoins by itself), clean stop
+#   scripts/rabbit-cluster.sh heal N          after node N was silent (frozen, a paused VM): wait until
+#                                             every node counts all three and records no partition, and
+#                                             if not within 10 s restart RabbitMQ on N (pause_minority
+#                                             heals only a node that paused itself)
 #   scripts/rabbit-cluster.sh ctl N ARGS...   rabbitmqctl on node N
 #   scripts/rabbit-cluster.sh streams N ARGS... rabbitmq-streams on node N (stream_status NAME ...)
 #   scripts/rabbit-cluster.sh down            stop every node and remove the data directory
@@ -86,6 +90,26 @@ status() {
   done
 }
 
+whole() {  # every node counts all of them running and records no partition
+  local n
+  for n in "${NODES[@]}"; do
+    timeout 10 "$0" ctl "$n" cluster_status --formatter json 2>/dev/null | python3 -c '
+import json, sys
+status = json.load(sys.stdin)
+sys.exit(len(status["running_nodes"]) != int(sys.argv[1]) or any(status["partitions"].values()))' "${#NODES[@]}" 2> /dev/null || return 1
+  done
+}
+
+settled() { local end=$((SECONDS + $1)); until whole; do ((SECONDS < end)) || return 1; sleep 0.5; done; }
+
+heal() {  # a node back from silence often rejoins by itself (it paused as a minority) within ~7 s
+  settled 10 && { echo "cluster whole"; return 0; }
+  echo "kubus$1@localhost records a partition: restarting RabbitMQ on it" >&2
+  ctl "$1" stop_app > /dev/null && ctl "$1" start_app > /dev/null
+  settled 60 || { echo "the cluster is still partitioned: scripts/rabbit-cluster.sh ctl N cluster_status" >&2; return 1; }
+  echo "cluster whole"
+}
+
 down() {
   for n in "${NODES[@]}"; do
     local p; p=$(pid_of "$n")
@@ -107,8 +131,9 @@ case "${1:-}" in
   stop) ctl "$2" stop; echo "kubus$2@localhost stopped" ;;
   kill) kill -KILL "$(pid_of "$2")"; until ! alive "$2"; do sleep 0.05; done; echo "kubus$2@localhost killed" ;;
   freeze) kill -STOP "$(pid_of "$2")"; echo "kubus$2@localhost frozen" ;;
+  heal) heal "$2" ;;
   ctl) ctl "$2" "${@:3}" ;;
   streams) (node_env "$2"; "$BIN/rabbitmq-streams" -q -n "kubus$2@localhost" "${@:3}") ;;
   thaw) kill -CONT "$(pid_of "$2")"; echo "kubus$2@localhost thawed" ;;
-  *) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  *) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

@@ -97,9 +97,17 @@ def wal_replicated(script: Callable[..., str], cluster: str, on: str) -> bool:
     return sum(1 for line in status.splitlines() if " kubus" in f" {line}" and "@localhost" in line) == 3
 
 
+def thaw_node(script: Callable[..., str], cluster: str, node: str) -> None:
+    """Resume a frozen node, heal the partition it may leave recorded (pause_minority heals only a node
+    that paused itself: scale-out.md §1.7), and wait until it serves the WAL again."""
+    script("thaw", node)
+    script("heal", node)
+    restart_node(script, cluster, node, start=False)
+
+
 def restart_node(script: Callable[..., str], cluster: str, node: str, start: bool = True) -> None:
-    """Start a killed node again (or not: a thawed one), and wait until it runs RabbitMQ again (a thawed
-    node that found itself in the minority pauses, then restarts it) and the WAL stream has its replica back."""
+    """Start a killed node again (or not: a thawed and healed one), and wait until it runs RabbitMQ
+    again and the WAL stream has its replica back."""
     if start:
         script("start", node)
     script("ctl", node, "await_startup", "--timeout", "90")

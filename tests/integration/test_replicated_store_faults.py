@@ -17,7 +17,7 @@ import pytest
 from runtime.client import Client
 from tests.conftest import wait_serving
 from runtime.cache import Delta
-from tests.failover import (ON_RABBIT_CLUSTER, Stores, first_write_after, restart_node, stream_leader,
+from tests.failover import (ON_RABBIT_CLUSTER, Stores, first_write_after, restart_node, stream_leader, thaw_node,
                             writes_after)
 from tests.helpers import wait_until
 from tests.histories import KEYS, CasClient, register
@@ -79,8 +79,7 @@ def test_the_replicated_store_survives_each_fault(procs, settings, rabbit_cluste
     stores.start()
     node = stores.active_node()
     fault("broker node frozen", lambda: rabbit_cluster("freeze", node))
-    rabbit_cluster("thaw", node)
-    restart_node(rabbit_cluster, settings.cluster, node, start=False)
+    thaw_node(rabbit_cluster, settings.cluster, node)
 
     for c in clients:
         c.stop.set()
