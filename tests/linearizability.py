@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Iterable
 
 
@@ -41,23 +41,57 @@ def _step(state: Any, op: Op) -> tuple[bool, Any]:
     return state == op.expect, op.value  # True, or unknown and taking effect here
 
 
+def _settle_unknowns(ops: list[Op]) -> tuple[list[Op], list[Op]]:
+    """Every write's value is unique, so an unknown write whose value someone saw (a read, or a
+    successful CAS that expected it) took effect, and before the first such witness returned: it gets
+    that return and must be linearized. One whose value nobody saw is set apart: it can only have taken
+    effect where nothing but refused CASes came after (a read or a successful CAS would have seen it)."""
+    witnessed: dict[Any, float] = {}
+    for op in ops:
+        if op.kind == "read" or op.result is True:
+            seen = op.result if op.kind == "read" else op.expect
+            witnessed[seen] = min(witnessed.get(seen, math.inf), op.ret)
+    known = [op if op.ret != math.inf else replace(op, ret=witnessed[op.value])
+             for op in ops if op.ret != math.inf or op.value in witnessed]
+    return known, [op for op in ops if op.ret == math.inf and op.value not in witnessed]
+
+
 def _check_key(ops: list[Op], initial: Any) -> bool:
-    ops = sorted(ops, key=lambda o: o.call)
-    must = sum(1 << i for i, op in enumerate(ops) if op.ret != math.inf)
+    known, unseen = _settle_unknowns(ops)
+    known.sort(key=lambda o: o.call)
+    ops = known + unseen
+    n, everything = len(known), (1 << len(known)) - 1
+    refusals = sum(1 << i for i, op in enumerate(known) if op.result is False)
     seen: set[tuple[int, Any]] = set()
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 4 * len(ops) + 100))
 
+    def candidates(done: int) -> list[int]:
+        """The ops that may take effect next: called before the earliest return of the ones not done
+        (the known ops are in call order, so the scan stops there), and the unseen writes once only
+        refusals are left."""
+        known_done = done & everything
+        lo = ((known_done + 1) & ~known_done).bit_length() - 1  # the first known op not done
+        horizon, found = math.inf, []
+        for i in range(lo, n):
+            op = known[i]
+            if op.call > horizon:
+                break
+            if not done >> i & 1:
+                horizon = min(horizon, op.ret)
+                found.append(i)
+        found = [i for i in found if known[i].call <= horizon]
+        if everything & ~done & ~refusals == 0:
+            found += [n + j for j, op in enumerate(unseen) if not done >> (n + j) & 1 and op.call <= horizon]
+        return found
+
     def search(done: int, state: Any) -> bool:
-        if done & must == must:
+        if done & everything == everything:
             return True
         if (done, state) in seen:
             return False
         seen.add((done, state))
-        horizon = min(op.ret for i, op in enumerate(ops) if not done >> i & 1)
-        for i, op in enumerate(ops):
-            if done >> i & 1 or op.call > horizon:
-                continue
-            ok, after = _step(state, op)
+        for i in candidates(done):
+            ok, after = _step(state, ops[i])
             if ok and search(done | 1 << i, after):
                 return True
         return False

@@ -42,6 +42,35 @@ def test_an_unknown_outcome_may_have_happened_or_not():
     assert linearizable([unknown, read("b", 5, 6, "x"), read("b", 7, 8, None)]) == ["k"]  # no going back
 
 
+def test_an_unknown_write_seen_before_it_was_sent_is_not():
+    assert linearizable([read("b", 0, 1, "x"), Op.unknown("a", 2, "k", None, "x")]) == ["k"]
+
+
+def test_an_unknown_write_nobody_saw_may_explain_refusals_at_the_end_only():
+    unknown = Op.unknown("a", 0, "k", None, "x")
+    assert linearizable([unknown, cas("b", 2, 3, None, "y", result=False)]) == []
+    assert linearizable([unknown, cas("b", 2, 3, None, "y", result=False), read("c", 4, 5, None)]) == ["k"]
+
+
+def test_a_long_history_with_many_unknown_writes_is_checked():
+    """The failover bench's shape: thousands of operations, writes timing out throughout (most never
+    applied, some applied and read later). The plain search tries every order of the unknowns."""
+    history, value, t = [], "0", 0.0
+    for i in range(2000):
+        history.append(read("r", t, t + 1, value))
+        if i % 5 == 0:
+            history.append(Op.unknown("u", t + 1, "k", value, f"lost-{i}"))  # never applied
+        if i % 7 == 0:  # applied, its reply lost: the next read sees it
+            history.append(Op.unknown("u", t + 1, "k", value, f"late-{i}"))
+            value = f"late-{i}"
+        else:
+            history.append(cas("w", t + 1, t + 2, value, f"v{i}"))
+            value = f"v{i}"
+        t += 3
+    assert linearizable(history, {"k": "0"}) == []
+    assert linearizable(history + [read("r", t, t + 1, "0")], {"k": "0"}) == ["k"]
+
+
 def test_keys_are_checked_apart():
     assert linearizable([cas("a", 0, 1, None, "x", key="p"), read("b", 2, 3, "x", key="p"),
                          read("b", 2, 3, "zzz", key="q")]) == ["q"]
