@@ -19,6 +19,7 @@ from bus import codec, frames, transport
 from bus.acks import Acks
 from bus.metrics import STATS
 from bus.message import Message, make_message
+from bus.nodes import Nodes
 from bus.silence import SilenceWatch
 from bus.staleleader import StaleLeaderGuard
 from bus.topology import SCHEMA_HEADER, SCHEMA_VERSION
@@ -59,7 +60,7 @@ class Bus:
     def __init__(self, url: str, connection_name: str, app_id: str, on_ready: Ready,
                  on_lost: Callable[[], None] | None = None, heartbeat: int = 30, quorum: bool = False):
         self.urls = split(url)  # the nodes of one cluster, tried in turn
-        self._node = 0
+        self._nodes = Nodes(self.urls)
         self.heartbeat = heartbeat
         self.connection_name = connection_name
         self.app_id = app_id
@@ -84,7 +85,7 @@ class Bus:
         self.lost_reason: BaseException | None = None  # why the last connection ended
         self._guard = StaleLeaderGuard(connection_name, self._oldest_unconfirmed, self._reopen,
                                        self.call_later) if quorum else None
-        self._silence = SilenceWatch(connection_name, heartbeat, self.call_later)
+        self._silence = SilenceWatch(connection_name, heartbeat, self.call_later, on_silent=self._nodes.shun)
 
     # ---- lifecycle -------------------------------------------------------------------------
     def run_forever(self) -> None:
@@ -148,7 +149,7 @@ class Bus:
     def _close(self) -> None:
         self._stopping = True
         if self._conn is not None and self._conn.is_open:
-            self._conn.close()
+            self._close_connection()
         elif self._conn is None or self._conn.is_closed:
             self.ioloop.stop()
 
@@ -161,7 +162,7 @@ class Bus:
     @property
     def url(self) -> str:
         """The node this connection uses now (or tries next)."""
-        return self.urls[self._node % len(self.urls)]
+        return self._nodes.url
 
     def _connect(self) -> None:
         params = pika.URLParameters(self.url)
@@ -201,14 +202,15 @@ class Bus:
 
     def _on_open_error(self, _conn, exc) -> None:
         log.warning("bus.connect_failed", connection=self.connection_name, node=self.node, error=str(exc))
-        self._node += 1  # the next node of the cluster, if there are several
+        self._nodes.shun()
+        self._nodes.advance()  # the next node of the cluster, if there are several
         self._retry_later()
 
     def _on_channel_closed(self, _channel, reason) -> None:
         self.channel = None
         if self._conn is not None and self._conn.is_open:
             log.error("bus.channel_closed", connection=self.connection_name, reason=str(reason))
-            self._conn.close()
+            self._close_connection()
 
     def _on_closed(self, _conn, reason) -> None:
         self.channel = None
@@ -221,7 +223,7 @@ class Bus:
         self.lost_reason = reason
         if self._on_lost:
             self._on_lost()
-        self._node += 1
+        self._nodes.advance()
         self._retry_later()
 
     def _retry_later(self) -> None:
@@ -242,7 +244,11 @@ class Bus:
 
     def _reopen(self) -> None:
         if self._conn is not None and self._conn.is_open:
-            self._conn.close()  # -> _on_closed: pending calls fail, the next node is tried
+            self._close_connection()  # -> _on_closed: pending calls fail, the next node is tried
+
+    def _close_connection(self) -> None:
+        self._conn.close()
+        self._silence.closing(self._conn)
 
     def _fail_pending(self) -> None:
         pending, self._confirms = self._confirms, {}

@@ -1,0 +1,44 @@
+"""Which node a connection tries next: in turn, passing over the ones shunned for a while."""
+from __future__ import annotations
+
+from bus import nodes
+from bus.nodes import Nodes
+
+URLS = ["amqp://a/", "amqp://b/", "amqp://c/"]
+
+
+def test_nodes_are_tried_in_turn():
+    n = Nodes(URLS)
+    seen = [n.url]
+    for _ in range(3):
+        n.advance()
+        seen.append(n.url)
+    assert seen == URLS + URLS[:1]
+
+
+def test_a_shunned_node_is_passed_over_until_its_time_is_up(monkeypatch):
+    clock = [100.0]
+    monkeypatch.setattr(nodes.time, "monotonic", lambda: clock[0])
+    n = Nodes(URLS)
+    n.advance()
+    n.shun()  # b went silent
+    n.advance()
+    assert n.url == "amqp://c/"
+    n.advance()
+    assert n.url == "amqp://a/"
+    n.advance()
+    assert n.url == "amqp://c/"  # not b
+    clock[0] += nodes.SHUN_S
+    n.advance()
+    n.advance()
+    assert n.url == "amqp://b/"
+
+
+def test_when_every_node_is_shunned_the_next_in_turn_is_tried():
+    n = Nodes(URLS)
+    for _ in URLS:
+        n.shun()
+        n.advance()
+    assert n.url == "amqp://a/"
+    n.advance()
+    assert n.url == "amqp://b/"
