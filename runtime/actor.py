@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
 import structlog
+from pika.exceptions import AMQPHeartbeatTimeout
 
 from api.events import event
 from bus import codec, side
@@ -211,8 +212,10 @@ class Actor:
         declare_queue(self.bus, self.names, consumer.spec, declared, bounds=self.bounds)
 
     def _on_lost(self) -> None:
-        if getattr(self.bus.lost_reason, "reply_code", None) == INTERNAL_ERROR:
-            self.trusted.forget()  # a trusted node may have died: answers probe on the side again
+        reason = self.bus.lost_reason
+        if getattr(reason, "reply_code", None) == INTERNAL_ERROR or isinstance(reason, AMQPHeartbeatTimeout):
+            self.trusted.forget()  # a trusted node died or went silent (the other nodes will count it down soon,
+            # and answering it then costs this connection): answers probe on the side again
         for informer in self._informers or ():
             informer.stop()  # nothing of theirs runs until the next start
         self.rpc.fail_all()
