@@ -20,7 +20,7 @@ from bus.acks import Acks
 from bus.metrics import STATS
 from bus.message import Message, make_message
 from bus.nodes import Nodes
-from bus.silence import SilenceWatch
+from bus.silence import SilenceWatch, drop
 from bus.staleleader import StaleLeaderGuard
 from bus.topology import SCHEMA_HEADER, SCHEMA_VERSION
 from bus.urls import split
@@ -240,11 +240,14 @@ class Bus:
     def reconnect(self) -> None:
         """Drop this connection (and whatever it holds: exclusive locks, unacked deliveries) and make a
         new one, to the next node that answers."""
-        self._reopen()
+        self._reopen("reconnect asked for")
 
-    def _reopen(self) -> None:
+    def _reopen(self, why: str) -> None:
+        """Drop the socket rather than close: a connection is reopened because something of it stopped
+        answering (a stream, a queue's stale leader), and a close then waits too (2 s and more, seen);
+        the broker releases what the connection held either way."""
         if self._conn is not None and self._conn.is_open:
-            self._close_connection()  # -> _on_closed: pending calls fail, the next node is tried
+            drop(self._conn, why)  # -> _on_closed: pending calls fail, the next node is tried
 
     def _close_connection(self) -> None:
         self._conn.close()

@@ -44,7 +44,7 @@ class SilenceWatch:
 
     def closing(self, conn) -> None:
         """A close of `conn` began: drop it if the broker has not answered it within CLOSE_WAIT_S."""
-        self._call_later(CLOSE_WAIT_S, lambda: conn.is_closing and _drop(conn, f"no Close-Ok in {CLOSE_WAIT_S:g} s"))
+        self._call_later(CLOSE_WAIT_S, lambda: conn.is_closing and drop(conn, f"no Close-Ok in {CLOSE_WAIT_S:g} s"))
 
     def _check(self) -> None:
         conn, now = self._conn, time.monotonic()
@@ -61,9 +61,9 @@ class SilenceWatch:
                     hint="the broker node is frozen, paused or cut off: trying the next node")
         self._conn = None
         self._on_silent()
-        _drop(conn, f"no byte from the broker in {silent_s:.1f} s (heartbeat {self.limit - CHECK_S:g} s)")
+        drop(conn, f"no byte from the broker in {silent_s:.1f} s (heartbeat {self.limit - CHECK_S:g} s)")
 
 
-def _drop(conn, why: str) -> None:
+def drop(conn, why: str) -> None:
     """End the connection without the Close/Close-Ok exchange, as pika's own heartbeat check does."""
     conn._terminate_stream(AMQPHeartbeatTimeout(why))

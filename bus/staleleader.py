@@ -13,13 +13,13 @@ from typing import Callable
 import structlog
 
 log = structlog.get_logger()
-STALL_S = 5.0  # a confirm from a healthy quorum queue takes milliseconds
+STALL_S = 2.5  # a confirm from a healthy quorum queue takes milliseconds
 MIN_GAP_S = 5.0
 CHECK_S = 1.0
 
 
 class StaleLeaderGuard:
-    def __init__(self, name: str, oldest_unconfirmed: Callable[[], float | None], reopen: Callable[[], None],
+    def __init__(self, name: str, oldest_unconfirmed: Callable[[], float | None], reopen: Callable[[str], None],
                  call_later: Callable[[float, Callable[[], None]], object]):
         self.name = name
         self._oldest = oldest_unconfirmed
@@ -45,4 +45,4 @@ class StaleLeaderGuard:
             self._last = now
             log.warning("bus.reopen", connection=self.name, why=why,
                         hint="a quorum queue's stale leader (RabbitMQ < 3.11) or a full queue")
-            self._reopen()
+            self._reopen(f"stale leader? {why}")

@@ -97,13 +97,31 @@ def test_a_silent_node_is_left_for_the_next_after_two_missed_heartbeats(settings
 
 def test_a_close_the_node_never_answers_is_dropped_after_the_close_wait(settings):
     relay, urls = _relayed(settings)
-    generations = []
-    bus = Bus(urls, "test unanswered close", "test", lambda b: generations.append(b.node), heartbeat=60)
+    bus = Bus(urls, "test unanswered close", "test", lambda _bus: None, heartbeat=60)
     bus.start_thread()
     try:
         relay.freeze()
-        bus.call_soon(bus.reconnect)  # waits for a Close-Ok that the frozen node never sends
-        wait_until(lambda: len(generations) == 2, CLOSE_WAIT_S + 5, what="a new connection after the hung close")
+        bus.stop()  # waits for a Close-Ok that the frozen node never sends
+        bus.join(CLOSE_WAIT_S + 5)
+        assert not bus._thread.is_alive(), "the close still waits"
+    finally:
+        bus.stop()
+        bus.join(10)
+        relay.close()
+
+
+def test_a_reconnect_drops_the_connection_at_once(settings):
+    """Something of the connection stopped answering (a stream, a queue's stale leader): the close
+    would wait too, so a reconnect does not ask for one."""
+    relay, urls = _relayed(settings)
+    generations = []
+    bus = Bus(urls, "test reconnect", "test", lambda b: generations.append(b.node), heartbeat=60)
+    bus.start_thread()
+    try:
+        relay.freeze()
+        bus.call_soon(bus.reconnect)
+        wait_until(lambda: len(generations) == 2, 15, what="a new connection")
+        assert "reconnect asked for" in str(bus.lost_reason), bus.lost_reason
         assert f":{relay.port}/" not in generations[1]
     finally:
         bus.stop()
