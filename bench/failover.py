@@ -88,7 +88,9 @@ class Run:
         self.detail = f"node {node}"
         self.script("freeze", node)
 
-        return lambda: thaw_node(self.script, self.cluster.settings.cluster, node)
+        def thaw() -> None:
+            self.detail += f" ({thaw_node(self.script, self.cluster.settings.cluster, node)})"
+        return thaw
 
     def leader_kill(self):
         return self._kill_node(stream_leader(self.script, self.cluster.settings.cluster))

@@ -104,10 +104,9 @@ settled() { local end=$((SECONDS + $1)); until whole; do ((SECONDS < end)) || re
 
 heal() {  # a node back from silence often rejoins by itself (it paused as a minority) within ~7 s
   settled 10 && { echo "cluster whole"; return 0; }
-  echo "kubus$1@localhost records a partition: restarting RabbitMQ on it" >&2
   ctl "$1" stop_app > /dev/null && ctl "$1" start_app > /dev/null
   settled 60 || { echo "the cluster is still partitioned: scripts/rabbit-cluster.sh ctl N cluster_status" >&2; return 1; }
-  echo "cluster whole"
+  echo "cluster whole after restarting RabbitMQ on kubus$1@localhost (it recorded a partition)"
 }
 
 down() {

@@ -97,12 +97,13 @@ def wal_replicated(script: Callable[..., str], cluster: str, on: str) -> bool:
     return sum(1 for line in status.splitlines() if " kubus" in f" {line}" and "@localhost" in line) == 3
 
 
-def thaw_node(script: Callable[..., str], cluster: str, node: str) -> None:
+def thaw_node(script: Callable[..., str], cluster: str, node: str) -> str:
     """Resume a frozen node, heal the partition it may leave recorded (pause_minority heals only a node
-    that paused itself: scale-out.md §1.7), and wait until it serves the WAL again."""
+    that paused itself: scale-out.md §1.7), and wait until it serves the WAL again; what heal did."""
     script("thaw", node)
-    script("heal", node)
+    healed = script("heal", node).strip()
     restart_node(script, cluster, node, start=False)
+    return healed
 
 
 def restart_node(script: Callable[..., str], cluster: str, node: str, start: bool = True) -> None:
