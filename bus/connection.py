@@ -20,7 +20,7 @@ from bus.acks import Acks
 from bus.metrics import STATS
 from bus.message import Message, make_message
 from bus.nodes import Nodes
-from bus.silence import SilenceWatch, drop
+from bus.silence import Dropped, SilenceWatch, drop
 from bus.staleleader import StaleLeaderGuard
 from bus.topology import SCHEMA_HEADER, SCHEMA_VERSION
 from bus.urls import split
@@ -247,7 +247,8 @@ class Bus:
         answering (a stream, a queue's stale leader), and a close then waits too (2 s and more, seen);
         the broker releases what the connection held either way."""
         if self._conn is not None and self._conn.is_open:
-            drop(self._conn, why)  # -> _on_closed: pending calls fail, the next node is tried
+            self.push()  # what this turn queued (acks, replies) still goes out
+            drop(self._conn, Dropped(why))  # -> _on_closed: pending calls fail, the next node is tried
 
     def _close_connection(self) -> None:
         self._conn.close()

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
 import structlog
-from pika.exceptions import AMQPHeartbeatTimeout
 
 from api.events import event
 from bus import codec, side
@@ -20,6 +19,7 @@ from bus.connection import INTERNAL_ERROR, Bus
 from bus.declare import Bounds, QueueSpec, declare_queue
 from bus.message import Message
 from bus.replyto import TrustedNodes
+from bus.silence import went_silent
 from bus.rpc import RpcClient
 from bus.dead import dead_letter
 from bus.topology import Names
@@ -213,7 +213,7 @@ class Actor:
 
     def _on_lost(self) -> None:
         reason = self.bus.lost_reason
-        if getattr(reason, "reply_code", None) == INTERNAL_ERROR or isinstance(reason, AMQPHeartbeatTimeout):
+        if getattr(reason, "reply_code", None) == INTERNAL_ERROR or went_silent(reason):
             self.trusted.forget()  # a trusted node died or went silent (the other nodes will count it down soon,
             # and answering it then costs this connection): answers probe on the side again
         for informer in self._informers or ():

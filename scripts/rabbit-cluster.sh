@@ -93,7 +93,7 @@ status() {
 whole() {  # every node counts all of them running and records no partition
   local n
   for n in "${NODES[@]}"; do
-    timeout 10 "$0" ctl "$n" cluster_status --formatter json 2>/dev/null | python3 -c '
+    (node_env "$n"; timeout 10 "$BIN/rabbitmqctl" -q -n "kubus$n@localhost" cluster_status --formatter json) 2>/dev/null | python3 -c '
 import json, sys
 status = json.load(sys.stdin)
 sys.exit(len(status["running_nodes"]) != int(sys.argv[1]) or any(status["partitions"].values()))' "${#NODES[@]}" 2> /dev/null || return 1
@@ -104,7 +104,7 @@ settled() { local end=$((SECONDS + $1)); until whole; do ((SECONDS < end)) || re
 
 heal() {  # a node back from silence often rejoins by itself (it paused as a minority) within ~7 s
   settled 10 && { echo "cluster whole"; return 0; }
-  ctl "$1" stop_app > /dev/null && ctl "$1" start_app > /dev/null
+  { ctl "$1" stop_app && ctl "$1" start_app; } > /dev/null || echo "restarting RabbitMQ on kubus$1@localhost failed" >&2
   settled 60 || { echo "the cluster is still partitioned: scripts/rabbit-cluster.sh ctl N cluster_status" >&2; return 1; }
   echo "cluster whole after restarting RabbitMQ on kubus$1@localhost (it recorded a partition)"
 }

@@ -41,23 +41,37 @@ def _step(state: Any, op: Op) -> tuple[bool, Any]:
     return state == op.expect, op.value  # True, or unknown and taking effect here
 
 
-def _settle_unknowns(ops: list[Op]) -> tuple[list[Op], list[Op]]:
-    """Every write's value is unique, so an unknown write whose value someone saw (a read, or a
-    successful CAS that expected it) took effect, and before the first such witness returned: it gets
-    that return and must be linearized. One whose value nobody saw is set apart: it can only have taken
-    effect where nothing but refused CASes came after (a read or a successful CAS would have seen it)."""
+def _settle_unknowns(ops: list[Op], initial: Any) -> tuple[list[Op], list[Op], bool]:
+    """When every write's value is unique (and not the initial one), an unknown write whose value
+    someone saw — a read, a successful CAS that expected it, or an unknown write that must have
+    happened and expected it — took effect before the first such witness returned: it gets that
+    return and must be linearized. One whose value nobody saw is set apart: it can only have taken
+    effect where nothing but refused CASes came after (anything else would have seen it). With
+    values that repeat, every unknown write is set apart and may take effect anywhere after its call.
+    Returns the ops to linearize, the ones set apart, and whether those wait for refusals only."""
+    unknown = [op for op in ops if op.ret == math.inf]
+    rest = [op for op in ops if op.ret != math.inf]
+    values = [op.value for op in ops if op.kind == "cas"]
+    if len(set(values)) != len(values) or initial in values:
+        return rest, unknown, False
     witnessed: dict[Any, float] = {}
-    for op in ops:
+    for op in rest:
         if op.kind == "read" or op.result is True:
             seen = op.result if op.kind == "read" else op.expect
             witnessed[seen] = min(witnessed.get(seen, math.inf), op.ret)
-    known = [op if op.ret != math.inf else replace(op, ret=witnessed[op.value])
-             for op in ops if op.ret != math.inf or op.value in witnessed]
-    return known, [op for op in ops if op.ret == math.inf and op.value not in witnessed]
+    changed = True
+    while changed:  # a write that must have happened saw its expected value written before it
+        changed = False
+        for op in unknown:
+            at = witnessed.get(op.value, math.inf)
+            if at < witnessed.get(op.expect, math.inf):
+                witnessed[op.expect], changed = at, True
+    forced = [replace(op, ret=witnessed[op.value]) for op in unknown if op.value in witnessed]
+    return rest + forced, [op for op in unknown if op.value not in witnessed], True
 
 
 def _check_key(ops: list[Op], initial: Any) -> bool:
-    known, unseen = _settle_unknowns(ops)
+    known, unseen, gated = _settle_unknowns(ops, initial)
     known.sort(key=lambda o: o.call)
     ops = known + unseen
     n, everything = len(known), (1 << len(known)) - 1
@@ -67,8 +81,8 @@ def _check_key(ops: list[Op], initial: Any) -> bool:
 
     def candidates(done: int) -> list[int]:
         """The ops that may take effect next: called before the earliest return of the ones not done
-        (the known ops are in call order, so the scan stops there), and the unseen writes once only
-        refusals are left."""
+        (the known ops are in call order, so the scan stops there), and the ones set apart (when
+        gated, once only refusals are left)."""
         known_done = done & everything
         lo = ((known_done + 1) & ~known_done).bit_length() - 1  # the first known op not done
         horizon, found = math.inf, []
@@ -80,7 +94,7 @@ def _check_key(ops: list[Op], initial: Any) -> bool:
                 horizon = min(horizon, op.ret)
                 found.append(i)
         found = [i for i in found if known[i].call <= horizon]
-        if everything & ~done & ~refusals == 0:
+        if not gated or everything & ~done & ~refusals == 0:
             found += [n + j for j, op in enumerate(unseen) if not done >> (n + j) & 1 and op.call <= horizon]
         return found
 

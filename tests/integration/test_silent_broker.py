@@ -11,11 +11,13 @@ import socket
 import threading
 import time
 
+import pytest
+
 from bus.connection import Bus
-from bus.silence import CLOSE_WAIT_S
+from bus.silence import CLOSE_WAIT_S, BrokerSilent, Dropped
 from tests.helpers import wait_until
 
-HEARTBEAT = 2  # pika's check runs every 7 s and needs a whole interval silent: 7-14 s; the watch 3-4 s
+HEARTBEAT = 2  # pika's check runs every 7 s and needs a whole interval silent: 7-14 s; the watch 4-5 s
 PIKA_AT_THE_EARLIEST = HEARTBEAT + 5
 
 
@@ -64,66 +66,63 @@ class Relay(threading.Thread):
                 time.sleep(0.05)
 
 
-def _relayed(settings) -> tuple[Relay, str]:
+@pytest.fixture
+def relay(settings):
+    """A relay in front of the test broker, and the URLs that put it first."""
     real = settings.admin_url
     host, port = real.split("@", 1)[1].split("/", 1)[0].split(":")
     relay = Relay((host, int(port)))
     relay.start()
-    return relay, f"{real.split('@')[0]}@127.0.0.1:{relay.port}/,{real}"
+    relay.urls = f"{real.split('@')[0]}@127.0.0.1:{relay.port}/,{real}"
+    yield relay
+    relay.close()
 
 
-def test_a_silent_node_is_left_for_the_next_after_two_missed_heartbeats(settings):
-    relay, urls = _relayed(settings)
+@pytest.fixture
+def connect(relay):
+    """connect(**kw): a Bus through the relay, stopped after the test."""
+    made = []
+
+    def connect(on_ready=lambda _bus: None, **kw) -> Bus:
+        made.append(Bus(relay.urls, "test silent broker", "test", on_ready, **kw).start_thread())
+        return made[-1]
+    yield connect
+    for bus in made:
+        bus.stop()
+        bus.join(10)
+
+
+def test_a_silent_node_is_left_for_the_next_after_two_missed_heartbeats(relay, connect):
     lost = threading.Event()
-    bus = Bus(urls, "test silent broker", "test", lambda _bus: None, on_lost=lost.set, heartbeat=HEARTBEAT)
-    bus.start_thread()
-    try:
-        assert f":{relay.port}/" in bus.node
-        relay.freeze()
-        frozen_at = time.monotonic()
-        assert lost.wait(PIKA_AT_THE_EARLIEST), "the connection was not dropped before pika's own check would"
-        assert "no byte from the broker" in str(bus.lost_reason), bus.lost_reason
-        assert time.monotonic() - frozen_at >= HEARTBEAT  # not before two heartbeats were missed
-        wait_until(bus.ready.is_set, 15, what="a connection to the next node")
-        assert f":{relay.port}/" not in bus.node
-        bus.call_soon(bus.reconnect)  # round robin would try the silent node next
-        wait_until(lambda: bus.generation == 3, 15, what="a third connection")
-        assert relay.attempts == 1  # passed over
-    finally:
-        bus.stop()
-        bus.join(10)
-        relay.close()
+    bus = connect(on_lost=lost.set, heartbeat=HEARTBEAT)
+    assert f":{relay.port}/" in bus.node
+    relay.freeze()
+    frozen_at = time.monotonic()
+    assert lost.wait(PIKA_AT_THE_EARLIEST), "the connection was not dropped before pika's own check would"
+    assert isinstance(bus.lost_reason, BrokerSilent), bus.lost_reason
+    assert time.monotonic() - frozen_at >= HEARTBEAT  # not before a whole heartbeat passed quiet
+    wait_until(bus.ready.is_set, 15, what="a connection to the next node")
+    assert f":{relay.port}/" not in bus.node
+    bus.call_soon(bus.reconnect)  # round robin would try the silent node next
+    wait_until(lambda: bus.generation == 3, 15, what="a third connection")
+    assert relay.attempts == 1  # passed over
 
 
-def test_a_close_the_node_never_answers_is_dropped_after_the_close_wait(settings):
-    relay, urls = _relayed(settings)
-    bus = Bus(urls, "test unanswered close", "test", lambda _bus: None, heartbeat=60)
-    bus.start_thread()
-    try:
-        relay.freeze()
-        bus.stop()  # waits for a Close-Ok that the frozen node never sends
-        bus.join(CLOSE_WAIT_S + 5)
-        assert not bus._thread.is_alive(), "the close still waits"
-    finally:
-        bus.stop()
-        bus.join(10)
-        relay.close()
+def test_a_close_the_node_never_answers_is_dropped_after_the_close_wait(relay, connect):
+    bus = connect(heartbeat=60)
+    relay.freeze()
+    bus.stop()  # waits for a Close-Ok that the frozen node never sends
+    bus.join(CLOSE_WAIT_S + 5)
+    assert not bus._thread.is_alive(), "the close still waits"
 
 
-def test_a_reconnect_drops_the_connection_at_once(settings):
+def test_a_reconnect_drops_the_connection_at_once(relay, connect):
     """Something of the connection stopped answering (a stream, a queue's stale leader): the close
     would wait too, so a reconnect does not ask for one."""
-    relay, urls = _relayed(settings)
     generations = []
-    bus = Bus(urls, "test reconnect", "test", lambda b: generations.append(b.node), heartbeat=60)
-    bus.start_thread()
-    try:
-        relay.freeze()
-        bus.call_soon(bus.reconnect)
-        wait_until(lambda: len(generations) == 2, 15, what="a new connection")
-        assert "reconnect asked for" in str(bus.lost_reason), bus.lost_reason
-        assert f":{relay.port}/" not in generations[1]
-    finally:
-        bus.stop()
-        bus.join(10)
-        relay.close()
+    bus = connect(on_ready=lambda b: generations.append(b.node), heartbeat=60)
+    relay.freeze()
+    bus.call_soon(bus.reconnect)
+    wait_until(lambda: len(generations) == 2, 15, what="a new connection")
+    assert isinstance(bus.lost_reason, Dropped) and "reconnect asked for" in str(bus.lost_reason)
+    assert f":{relay.port}/" not in generations[1]

@@ -1,6 +1,8 @@
 """The linearizability checker on histories whose answer is known (so it can fail either way)."""
 from __future__ import annotations
 
+import pytest
+
 from tests.linearizability import Op, linearizable
 
 
@@ -52,6 +54,20 @@ def test_an_unknown_write_nobody_saw_may_explain_refusals_at_the_end_only():
     assert linearizable([unknown, cas("b", 2, 3, None, "y", result=False), read("c", 4, 5, None)]) == ["k"]
 
 
+def test_an_unknown_write_another_must_have_followed_took_effect():
+    first, second = Op.unknown("a", 0, "k", None, "x"), Op.unknown("b", 1, "k", "x", "y")
+    assert linearizable([first, second, read("c", 2, 3, "y")]) == []
+    assert linearizable([first, second, read("c", 2, 3, "y"), read("c", 4, 5, "x")]) == ["k"]
+
+
+def test_unknown_writes_of_repeated_values_may_take_effect_anywhere():
+    twice = [cas("a", 0, 1, None, "x"), Op.unknown("b", 2, "k", "x", None), Op.unknown("c", 3, "k", None, "x"),
+             read("d", 4, 5, "x")]
+    assert linearizable(twice) == []
+    assert linearizable([read("a", 0, 1, None), Op.unknown("b", 10, "k", "a", None)]) == []
+
+
+@pytest.mark.timeout(10)
 def test_a_long_history_with_many_unknown_writes_is_checked():
     """The failover bench's shape: thousands of operations, writes timing out throughout (most never
     applied, some applied and read later). The plain search tries every order of the unknowns."""

@@ -128,12 +128,12 @@ def test_an_address_naming_no_node_is_never_sent():
 def test_an_actor_forgets_its_trusted_nodes_when_its_node_went_silent(settings):
     """A node that went silent is soon counted down by the others, and a reply to a client of it then
     crashes the channel that sends it (541): the actor's own connection must not be that channel."""
-    from pika.exceptions import AMQPHeartbeatTimeout
-
+    from bus.silence import BrokerSilent, Dropped
     from runtime.actor import Actor
 
     actor = Actor(settings)
-    for reason, forgotten in ((ConnectionResetError("reset"), False), (AMQPHeartbeatTimeout("silent"), True)):
+    for reason, forgotten in ((ConnectionResetError("reset"), False), (Dropped("reconnect asked for"), False),
+                              (BrokerSilent("silent"), True)):
         actor.trusted.trust(SEEN)
         actor.bus.lost_reason = reason
         actor._on_lost()
