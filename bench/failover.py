@@ -59,6 +59,7 @@ class Run:
         self.detail = ""
         recover = getattr(self, fault.replace("-", "_"))()
         at = time.monotonic()  # the fault is in effect once its method returns (a node's kill -9 waits for it)
+        self.detail += time.strftime(" at %H:%M:%S")  # to find the fault in the logs
         try:
             return first_write_after(self.clients, at)
         finally:
