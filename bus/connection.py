@@ -20,7 +20,7 @@ from bus.acks import Acks
 from bus.metrics import STATS
 from bus.message import Message, make_message
 from bus.nodes import Nodes
-from bus.silence import Dropped, SilenceWatch, drop
+from bus.silence import SilenceWatch
 from bus.staleleader import StaleLeaderGuard
 from bus.topology import SCHEMA_HEADER, SCHEMA_VERSION
 from bus.urls import split
@@ -248,7 +248,7 @@ class Bus:
         the broker releases what the connection held either way."""
         if self._conn is not None and self._conn.is_open:
             self.push()  # what this turn queued (acks, replies) still goes out
-            drop(self._conn, Dropped(why))  # -> _on_closed: pending calls fail, the next node is tried
+            self._silence.drop(self._conn, why)  # -> _on_closed: pending calls fail, the next node is tried
 
     def _close_connection(self) -> None:
         self._conn.close()

@@ -10,7 +10,8 @@ a poll of the socket since the check has brought nothing either — and its node
 while (`bus.nodes`). A check that comes late found the ioloop busy (a long handler): the socket was
 not read meanwhile, so that silence is the actor's own and counts from then. A close that gets no
 Close-Ok within CLOSE_WAIT_S is dropped too (a node busy moving the leaders of a frozen one's
-queues held one for 5.7 s)."""
+queues held one for 5.7 s). A connection dropped for another reason (a publish unconfirmed, a
+stream stalled) after QUIET_S without a byte counts as silent too: its node is the likely cause."""
 from __future__ import annotations
 
 import time
@@ -22,6 +23,7 @@ from pika.exceptions import AMQPConnectionError, AMQPHeartbeatTimeout
 log = structlog.get_logger("bus")
 CHECK_S = 1.0
 CLOSE_WAIT_S = 2.0  # a Close-Ok takes milliseconds
+QUIET_S = 2.0  # quiet this long while a reconnect was asked for: the node, not the queue
 
 
 class BrokerSilent(AMQPHeartbeatTimeout):
@@ -60,6 +62,13 @@ class SilenceWatch:
         """A close of `conn` began: drop it if the broker has not answered it within CLOSE_WAIT_S."""
         self._call_later(CLOSE_WAIT_S, lambda: self._unanswered(conn))
 
+    def drop(self, conn, why: str) -> None:
+        """Drop `conn` because something of it stopped answering; as silent if it has been quiet."""
+        if self._live(conn) and conn.bytes_received == self._bytes and self._clock() - self._heard_at >= QUIET_S:
+            self._silent(conn, f"{why}, and no byte from the broker in {self._clock() - self._heard_at:.1f} s")
+        else:
+            drop(conn, Dropped(why))
+
     def _unanswered(self, conn) -> None:
         if conn.is_closing:
             drop(conn, Dropped(f"no Close-Ok in {CLOSE_WAIT_S:g} s"))
@@ -78,14 +87,16 @@ class SilenceWatch:
         return conn is not None and conn is self._conn and (conn.is_open or conn.is_closing)
 
     def _confirm(self, conn) -> None:
-        if not self._live(conn) or conn.bytes_received != self._bytes:
-            return
-        silent_s = self._clock() - self._heard_at
-        log.warning("bus.broker_silent", connection=self.name, silent_s=round(silent_s, 1),
+        if self._live(conn) and conn.bytes_received == self._bytes:
+            silent_s = self._clock() - self._heard_at
+            self._silent(conn, f"no byte from the broker in {silent_s:.1f} s (limit {self.limit:g} s)")
+
+    def _silent(self, conn, why: str) -> None:
+        log.warning("bus.broker_silent", connection=self.name, why=why,
                     hint="the broker node is frozen, paused or cut off: trying the next node")
         self._conn = None
         self._on_silent()
-        drop(conn, BrokerSilent(f"no byte from the broker in {silent_s:.1f} s (limit {self.limit:g} s)"))
+        drop(conn, BrokerSilent(why))
 
 
 def drop(conn, why: AMQPConnectionError) -> None:

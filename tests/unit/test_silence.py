@@ -2,7 +2,7 @@
 and when it is not."""
 from __future__ import annotations
 
-from bus.silence import CHECK_S, BrokerSilent, SilenceWatch
+from bus.silence import CHECK_S, QUIET_S, BrokerSilent, Dropped, SilenceWatch
 
 HEARTBEAT = 3
 
@@ -82,3 +82,20 @@ def test_a_late_check_does_not_count_the_time_the_loop_was_busy():
     assert conn.dropped is None  # the silence counts from the late check
     loop.run(watch.limit + CHECK_S)
     assert isinstance(conn.dropped, BrokerSilent)
+
+
+def test_a_reconnect_of_a_quiet_connection_counts_its_node_as_silent():
+    """A publish unconfirmed or a stream stalled on a connection that has also heard nothing for
+    QUIET_S: the node is the likely cause, so it is passed over (and its reply nodes forgotten)."""
+    loop, silent = Loop(), []
+    conn, watch = watched(loop, silent)
+    loop.run(QUIET_S - 0.5)
+    conn.bytes_received += 8
+    loop.run(CHECK_S)
+    watch.drop(conn, "a publish waits for its confirm")
+    assert isinstance(conn.dropped, Dropped) and not isinstance(conn.dropped, BrokerSilent) and silent == []
+
+    conn, watch = watched(loop, silent)
+    loop.run(QUIET_S + CHECK_S)
+    watch.drop(conn, "a publish waits for its confirm")
+    assert isinstance(conn.dropped, BrokerSilent) and silent == [1]
