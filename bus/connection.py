@@ -30,7 +30,7 @@ transport.install()
 frames.install()
 
 INTERNAL_ERROR = 541  # the broker's reply code when one of its channel processes crashed
-CONNECT_TIMEOUT_S = 5.0  # a frozen node accepts TCP but never answers AMQP: pika's 15 s per try, on every node's turn
+CONNECT_TIMEOUT_S = 3.0  # a frozen node accepts TCP but never answers AMQP: pika's 15 s per try, on every node's turn
 Confirm = Callable[[bool], None]
 Ready = Callable[["Bus"], None]
 Returned = Callable[[str], None]

@@ -1,6 +1,8 @@
 """Which node of the cluster a connection tries next: the next in turn after a loss, passing over for
 a while a node that went silent or would not take a connection — a frozen node accepts TCP and
-answers nothing, so each turn on it costs the whole connect timeout — unless every node is passed over."""
+answers nothing, so each turn on it costs the whole connect timeout — unless every node is passed over.
+What one connection learns holds for every connection of the process (a store's reply connection
+often sees its node go silent before the store's own connection moves)."""
 from __future__ import annotations
 
 import time
@@ -9,12 +11,32 @@ from typing import Callable
 SHUN_S = 30.0  # longer than a silent node takes to be declared down and its queues to move (~7 s)
 
 
+class Shunned:
+    """Nodes passed over, by URL without credentials, until a time (one table per process)."""
+
+    def __init__(self) -> None:
+        self.until: dict[str, float] = {}
+
+    def add(self, url: str, until: float) -> None:
+        self.until[_node(url)] = until
+
+    def passed_over(self, url: str, now: float) -> bool:
+        return self.until.get(_node(url), 0.0) > now
+
+
+PROCESS = Shunned()
+
+
+def _node(url: str) -> str:
+    return url.split("://", 1)[-1].rsplit("@", 1)[-1]
+
+
 class Nodes:
-    def __init__(self, urls: list[str], clock: Callable[[], float] = time.monotonic):
+    def __init__(self, urls: list[str], clock: Callable[[], float] = time.monotonic, shunned: Shunned = PROCESS):
         self.urls = urls
         self._clock = clock
+        self._shunned = shunned
         self._at = 0
-        self._shunned: dict[int, float] = {}  # node index -> until (time.monotonic())
 
     @property
     def url(self) -> str:
@@ -23,10 +45,10 @@ class Nodes:
 
     def shun(self) -> None:
         """Pass over the current node for SHUN_S (it went silent, or refused or timed out a connection)."""
-        self._shunned[self._at] = self._clock() + SHUN_S
+        self._shunned.add(self.url, self._clock() + SHUN_S)
 
     def advance(self) -> None:
         """Move to the next node not passed over; to the next in turn when all are."""
         now = self._clock()
         turn = [(self._at + step) % len(self.urls) for step in range(1, len(self.urls) + 1)]
-        self._at = next((i for i in turn if self._shunned.get(i, 0.0) <= now), turn[0])
+        self._at = next((i for i in turn if not self._shunned.passed_over(self.urls[i], now)), turn[0])
