@@ -165,6 +165,7 @@ class Bus:
         return self._nodes.url
 
     def _connect(self) -> None:
+        self._nodes.settle()
         params = pika.URLParameters(self.url)
         params.client_properties = {"connection_name": self.connection_name, "product": "kubus"}
         params.heartbeat = self.heartbeat

@@ -47,6 +47,12 @@ class Nodes:
         """Pass over the current node for SHUN_S (it went silent, or refused or timed out a connection)."""
         self._shunned.add(self.url, self._clock() + SHUN_S)
 
+    def settle(self) -> None:
+        """Before an attempt: off the current node if it is passed over (a first connection, or a
+        node another connection of the process found silent meanwhile)."""
+        if self._shunned.passed_over(self.url, self._clock()):
+            self.advance()
+
     def advance(self) -> None:
         """Move to the next node not passed over; to the next in turn when all are."""
         now = self._clock()

@@ -48,3 +48,13 @@ def test_what_one_connection_learns_holds_for_the_others_of_the_process():
     replies.shun()  # b went silent under the reply connection
     own.advance()
     assert own.url == "amqp://c/"
+
+
+def test_a_first_attempt_does_not_start_on_a_node_another_connection_found_silent():
+    table = Shunned()
+    Nodes(["amqp://u:p@a/"], shunned=table).shun()
+    later = Nodes(URLS, shunned=table)  # a connection opened on first need, its host's node first
+    later.settle()
+    assert later.url == "amqp://b/"
+    later.settle()
+    assert later.url == "amqp://b/"  # a node not passed over stays
