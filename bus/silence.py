@@ -64,14 +64,15 @@ class SilenceWatch:
 
     def drop(self, conn, why: str) -> None:
         """Drop `conn` because something of it stopped answering; as silent if it has been quiet."""
-        if self._live(conn) and conn.bytes_received == self._bytes and self._clock() - self._heard_at >= QUIET_S:
-            self._silent(conn, f"{why}, and no byte from the broker in {self._clock() - self._heard_at:.1f} s")
+        quiet_s = self._clock() - self._heard_at
+        if self._live(conn) and conn.bytes_received == self._bytes and quiet_s >= QUIET_S:
+            self._silent(conn, f"{why}, and no byte from the broker in {quiet_s:.1f} s")
         else:
-            drop(conn, Dropped(why))
+            _terminate(conn, Dropped(why))
 
     def _unanswered(self, conn) -> None:
         if conn.is_closing:
-            drop(conn, Dropped(f"no Close-Ok in {CLOSE_WAIT_S:g} s"))
+            _terminate(conn, Dropped(f"no Close-Ok in {CLOSE_WAIT_S:g} s"))
 
     def _check(self) -> None:
         conn, now = self._conn, self._clock()
@@ -96,9 +97,9 @@ class SilenceWatch:
                     hint="the broker node is frozen, paused or cut off: trying the next node")
         self._conn = None
         self._on_silent()
-        drop(conn, BrokerSilent(why))
+        _terminate(conn, BrokerSilent(why))
 
 
-def drop(conn, why: AMQPConnectionError) -> None:
+def _terminate(conn, why: AMQPConnectionError) -> None:
     """End the connection without the Close/Close-Ok exchange, as pika's own heartbeat check does."""
     conn._terminate_stream(why)

@@ -19,8 +19,8 @@ from bus.connection import INTERNAL_ERROR, Bus
 from bus.declare import Bounds, QueueSpec, declare_queue
 from bus.message import Message
 from bus.replyto import TrustedNodes
-from bus.silence import went_silent
 from bus.rpc import RpcClient
+from bus.silence import went_silent
 from bus.dead import dead_letter
 from bus.topology import Names
 from config.settings import Settings

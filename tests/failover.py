@@ -102,15 +102,18 @@ def thaw_node(script: Callable[..., str], cluster: str, node: str) -> str:
     that paused itself: scale-out.md §1.7), and wait until it serves the WAL again; what heal did."""
     script("thaw", node)
     healed = script("heal", node).strip()
-    restart_node(script, cluster, node, start=False)
+    _serving_again(script, cluster, node)
     return healed
 
 
-def restart_node(script: Callable[..., str], cluster: str, node: str, start: bool = True) -> None:
-    """Start a killed node again (or not: a thawed and healed one), and wait until it runs RabbitMQ
-    again and the WAL stream has its replica back."""
-    if start:
-        script("start", node)
+def restart_node(script: Callable[..., str], cluster: str, node: str) -> None:
+    """Start a killed node again, and wait until it serves the WAL again."""
+    script("start", node)
+    _serving_again(script, cluster, node)
+
+
+def _serving_again(script: Callable[..., str], cluster: str, node: str) -> None:
+    """Wait until the node runs RabbitMQ again and the WAL stream has its replica back."""
     script("ctl", node, "await_startup", "--timeout", "90")
     other = next(n for n in ("1", "2", "3") if n != node)
     wait_until(lambda: wal_replicated(script, cluster, other), 90, what="the WAL on every node")
