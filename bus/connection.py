@@ -238,10 +238,10 @@ class Bus:
     def _oldest_unconfirmed(self) -> float | None:
         return next((entry.at for entry in self._confirms.values()), None)  # in publish order
 
-    def reconnect(self) -> None:
+    def reconnect(self, why: str = "reconnect asked for") -> None:
         """Drop this connection (and whatever it holds: exclusive locks, unacked deliveries) and make a
         new one, to the next node that answers."""
-        self._reopen("reconnect asked for")
+        self._reopen(why)
 
     def _reopen(self, why: str) -> None:
         """Drop the socket rather than close: a connection is reopened because something of it stopped

@@ -26,6 +26,7 @@ PID_TAGS = (88, 103)  # NEW_PID_EXT, PID_EXT
 ATOM_TAGS = {118: 2, 100: 2, 119: 1, 115: 1}  # ATOM_UTF8_EXT, ATOM_EXT, their SMALL_ forms: length bytes
 REMEMBERED = 4096  # addresses whose node is remembered (one per client channel)
 BAD_S = 10.0  # a node whose probe cost the connection gets no replies this long
+PROBE_WAIT_S = 2.0  # a probe's confirm takes milliseconds; one held this long holds every reply behind it
 
 
 @functools.lru_cache(maxsize=REMEMBERED)
@@ -73,13 +74,19 @@ class Probes:
     else goes out until the probe's confirm trusts the node and lets its others go. So a connection
     dropped with 541 while a probe was out names the bad node exactly and costs no other reply; that
     node's replies are dropped for BAD_S (its clients are gone with it, or never were). Bookkeeping
-    only, on the reply connection's thread."""
+    only, on the reply connection's thread.
+
+    A probe can also go unanswered: the broker then holds the channel, and every reply behind the probe
+    — seen for 11 s, until it counted the probe's node down and crashed the channel. A probe out for
+    PROBE_WAIT_S is given up (`overdue`, `give_up`): its node goes bad as if it had cost the connection,
+    and the connection is reopened so that the rest goes on."""
 
     def __init__(self, nodes: TrustedNodes, clock: Callable[[], float] = time.monotonic):
         self.nodes, self.clock = nodes, clock
         self.ready: deque[Any] = deque()  # to trusted nodes
         self.held: dict[str, list[Any]] = {}  # untrusted node -> its items, nodes in arrival order
         self.probe: str | None = None  # the node whose probe is out
+        self.probed_at = 0.0
         self.bad: dict[str, float] = {}  # node -> until when its replies are dropped
 
     def __bool__(self) -> bool:
@@ -108,7 +115,7 @@ class Probes:
         items = self.held[node]
         if len(items) == 1:
             del self.held[node]
-        self.probe = node
+        self.probe, self.probed_at = node, self.clock()
         return items.pop(0)
 
     def confirmed(self, address: str) -> None:
@@ -116,6 +123,16 @@ class Probes:
         if self.probe is not None and node_of(address) == self.probe:
             self.ready.extend(self.held.pop(self.probe, []))
             self.probe = None
+
+    def overdue(self) -> str | None:
+        """The node whose probe has been out PROBE_WAIT_S or longer, if one has."""
+        if self.probe is not None and self.clock() - self.probed_at >= PROBE_WAIT_S:
+            return self.probe
+        return None
+
+    def give_up(self) -> None:
+        """The probe out will not be answered in time: its node goes bad (the connection is to be reopened)."""
+        self.lost(internal_error=True)
 
     def lost(self, internal_error: bool) -> None:
         """The connection went; with 541, because of the probe out (if one was)."""

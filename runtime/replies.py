@@ -15,7 +15,7 @@ from typing import Callable, Iterator
 import structlog
 
 from bus.connection import INTERNAL_ERROR, Bus
-from bus.replyto import Probes, TrustedNodes
+from bus.replyto import PROBE_WAIT_S, Probes, TrustedNodes
 
 SLICE_BYTES = 1 << 20  # reply bytes sent per turn of the reply connection's loop
 BACKLOG_BYTES = 1 << 20  # no further slice while this much is still waiting for the socket
@@ -87,6 +87,15 @@ class ReplyConnection:
         self.queued.lost(getattr(self.bus.lost_reason, "reply_code", None) == INTERNAL_ERROR)
         self._schedule(RECONNECT_WAIT_S)
 
+    def _probe_overdue(self) -> None:
+        """A probe the broker neither confirmed nor refused in time holds the channel and every reply
+        behind it: its node goes bad, and a new connection takes the rest."""
+        node = self.queued.overdue()
+        if node is not None and self.bus.channel is not None:
+            log.warning("replies.probe_unanswered", node=node, waited_s=PROBE_WAIT_S)
+            self.queued.give_up()
+            self.bus.reconnect(f"a reply probe to {node} unanswered in {PROBE_WAIT_S:g} s")
+
     def _schedule(self, delay: float = 0.0) -> None:
         if not self.scheduled:
             self.scheduled = True
@@ -108,6 +117,8 @@ class ReplyConnection:
                 self.current = self.queued.take(self.unconfirmed)
                 if self.current is None:
                     return  # a confirm or a new reply schedules the next run
+                if self.queued.probe is not None:  # it is a probe
+                    self.bus.call_later(PROBE_WAIT_S, self._probe_overdue)
             reply = self.current
             part = self._next_part(reply)
             if part is None:

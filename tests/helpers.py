@@ -86,6 +86,20 @@ def blocking(url: str) -> pika.BlockingConnection:
     return pika.BlockingConnection([pika.URLParameters(one) for one in split(url)])
 
 
+def reply_address(url: str) -> str:
+    """A direct reply-to address as the broker hands it out to a caller (the caller is gone after)."""
+    conn = blocking(url)
+    try:
+        ch = conn.channel()
+        ch.basic_consume("amq.rabbitmq.reply-to", lambda *_: None, auto_ack=True)
+        queue = ch.queue_declare("", exclusive=True).method.queue
+        ch.basic_publish("", queue, b"", pika.BasicProperties(reply_to="amq.rabbitmq.reply-to"))
+        _method, props, _body = next(ch.consume(queue, auto_ack=True, inactivity_timeout=10))
+        return props.reply_to
+    finally:
+        conn.close()
+
+
 def cluster_queues(url: str, cluster: str, consumed: bool = False) -> list[str]:
     """Every queue of the cluster the management API lists (none when it is off); `consumed`: only
     those it lists with a consumer (its figures lag the queue by up to its stats interval)."""

@@ -12,22 +12,13 @@ import uuid
 import msgpack
 import pika
 
-from tests.helpers import blocking, wait_until
+from tests.helpers import blocking, reply_address, wait_until
 from bus.topology import SCHEMA_HEADER, SCHEMA_VERSION
 
 
 def dead_node_address(url: str) -> str:
     """A direct reply-to address as the broker makes them, its node hash changed to one no node has."""
-    conn = blocking(url)
-    try:
-        ch = conn.channel()
-        ch.basic_consume("amq.rabbitmq.reply-to", lambda *_: None, auto_ack=True)
-        queue = ch.queue_declare("", exclusive=True).method.queue
-        ch.basic_publish("", queue, b"", pika.BasicProperties(reply_to="amq.rabbitmq.reply-to"))
-        _method, props, _body = next(ch.consume(queue, auto_ack=True, inactivity_timeout=10))
-    finally:
-        conn.close()
-    pid, key = props.reply_to.removeprefix("amq.rabbitmq.reply-to.").split(".", 1)
+    pid, key = reply_address(url).removeprefix("amq.rabbitmq.reply-to.").split(".", 1)
     raw = base64.b64decode(pid)  # 131, NEW_PID_EXT, ATOM_UTF8_EXT, 2-byte length, "reply@<hash>", ids
     size = int.from_bytes(raw[3:5], "big")
     node = b"reply@1"

@@ -1,13 +1,11 @@
 """A broker node that goes silent with its TCP connections open (frozen, a paused VM, a cut link):
-a connection leaves it for the next node `heartbeat + 1` s after its last byte — pika's own check
+a connection leaves it for the next node `heartbeat + max(2, heartbeat / 2)` s after its last byte — pika's own check
 takes `heartbeat + 5` s to twice that — and a graceful close that can never complete ends the same
 way, and a close that a node never answers ends after CLOSE_WAIT_S whatever the heartbeat. A node
 that went silent is passed over when the connection next moves. The silent node is a relay in front
 of the test broker that stops passing bytes."""
 from __future__ import annotations
 
-import selectors
-import socket
 import threading
 import time
 
@@ -16,66 +14,10 @@ import pytest
 from bus.connection import Bus
 from bus.silence import CLOSE_WAIT_S, BrokerSilent, Dropped
 from tests.helpers import wait_until
+from tests.relay import relay  # noqa: F401 (a fixture)
 
 HEARTBEAT = 2  # pika's check runs every 7 s and needs a whole interval silent: 7-14 s; the watch 4-5 s
 PIKA_AT_THE_EARLIEST = HEARTBEAT + 5
-
-
-class Relay(threading.Thread):
-    """Accepts connections and passes bytes both ways to `target` until `freeze()`; then holds the
-    sockets open and passes nothing, as a stopped process's kernel does. `attempts` counts the
-    connections made to it."""
-
-    def __init__(self, target: tuple[str, int]):
-        super().__init__(daemon=True)
-        self.target, self.frozen, self.done = target, threading.Event(), threading.Event()
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.port = self.listener.getsockname()[1]
-        self.sockets: list[socket.socket] = [self.listener]
-        self.attempts = 0
-
-    def freeze(self) -> None:
-        self.frozen.set()
-
-    def close(self) -> None:
-        self.done.set()
-        self.join(5)
-        for s in self.sockets:
-            s.close()
-
-    def run(self) -> None:
-        sel = selectors.DefaultSelector()
-        sel.register(self.listener, selectors.EVENT_READ)
-        while not self.done.is_set():
-            for key, _ in sel.select(0.05):
-                if key.fileobj is self.listener:
-                    client, _ = self.listener.accept()
-                    self.attempts += 1
-                    self.sockets.append(client)
-                    if self.frozen.is_set():
-                        continue
-                    upstream = socket.create_connection(self.target)
-                    self.sockets.append(upstream)
-                    sel.register(client, selectors.EVENT_READ, upstream)
-                    sel.register(upstream, selectors.EVENT_READ, client)
-                elif not self.frozen.is_set():
-                    data = key.fileobj.recv(65536)
-                    if data:
-                        key.data.sendall(data)
-            if self.frozen.is_set():
-                time.sleep(0.05)
-
-
-@pytest.fixture
-def relay(settings):
-    """A relay in front of the test broker, and the URLs that put it first."""
-    real = settings.admin_url
-    host, port = real.split("@", 1)[1].split("/", 1)[0].split(":")
-    relay = Relay((host, int(port)))
-    relay.start()
-    relay.urls = f"{real.split('@')[0]}@127.0.0.1:{relay.port}/,{real}"
-    yield relay
-    relay.close()
 
 
 @pytest.fixture

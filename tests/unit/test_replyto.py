@@ -5,7 +5,7 @@ import base64
 
 import pytest
 
-from bus.replyto import BAD_S, REMEMBERED, Probes, TrustedNodes, node_of
+from bus.replyto import BAD_S, PROBE_WAIT_S, REMEMBERED, Probes, TrustedNodes, node_of
 
 SEEN = "amq.rabbitmq.reply-to.g1h2AA1yZXBseUA5MjQ4ODg0AAAZ3AAAAAFrCAjA.ga6wik+BQ6Xp/YXA30OHmw=="  # RabbitMQ 3.10.8
 
@@ -108,6 +108,32 @@ def test_a_probe_that_cost_the_connection_marks_its_node_bad_for_a_while():
     probes.confirmed(at("reply@2"))
     probes.add(at("reply@666"), "dead4")
     assert drain(probes) == ["dead4"]  # probed again
+
+
+def test_a_probe_unanswered_for_the_probe_wait_is_given_up_and_its_node_marked_bad():
+    clock = Clock()
+    probes = Probes(TrustedNodes(), clock)
+    for address, item in ((at("reply@frozen"), "f1"), (at("reply@frozen"), "f2"), (at("reply@2"), "b1")):
+        probes.add(address, item)
+    assert drain(probes) == ["f1"]
+    clock.now += PROBE_WAIT_S - 0.1
+    assert probes.overdue() is None
+    clock.now += 0.1
+    assert probes.overdue() == "reply@frozen"
+    probes.give_up()
+    probes.lost(internal_error=False)  # the reopen that follows blames nobody else
+    assert probes.overdue() is None and probes.bad == {"reply@frozen": clock.now + BAD_S}
+    assert drain(probes) == ["b1"]  # node 2's probe, on the next connection; f2 dropped
+
+
+def test_a_probe_answered_in_time_is_never_overdue():
+    clock = Clock()
+    probes = Probes(TrustedNodes(), clock)
+    probes.add(at("reply@1"), "a1")
+    assert drain(probes) == ["a1"]
+    probes.confirmed(at("reply@1"))
+    clock.now += PROBE_WAIT_S * 10
+    assert probes.overdue() is None
 
 
 def test_a_connection_lost_otherwise_blames_no_node():
