@@ -6,9 +6,6 @@ import socket
 import threading
 import time
 
-import pytest
-
-
 class Relay(threading.Thread):
     """Accepts connections and passes bytes both ways to `target` until `freeze()`; then holds the
     sockets open and passes nothing, as a stopped process's kernel does. `hold_requests()` stops only
@@ -65,15 +62,3 @@ class Relay(threading.Thread):
                     idle = True
             if idle:
                 time.sleep(0.05)
-
-
-@pytest.fixture
-def relay(settings):
-    """A relay in front of the test broker, and the URLs that put it first."""
-    real = settings.admin_url
-    host, port = real.split("@", 1)[1].split("/", 1)[0].split(":")
-    relay = Relay((host, int(port)))
-    relay.start()
-    relay.urls = f"{real.split('@')[0]}@127.0.0.1:{relay.port}/,{real}"
-    yield relay
-    relay.close()

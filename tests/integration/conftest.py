@@ -7,6 +7,7 @@ import pytest
 from tests.conftest import control_plane
 from tests.failover import rabbit_script
 from tests.helpers import wait_until
+from tests.relay import Relay
 from tests.webserver import REPLICAS, SERVICE, deployment, ready_pods
 
 
@@ -67,3 +68,15 @@ def cluster_url(rabbit_cluster, monkeypatch) -> str:
     monkeypatch.setenv("KUBUS_QUEUE_TYPE", "quorum")
     monkeypatch.setenv("KUBUS_HEARTBEAT_S", "5")
     return rabbit_cluster("urls").strip()
+
+
+@pytest.fixture
+def relay(settings):
+    """A relay (tests/relay.py) in front of the test broker, and the URLs that put it first."""
+    real = settings.admin_url
+    host, port = real.split("@", 1)[1].split("/", 1)[0].split(":")
+    relay = Relay((host, int(port)))
+    relay.start()
+    relay.urls = f"{real.split('@')[0]}@127.0.0.1:{relay.port}/,{real}"
+    yield relay
+    relay.close()

@@ -13,7 +13,6 @@ from bus.replyto import BAD_S, PROBE_WAIT_S, TrustedNodes, node_of
 from bus.silence import Dropped
 from runtime.replies import Reply, ReplyConnection
 from tests.helpers import reply_address, wait_until
-from tests.relay import relay  # noqa: F401 (a fixture)
 
 
 @pytest.fixture
