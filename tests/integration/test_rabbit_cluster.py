@@ -42,6 +42,7 @@ def get_one(port: int) -> bytes | None:
 def test_a_quorum_queue_outlives_the_node_it_was_declared_on(rabbit_cluster, tmp_path):
     assert states(rabbit_cluster) == {f"kubus{n}@localhost": "running" for n in (1, 2, 3)}
     assert rabbit_cluster("ctl", "2", "eval", "net_kernel:get_net_ticktime().").strip() == "5"
+    assert rabbit_cluster("ctl", "2", "eval", "application:get_env(kernel, net_setuptime).").strip() == "{ok,2}"
     assert rabbit_cluster("ctl", "3", "eval", "application:get_env(aten, poll_interval).").strip() == "{ok,1000}"
     assert rabbit_cluster("ctl", "1", "eval", "application:get_env(rabbit, cluster_partition_handling).").strip() \
         == "{ok,pause_minority}"
