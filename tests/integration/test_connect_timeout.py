@@ -5,7 +5,11 @@ from __future__ import annotations
 import socket
 import time
 
+import pytest
+
 from bus.connection import CONNECT_TIMEOUT_S, Bus
+
+pytestmark = pytest.mark.slow  # chaos: a broker node gone silent (make test-slow)
 
 
 def test_a_silent_node_is_left_for_the_next_within_the_connect_timeout(settings):

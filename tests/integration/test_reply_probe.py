@@ -14,6 +14,8 @@ from bus.silence import Dropped
 from runtime.replies import Reply, ReplyConnection
 from tests.helpers import reply_address, wait_until
 
+pytestmark = pytest.mark.slow  # chaos: a broker node gone silent (make test-slow)
+
 
 @pytest.fixture
 def replies(relay):

@@ -15,6 +15,8 @@ from bus.connection import Bus
 from bus.silence import CLOSE_WAIT_S, BrokerSilent, Dropped
 from tests.helpers import wait_until
 
+pytestmark = pytest.mark.slow  # chaos: a broker node gone silent (make test-slow)
+
 HEARTBEAT = 2  # pika's check runs every 7 s and needs a whole interval silent: 7-14 s; the watch 4-5 s
 PIKA_AT_THE_EARLIEST = HEARTBEAT + 5
 
