@@ -6,6 +6,7 @@ import socket
 import threading
 import time
 
+
 class Relay(threading.Thread):
     """Accepts connections and passes bytes both ways to `target` until `freeze()`; then holds the
     sockets open and passes nothing, as a stopped process's kernel does. `hold_requests()` stops only
