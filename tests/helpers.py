@@ -11,6 +11,7 @@ from typing import Any, Callable
 
 import pika
 
+from bus.replyto import DIRECT
 from bus.topology import Names
 from bus.urls import first, management_base, split
 
@@ -91,9 +92,9 @@ def reply_address(url: str) -> str:
     conn = blocking(url)
     try:
         ch = conn.channel()
-        ch.basic_consume("amq.rabbitmq.reply-to", lambda *_: None, auto_ack=True)
+        ch.basic_consume(DIRECT, lambda *_: None, auto_ack=True)
         queue = ch.queue_declare("", exclusive=True).method.queue
-        ch.basic_publish("", queue, b"", pika.BasicProperties(reply_to="amq.rabbitmq.reply-to"))
+        ch.basic_publish("", queue, b"", pika.BasicProperties(reply_to=DIRECT))
         _method, props, _body = next(ch.consume(queue, auto_ack=True, inactivity_timeout=10))
         return props.reply_to
     finally:
@@ -200,9 +201,9 @@ def raw_call(url: str, exchange: str, routing_key: str, bodies: list[bytes], tim
     replies: list[dict] = []
     try:
         ch = conn.channel()
-        ch.basic_consume("amq.rabbitmq.reply-to", lambda _c, _m, _p, body: replies.append(msgpack.unpackb(body)),
+        ch.basic_consume(DIRECT, lambda _c, _m, _p, body: replies.append(msgpack.unpackb(body)),
                          auto_ack=True)
-        props = {"reply_to": "amq.rabbitmq.reply-to", "content_type": "application/msgpack",
+        props = {"reply_to": DIRECT, "content_type": "application/msgpack",
                  "user_id": unquote(urlparse(url).username or ""), **props,
                  "headers": {SCHEMA_HEADER: SCHEMA_VERSION, **props.get("headers", {})}}
         for i, body in enumerate(bodies):

@@ -12,18 +12,19 @@ import uuid
 import msgpack
 import pika
 
-from tests.helpers import blocking, reply_address, wait_until
+from bus.replyto import PREFIX
 from bus.topology import SCHEMA_HEADER, SCHEMA_VERSION
+from tests.helpers import blocking, reply_address, wait_until
 
 
 def dead_node_address(url: str) -> str:
     """A direct reply-to address as the broker makes them, its node hash changed to one no node has."""
-    pid, key = reply_address(url).removeprefix("amq.rabbitmq.reply-to.").split(".", 1)
+    pid, key = reply_address(url).removeprefix(PREFIX).split(".", 1)
     raw = base64.b64decode(pid)  # 131, NEW_PID_EXT, ATOM_UTF8_EXT, 2-byte length, "reply@<hash>", ids
     size = int.from_bytes(raw[3:5], "big")
     node = b"reply@1"
     raw = raw[:3] + len(node).to_bytes(2, "big") + node + raw[5 + size:]
-    return f"amq.rabbitmq.reply-to.{base64.b64encode(raw).decode()}.{key}"
+    return f"{PREFIX}{base64.b64encode(raw).decode()}.{key}"
 
 
 def pod(name: str) -> dict:
