@@ -15,7 +15,7 @@ from pika.adapters.select_connection import IOLoop
 from tenacity.wait import wait_exponential_jitter
 
 from bus.ids import new_id
-from bus import codec, frames, transport
+from bus import codec, frames, hotpath, transport
 from bus.acks import Acks
 from bus.metrics import STATS
 from bus.message import Message, make_message
@@ -28,6 +28,7 @@ from bus.urls import split
 log = structlog.get_logger("bus")
 transport.install()
 frames.install()
+hotpath.install()
 
 INTERNAL_ERROR = 541  # the broker's reply code when one of its channel processes crashed
 CONNECT_TIMEOUT_S = 3.0  # a frozen node accepts TCP but never answers AMQP: pika's 15 s per try, on every node's turn
