@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
+from itertools import takewhile
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -374,11 +375,11 @@ class Bus:
         ok = isinstance(method, pika.spec.Basic.Ack)
         tag = method.delivery_tag
         if method.multiple:
-            done = [seq for seq in self._confirms if seq <= tag]
+            done = list(takewhile(tag.__ge__, self._confirms))  # in publish order: the oldest first
         else:
             done = [tag] if tag in self._confirms else []
         STATS.settled(ok, len(done))
-        for seq in sorted(done):
+        for seq in done:
             self._settled(self._confirms.pop(seq), ok)
         if not ok and done and self._guard is not None:
             self._guard.nacked()
