@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from typing import Callable
 
 from api.status import StatusError, internal_error
@@ -38,6 +38,7 @@ from store.memory import MemoryBackend
 from store.outbox import Outbox
 from store.sqlite import SqliteBackend
 from store.state import State
+from store.writer import Writer
 
 COMPACT_EVERY_S = 30.0
 COMPACT_ROWS = 2000  # log rows and dedupe ids dropped per transaction
@@ -65,7 +66,7 @@ class StoreActor(Actor):
         self.outbox = Outbox(self.bus, self.names.events, 0, settings.max_message_bytes, self._skip_event)
         self.batch: list[Command] = []
         self.bookmarks = BookmarkKeys()
-        self.writer = ThreadPoolExecutor(1, thread_name_prefix="store-writer")  # every backend call, in order
+        self.writer = Writer()  # every backend call, in order
         self.committing = False
         self.epoch = 0  # bumps when the channel is lost: a commit finishing after that answers nobody
         self.alive_at = time.monotonic()  # the mailbox last ran; a long gap means the process was frozen
@@ -175,9 +176,13 @@ class StoreActor(Actor):
 
     def _commit(self, changes: list, events: list[bytes], applied: list[Applied], answers: Answers,
                 started: float, wal: dict[str, int] | None = None) -> None:
-        """The batch's transaction on the writer thread; then, on the ioloop, its events and replies."""
+        """The batch's transaction (at once, or behind what the writer thread has); then, on the
+        ioloop, its events and replies."""
         epoch = self.epoch
-        commit = self.writer.submit(self.backend.commit, changes, events, applied, self.outbox.confirmed, wal)
+        commit = self.writer.now_or_queued(self.backend.commit, changes, events, applied, self.outbox.confirmed, wal)
+        if commit.done():
+            self._committed(epoch, commit, changes, events, answers, started)
+            return
         commit.add_done_callback(lambda done: self.bus.call_soon(
             lambda: self._committed(epoch, done, changes, events, answers, started)))
 
