@@ -22,6 +22,7 @@ from bus import wire
 ACK_ID, NACK_ID = spec.Basic.Ack.INDEX, spec.Basic.Nack.INDEX
 PIKAS_READ = connection.Connection._on_data_available
 PIKAS_SEND = connection.Connection._send_message
+PIKA_FROM = 1 << 17  # a delivery still incomplete with this much of it in is read by pika, frame by frame
 
 
 # ---- in ----------------------------------------------------------------------------------------
@@ -66,8 +67,8 @@ def _delivery(self: connection.Connection, buf: bytes, at: int) -> int | None:
         delivery = wire.Delivery.read(buf, at)
     except (wire.Malformed, struct.error, IndexError):
         return 0
-    if delivery is None:
-        return None
+    if delivery is None:  # not all in: wait for the rest, unless it is large (pika counts it as it comes)
+        return None if len(buf) - at < PIKA_FROM else 0
     size = delivery.end - at
     self.bytes_received += size
     self.frames_received += delivery.frames

@@ -50,7 +50,7 @@ def send_now(tx: _AsyncTransportBase) -> None:
     try:
         tx._produce()
     except OSError:
-        return  # the writability watcher is still set: pika meets the error on its own turn
+        return  # what is left waits for the watcher, set already or when the read being handled ends
     if not tx.get_write_buffer_size():  # pika asserts there is data when the socket is writable
         tx._nbio.remove_writer(tx._sock.fileno())
 

@@ -55,18 +55,35 @@ class _Names(dict):
 
 
 class _Tables:
-    """The last header table encoded, and its bytes: most publishes of a process carry the same."""
+    """The last header table of plain values (str and int) encoded, and its bytes: most publishes of
+    a process carry the same. Kept as one tuple, so a thread never reads one table's key with
+    another's bytes."""
 
     def __init__(self):
-        self.table: dict | None = None
-        self.raw = b""
+        self.last: tuple[tuple | None, bytes] = (None, b"")
 
     def encode(self, table: dict) -> bytes:
-        if table != self.table:
-            pieces: list[bytes] = []
-            data.encode_table(pieces, table)
-            self.table, self.raw = dict(table), b"".join(pieces)
-        return self.raw
+        key = _plain(table)
+        last = self.last
+        if key is not None and key == last[0]:
+            return last[1]
+        pieces: list[bytes] = []
+        data.encode_table(pieces, table)
+        raw = b"".join(pieces)
+        if key is not None:
+            self.last = (key, raw)
+        return raw
+
+
+def _plain(table: dict) -> tuple | None:
+    """The table as a key that tells 1 from True and "1" from 1; None if it holds other values."""
+    key = []
+    for name, value in table.items():
+        kind = type(value)
+        if kind is not str and kind is not int:
+            return None
+        key.append((name, kind is str, value))
+    return tuple(key)
 
 
 _names = _Names()
@@ -129,19 +146,20 @@ class _Plans(dict):
 
 class _TableReads:
     """The last header table of plain values decoded, by its bytes: most deliveries of a process
-    carry the same. Each delivery gets its own copy."""
+    carry the same. Each delivery gets its own copy; kept as one tuple, as `_Tables`."""
 
     def __init__(self):
-        self.raw, self.table = b"", {}
+        self.last: tuple[bytes, dict] = (b"", {})
 
     def decode(self, buf: bytes, at: int) -> tuple[dict, int]:
         end = at + 4 + U32.unpack_from(buf, at)[0]
         raw = buf[at:end]
-        if raw == self.raw:
-            return dict(self.table), end
+        last = self.last
+        if raw == last[0]:
+            return dict(last[1]), end
         table, _ = data.decode_table(raw, 0)
-        if not any(isinstance(value, (dict, list)) for value in table.values()):
-            self.raw, self.table = raw, dict(table)
+        if _plain(table) is not None:
+            self.last = (raw, dict(table))
         return table, end
 
 
@@ -191,7 +209,8 @@ class Delivery:
             return None
         kind, chan, _size, header_end = header
         _expect(kind == spec.FRAME_HEADER and chan == channel, "basic.deliver not followed by its content header")
-        _class, _weight, body_size, flags = CONTENT_HEAD.unpack_from(buf, method_end + 8)
+        class_id, _weight, body_size, flags = CONTENT_HEAD.unpack_from(buf, method_end + 8)
+        _expect(class_id == spec.Basic.INDEX, "a content header not of class basic")
         _expect(not flags & 1, "property flags that continue past one word")
         props, p = decode_properties(buf, method_end + 22, flags)
         _expect(p == header_end, "properties that do not fill their frame")

@@ -123,3 +123,18 @@ def test_a_connection_that_resets_itself_keeps_none_of_the_old_bytes():
     conn._channels[1]._consumers["ctag"] = lambda *_a: setattr(conn, "_frame_buffer", b"")  # as a close does
     hotpath.on_data_available(conn, stream())
     assert conn._frame_buffer == b""
+
+
+def test_a_large_delivery_is_read_by_pika_frame_by_frame_as_it_comes():
+    """Its bytes count as they arrive (the heartbeat checker and the silence watch read them), and no
+    read re-parses what came before."""
+    body = bytes(range(256)) * 2048  # 512 KiB: four body frames of 128 KiB
+    raw = b"".join([frame.Method(1, spec.Basic.Deliver("ctag", 1, False, "", "big")).marshal(),
+                    frame.Header(1, len(body), spec.BasicProperties(message_id="m")).marshal()] +
+                   [frame.Body(1, body[at:at + (1 << 17)]).marshal() for at in range(0, len(body), 1 << 17)])
+    conn, half = StandIn(), len(raw) // 2
+    hotpath.on_data_available(conn, raw[:half])
+    counted = conn.bytes_received
+    hotpath.on_data_available(conn, raw[half:])
+    assert counted > hotpath.PIKA_FROM and conn.seen == [("deliver", 1, "big", "m", body)]
+    assert (conn.bytes_received, conn._frame_buffer) == (len(raw), b"")

@@ -1,6 +1,8 @@
 """bus.wire writes the bytes pika writes and reads what pika reads, for any properties and body size."""
 from __future__ import annotations
 
+from decimal import Decimal
+
 import pytest
 from hypothesis import given, settings, strategies as st
 from pika import frame, spec
@@ -75,6 +77,7 @@ def test_a_delivery_not_all_in_is_read_once_it_is():
     (lambda raw: raw.replace(b"\xce", b"\xcf", 1), "frame-end"),
     (lambda raw: raw[:_header_at(raw) + 1] + b"\x00\x09" + raw[_header_at(raw) + 3:], "content header"),
     (lambda raw: raw[:_header_at(raw)] + b"\x03" + raw[_header_at(raw) + 1:], "content header"),
+    (lambda raw: raw[:_header_at(raw) + 7] + b"\x00\x3d" + raw[_header_at(raw) + 9:], "class basic"),
 ])
 def test_frames_that_are_not_a_deliverys_are_malformed(spoil, why):
     raw = pikas_delivery(1, spec.Basic.Deliver("c", 7, False, "", "k"), spec.BasicProperties(type="reply"), b"body")
@@ -97,3 +100,20 @@ def test_repeated_names_stay_bounded():
     for i in range(names.LIMIT * 2 + 5):
         assert names[f"key-{i}"] == wire.short_string(f"key-{i}")
     assert len(names) <= names.LIMIT
+
+
+@pytest.mark.parametrize("first,then", [({"x": 1}, {"x": True}), ({"x": "1"}, {"x": 1}), ({"x": 1}, {"x": Decimal(1)}),
+                                        ({"x": [1]}, {"x": [1]})])
+def test_a_table_like_the_last_one_is_still_the_bytes_pika_writes(first, then):
+    method = spec.Basic.Publish(exchange="", routing_key="k")
+    for table in (first, then):
+        props = spec.BasicProperties(headers=table)
+        assert wire.encode_publish(1, method, props, b"", BODY_MAX) == pikas_publish(1, method, props, b"")
+
+
+def test_a_nested_header_changed_in_place_is_encoded_as_it_is_now():
+    method, headers = spec.Basic.Publish(exchange="", routing_key="k"), {"CC": ["a"]}
+    wire.encode_publish(1, method, spec.BasicProperties(headers=headers), b"", BODY_MAX)
+    headers["CC"].append("b")
+    props = spec.BasicProperties(headers=headers)
+    assert wire.encode_publish(1, method, props, b"", BODY_MAX) == pikas_publish(1, method, props, b"")
