@@ -1,7 +1,8 @@
 """The store actor: the sole writer. Group commit, durable before reply, outbox, bookmarks.
 
-A batch is applied in memory on the ioloop, then committed on the writer thread; while the disk
-syncs, the ioloop keeps reading the next commands off the socket. Replies, acks and events for a
+A batch is applied in memory on the ioloop, then committed: on the ioloop while commits are quick
+and the writer thread has nothing queued, else on the writer thread, while the ioloop keeps reading
+the next commands off the socket (store/writer.py). Replies, acks and events for a
 batch leave only once its transaction is on disk, and the next batch is applied only then, so every
 answer (reads included) reflects durable state and bookmarks are cut between batches.
 
@@ -181,6 +182,7 @@ class StoreActor(Actor):
         epoch = self.epoch
         commit = self.writer.now_or_queued(self.backend.commit, changes, events, applied, self.outbox.confirmed, wal)
         if commit.done():
+            self.alive_at = time.monotonic()  # the mailbox waited on its own commit, it was not frozen
             self._committed(epoch, commit, changes, events, answers, started)
             return
         commit.add_done_callback(lambda done: self.bus.call_soon(

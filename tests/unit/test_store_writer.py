@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from store.writer import Writer
+from store.writer import SLOW_FOR_S, SLOW_S, Writer
 
 
 @pytest.fixture
@@ -48,3 +48,20 @@ def test_a_failing_call_fails_its_future_wherever_it_ran(writer):
     release.set()
     with pytest.raises(OSError, match="disk"):
         queued.result(10)
+
+
+def test_after_a_slow_call_calls_go_to_the_writer_thread_for_a_while():
+    now = [100.0]
+    w = Writer(clock=lambda: now[0])
+
+    def slow():
+        now[0] += SLOW_S * 2  # the disk stalled
+        return threading.get_ident()
+
+    try:
+        assert w.now_or_queued(slow).result() == threading.get_ident()
+        assert w.now_or_queued(threading.get_ident).result(10) != threading.get_ident()
+        now[0] += SLOW_FOR_S
+        assert w.now_or_queued(threading.get_ident).result() == threading.get_ident()
+    finally:
+        w.shutdown()
