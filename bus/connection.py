@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import threading
 import time
-from itertools import takewhile
 from dataclasses import dataclass
+from itertools import takewhile
 from typing import Any, Callable
 
 import pika

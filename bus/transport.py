@@ -11,9 +11,10 @@ on part of its turn (the apiserver's full command batch) writes it before the tu
 Reading, pika asks for 4 KiB a call, and calls again until the socket says it would block: a burst
 of 64 replies (45 KiB) took a dozen calls and ended in an exception. Here a call takes up to 64 KiB,
 and a call that returns less than it asked for ends the read: the socket is drained, and the poller
-(level-triggered) reports it again when more comes. And what a read's handlers write is sent when the read ends, rather than after a writability watch
-is turned on (a syscall), reported by the next poll, and turned off (another): the socket can
-almost always take it. All of it reaches into pika's transport.
+(level-triggered) reports it again when more comes. What a read's handlers write is sent when the
+read ends, rather than after a writability watch is turned on (a syscall), reported by the next
+poll, and turned off (another): the socket can almost always take it. All of it reaches into
+pika's transport.
 """
 from __future__ import annotations
 
@@ -78,6 +79,7 @@ def _write(self, data: bytes) -> None:
 
 
 def _on_socket_readable(self) -> None:
+    """pika's read handler; then what the read's handlers wrote leaves (see `_write`)."""
     self._reading = True
     try:
         PIKAS_READABLE(self)

@@ -1,10 +1,10 @@
 """The store actor: the sole writer. Group commit, durable before reply, outbox, bookmarks.
 
 A batch is applied in memory on the ioloop, then committed: on the ioloop while commits are quick
-and the writer thread has nothing queued, else on the writer thread, while the ioloop keeps reading
-the next commands off the socket (store/writer.py). Replies, acks and events for a
-batch leave only once its transaction is on disk, and the next batch is applied only then, so every
-answer (reads included) reflects durable state and bookmarks are cut between batches.
+and the writer thread has nothing queued, else on the writer thread while the ioloop keeps reading
+the next commands off the socket (store/writer.py). Replies, acks and events for a batch leave only
+once its transaction is on disk, and the next batch is applied only then, so every answer (reads
+included) reflects durable state and bookmarks are cut between batches.
 
 Only the holder of the `{c}.store.lock` exclusive queue consumes `{c}.store` (itself a
 single-active-consumer queue); another store process waits as a hot standby and, when the
