@@ -15,12 +15,15 @@ from pika.callback import CallbackManager
 PIKAS_OWN = connection.Connection._has_pending_callbacks
 
 
+def waiting(callbacks: CallbackManager, channel_number: int, name: str) -> list | None:
+    """The entries pika's callback manager keeps for this channel and method name; None if none."""
+    by_key = callbacks._stack.get(str(channel_number))
+    return None if by_key is None else by_key.get(name)
+
+
 def _has_pending_callbacks(self, value: frame.Method):
-    by_key = self.callbacks._stack.get(str(value.channel_number))
-    if by_key is None:
-        return None
-    waiting = by_key.get(value.method.NAME)
-    return None if waiting is None else len(waiting)
+    entries = waiting(self.callbacks, value.channel_number, value.method.NAME)
+    return None if entries is None else len(entries)
 
 
 def install() -> None:

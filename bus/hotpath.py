@@ -17,7 +17,7 @@ import struct
 
 from pika import channel, connection, frame, spec
 
-from bus import wire
+from bus import frames, wire
 
 ACK_ID, NACK_ID = spec.Basic.Ack.INDEX, spec.Basic.Nack.INDEX
 PIKAS_READ = connection.Connection._on_data_available
@@ -91,7 +91,7 @@ def _confirm(self: connection.Connection, buf: bytes, at: int) -> int | None:
     _kind, number, size, _end = whole
     if size != 13:
         return 0
-    tag, bits = wire.DELIVER_HEAD.unpack_from(buf, at + 11)
+    tag, bits = wire.TAG_AND_BITS.unpack_from(buf, at + 11)
     is_ack = wire.METHOD_ID.unpack_from(buf, at + 7)[0] == ACK_ID
     method = spec.Basic.Ack(tag, bool(bits & 1)) if is_ack else spec.Basic.Nack(tag, bool(bits & 1), bool(bits & 2))
     listeners = _plain_listeners(self, number, method.NAME)
@@ -108,7 +108,7 @@ def _confirm(self: connection.Connection, buf: bytes, at: int) -> int | None:
 def _plain_listeners(self: connection.Connection, number: int, name: str) -> list | None:
     """The callbacks pika's callback manager would call for this method, when calling them is all it
     would do (none one-shot, none limited to a caller or to arguments); else None."""
-    entries = self.callbacks._stack.get(str(number), {}).get(name)
+    entries = frames.waiting(self.callbacks, number, name)
     if not entries or any(e["one_shot"] or e["only"] is not None or e["arguments"] is not None for e in entries):
         return None
     return [e["callback"] for e in entries]

@@ -72,7 +72,7 @@ def _consume_until_short(self) -> None:
 
 def _write(self, data: bytes) -> None:
     """pika's `write`; while a read is handled, only buffered: the read's end sends it."""
-    if getattr(self, "_reading", False) and self._state == self._STATE_ACTIVE and data:
+    if self._reading and self._state == self._STATE_ACTIVE and data:
         self._buffer_tx_data(data)
     else:
         PIKAS_WRITE(self, data)
@@ -108,6 +108,7 @@ def install() -> None:
     plain one's reads (TLS reads as it must: what the TLS layer holds is not on the socket)."""
     _AsyncTransportBase._produce = _coalescing_produce
     _AsyncPlaintextTransport._MAX_RECV_BYTES = RECV_BYTES
+    _AsyncPlaintextTransport._reading = False  # True while its read handler runs
     _AsyncPlaintextTransport._consume = _consume_until_short
     _AsyncPlaintextTransport.write = _write
     _AsyncPlaintextTransport._on_socket_readable = _on_socket_readable

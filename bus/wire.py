@@ -13,7 +13,7 @@ from pika import data, spec
 from pika.exceptions import ShortStringTooLong
 
 FRAME_HEAD = struct.Struct(">BHI")  # type, channel, payload size
-DELIVER_HEAD = struct.Struct(">QB")  # delivery tag, redelivered bit
+TAG_AND_BITS = struct.Struct(">QB")  # a delivery tag and a bits octet: basic.deliver, basic.ack, basic.nack
 CONTENT_HEAD = struct.Struct(">HHQH")  # class, weight, body size, property flags
 U64 = struct.Struct(">Q")
 U32 = METHOD_ID = struct.Struct(">I")
@@ -200,7 +200,7 @@ class Delivery:
             return None
         _kind, channel, _size, method_end = method
         tag, p = _string(buf, at + 11)
-        delivery_tag, bits = DELIVER_HEAD.unpack_from(buf, p)
+        delivery_tag, bits = TAG_AND_BITS.unpack_from(buf, p)
         exchange, p = _string(buf, p + 9)
         routing_key, p = _string(buf, p)
         _expect(p == method_end, "basic.deliver's fields do not fill its frame")

@@ -26,14 +26,9 @@ properties = st.builds(
 bodies = st.binary(max_size=BODY_MAX * 4 + 1)
 
 
-def pikas_publish(channel: int, method: spec.Basic.Publish, props: spec.BasicProperties, body: bytes) -> bytes:
+def pikas_frames(channel: int, method, props: spec.BasicProperties, body: bytes) -> bytes:
+    """A publish or a delivery (method, content header, body frames) as pika marshals it."""
     frames = [frame.Method(channel, method).marshal(), frame.Header(channel, len(body), props).marshal()]
-    frames += [frame.Body(channel, body[at:at + BODY_MAX]).marshal() for at in range(0, len(body), BODY_MAX)]
-    return b"".join(frames)
-
-
-def pikas_delivery(channel: int, deliver: spec.Basic.Deliver, props: spec.BasicProperties, body: bytes) -> bytes:
-    frames = [frame.Method(channel, deliver).marshal(), frame.Header(channel, len(body), props).marshal()]
     frames += [frame.Body(channel, body[at:at + BODY_MAX]).marshal() for at in range(0, len(body), BODY_MAX)]
     return b"".join(frames)
 
@@ -53,14 +48,14 @@ def pika_reads(raw: bytes):
 @given(props=properties, body=bodies, exchange=short, key=short, mandatory=st.booleans(), channel=st.integers(1, 2047))
 def test_a_publish_is_the_bytes_pika_writes(props, body, exchange, key, mandatory, channel):
     method = spec.Basic.Publish(exchange=exchange, routing_key=key, mandatory=mandatory)
-    assert wire.encode_publish(channel, method, props, body, BODY_MAX) == pikas_publish(channel, method, props, body)
+    assert wire.encode_publish(channel, method, props, body, BODY_MAX) == pikas_frames(channel, method, props, body)
 
 
 @settings(max_examples=300, deadline=None)
 @given(props=properties, body=bodies, tag=st.integers(1, 2**64 - 1), redelivered=st.booleans(), key=short)
 def test_a_delivery_reads_as_pika_reads_it(props, body, tag, redelivered, key):
     deliver = spec.Basic.Deliver("ctag1.x", tag, redelivered, "kubus.events", key)
-    raw = pikas_delivery(3, deliver, props, body)
+    raw = pikas_frames(3, deliver, props, body)
     got = wire.Delivery.read(raw, 0)
     method, their_props, their_body = pika_reads(raw)
     assert (vars(got.method), vars(got.props), got.body) == (vars(method), vars(their_props), their_body)
@@ -68,7 +63,7 @@ def test_a_delivery_reads_as_pika_reads_it(props, body, tag, redelivered, key):
 
 
 def test_a_delivery_not_all_in_is_read_once_it_is():
-    raw = pikas_delivery(1, spec.Basic.Deliver("c", 7, False, "", "k"), spec.BasicProperties(type="reply"), b"x" * 200)
+    raw = pikas_frames(1, spec.Basic.Deliver("c", 7, False, "", "k"), spec.BasicProperties(type="reply"), b"x" * 200)
     assert [cut for cut in range(len(raw)) if wire.Delivery.read(raw[:cut], 0) is not None] == []
     assert wire.Delivery.read(raw + b"\x01\x00", 0).end == len(raw)
 
@@ -80,7 +75,7 @@ def test_a_delivery_not_all_in_is_read_once_it_is():
     (lambda raw: raw[:_header_at(raw) + 7] + b"\x00\x3d" + raw[_header_at(raw) + 9:], "class basic"),
 ])
 def test_frames_that_are_not_a_deliverys_are_malformed(spoil, why):
-    raw = pikas_delivery(1, spec.Basic.Deliver("c", 7, False, "", "k"), spec.BasicProperties(type="reply"), b"body")
+    raw = pikas_frames(1, spec.Basic.Deliver("c", 7, False, "", "k"), spec.BasicProperties(type="reply"), b"body")
     with pytest.raises(wire.Malformed, match=why):
         wire.Delivery.read(spoil(raw), 0)
 
@@ -108,7 +103,7 @@ def test_a_table_like_the_last_one_is_still_the_bytes_pika_writes(first, then):
     method = spec.Basic.Publish(exchange="", routing_key="k")
     for table in (first, then):
         props = spec.BasicProperties(headers=table)
-        assert wire.encode_publish(1, method, props, b"", BODY_MAX) == pikas_publish(1, method, props, b"")
+        assert wire.encode_publish(1, method, props, b"", BODY_MAX) == pikas_frames(1, method, props, b"")
 
 
 def test_a_nested_header_changed_in_place_is_encoded_as_it_is_now():
@@ -116,4 +111,4 @@ def test_a_nested_header_changed_in_place_is_encoded_as_it_is_now():
     wire.encode_publish(1, method, spec.BasicProperties(headers=headers), b"", BODY_MAX)
     headers["CC"].append("b")
     props = spec.BasicProperties(headers=headers)
-    assert wire.encode_publish(1, method, props, b"", BODY_MAX) == pikas_publish(1, method, props, b"")
+    assert wire.encode_publish(1, method, props, b"", BODY_MAX) == pikas_frames(1, method, props, b"")
