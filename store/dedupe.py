@@ -24,6 +24,9 @@ class Dedupe:
         return self.entries.get(key) if key else None
 
     def add(self, record: Applied) -> None:
+        old = self.entries.pop(record.message_id, None)  # applied again once the window forgot it
+        if old is not None:
+            self.bytes -= _size(old)
         self.entries[record.message_id] = record
         self.bytes += _size(record)
         while self.bytes > self.max_bytes and len(self.entries) > 1:

@@ -55,3 +55,38 @@ def test_compaction_goes_a_chunk_at_a_time(backend):
     assert backend.compact(log_before=100, applied_before=100.0, limit=2) == 2
     assert backend.compact(log_before=100, applied_before=100.0, limit=2) == 1
     assert list(backend.load_applied()) == [] and list(backend.log_after(0)) == []
+
+
+def test_a_database_of_an_earlier_store_keeps_its_replies(tmp_path):
+    """Up to the fourteenth session the replies were keyed by message id; the store that claims such
+    a database moves them over, oldest first, and they answer retries as before."""
+    import sqlite3
+
+    path = tmp_path / "old.db"
+    old = sqlite3.connect(str(path), isolation_level=None)
+    old.executescript("CREATE TABLE applied (id TEXT PRIMARY KEY, at REAL NOT NULL, reply BLOB NOT NULL) "
+                      "WITHOUT ROWID; CREATE INDEX applied_at ON applied (at);")
+    old.executemany("INSERT INTO applied VALUES (?, ?, ?)", [("zz", 1.0, b"first"), ("aa", 2.0, b"second")])
+    old.close()
+    backend = SqliteBackend(path)
+    backend.claim()
+    assert list(backend.load_applied()) == [Applied("zz", 1.0, b"first"), Applied("aa", 2.0, b"second")]
+    tables = {row[0] for row in backend.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert "applied" not in tables
+
+
+def test_replies_load_in_the_order_they_were_applied(tmp_path):
+    backend = SqliteBackend(tmp_path / "s.db")
+    ids = ["m9", "m1", "m5"]
+    for i, mid in enumerate(ids):
+        backend.commit([], [], [Applied(mid, float(i), b"")], 0)
+    assert [a.message_id for a in backend.load_applied()] == ids
+
+
+def test_compaction_keeps_replies_after_the_first_one_in_the_window(tmp_path):
+    """A clock that stepped back: a reply applied after one inside the window is kept, even if its
+    time is older; only what was applied before the first reply in the window goes."""
+    backend = SqliteBackend(tmp_path / "s.db")
+    backend.commit([], [], [Applied("a", 1.0, b""), Applied("b", 9.0, b""), Applied("c", 2.0, b"")], 0)
+    backend.compact(log_before=0, applied_before=5.0)
+    assert [a.message_id for a in backend.load_applied()] == ["b", "c"]

@@ -44,6 +44,15 @@ def test_dedupe_keeps_the_newest_replies_within_its_byte_budget():
     assert list(dedupe.entries) == ["u\n99"]
 
 
+def test_a_reply_applied_again_counts_once_and_is_the_newest():
+    """The window forgot an id, a retry applied it again: the database holds it twice, and loading
+    it back keeps one, at its later place."""
+    dedupe = Dedupe(max_bytes=10_000)
+    dedupe.load([Applied("a", 1.0, b"x" * 100), Applied("b", 2.0, b""), Applied("a", 3.0, b"y" * 100)])
+    assert list(dedupe.entries) == ["b", "a"] and dedupe.get("a").reply == b"y" * 100
+    assert dedupe.bytes == (1 + 64) + (1 + 100 + 64)
+
+
 class FakeBus:
     """Confirms are handed back by the test; `publish` may raise."""
 
