@@ -18,12 +18,14 @@ pika's transport.
 """
 from __future__ import annotations
 
+from pika.adapters.select_connection import IOLoop
 from pika.adapters.utils.io_services_utils import (_LOGGER, _TRY_IO_AGAIN_SOCK_ERROR_CODES, _AsyncPlaintextTransport,
                                                    _AsyncTransportBase)
 
 _produce = _AsyncTransportBase._produce
 PIKAS_WRITE = _AsyncPlaintextTransport.write
 PIKAS_READABLE = _AsyncPlaintextTransport._on_socket_readable
+PIKAS_TIMEOUTS = IOLoop.process_timeouts
 RECV_BYTES = 1 << 16
 
 
@@ -71,11 +73,31 @@ def _consume_until_short(self) -> None:
 
 
 def _write(self, data: bytes) -> None:
-    """pika's `write`; while a read is handled, only buffered: the read's end sends it."""
-    if self._reading and self._state == self._STATE_ACTIVE and data:
-        self._buffer_tx_data(data)
-    else:
-        PIKAS_WRITE(self, data)
+    """pika's `write`; while a read is handled, or the ioloop's callbacks and timers run, only
+    buffered: the read's end, or theirs, sends it."""
+    if self._state == self._STATE_ACTIVE and data:
+        if self._reading:
+            self._buffer_tx_data(data)
+            return
+        deferred = getattr(self._nbio._loop, "deferred_writes", None)  # pika's IOLoop, patched below
+        if deferred is not None:
+            if not self._tx_buffers:  # else it is in the list already, or waits on a writability watch
+                deferred.append(self)
+            self._buffer_tx_data(data)
+            return
+    PIKAS_WRITE(self, data)
+
+
+def _process_timeouts(self: IOLoop) -> None:
+    """pika's callbacks and timers, then what they wrote leaves, a write per transport."""
+    self.deferred_writes = deferred = []
+    try:
+        PIKAS_TIMEOUTS(self)
+    finally:
+        self.deferred_writes = None
+        for tx in deferred:
+            if tx._tx_buffers and tx._state == tx._STATE_ACTIVE:
+                _send_or_watch(tx)
 
 
 def _on_socket_readable(self) -> None:
@@ -112,3 +134,5 @@ def install() -> None:
     _AsyncPlaintextTransport._consume = _consume_until_short
     _AsyncPlaintextTransport.write = _write
     _AsyncPlaintextTransport._on_socket_readable = _on_socket_readable
+    IOLoop.deferred_writes = None  # a list while its callbacks and timers run (see `_write`)
+    IOLoop.process_timeouts = _process_timeouts

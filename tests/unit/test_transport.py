@@ -113,3 +113,23 @@ def test_what_the_socket_cannot_take_waits_for_writability(wired):
     peer.sendall(b"ping")
     t._on_socket_readable()
     assert watch.writer is not None and 0 < t.get_write_buffer_size() < 16 << 20
+
+
+def test_what_the_ioloops_callbacks_and_timers_write_leaves_when_they_have_run(wired):
+    """Acks joined at the end of a turn, a partial command batch: written from a callback or a timer,
+    sent once they have all run, in one write, without a writability watch."""
+    t, peer, _recvs, watch = wired(Protocol())
+    loop = t._nbio._loop
+    loop.add_callback_threadsafe(lambda: t.write(b"ack"))
+    loop.call_later(0, lambda: t.write(b"batch"))
+    sent = []
+    t._sigint_safe_send = lambda sock, data: sent.append(bytes(data)) or sock.send(data)
+    loop.process_timeouts()
+    assert (sent, watch.writer, t.get_write_buffer_size()) == ([b"ackbatch"], None, 0)
+    assert peer.recv(100) == b"ackbatch"
+
+
+def test_a_write_outside_the_ioloops_turns_is_pikas(wired):
+    t, _peer, _recvs, watch = wired(Protocol())
+    t.write(b"late")
+    assert watch.writer is not None and t.get_write_buffer_size() == 4
