@@ -46,6 +46,19 @@ COMPACT_ROWS = 2000  # log rows and dedupe ids dropped per transaction
 ALIVE_EVERY_S = 1.0
 EXIT_DISK, EXIT_FENCED, EXIT_BEHIND = 70, 75, 76
 CHUNK_ENVELOPE = 4096  # a list or snapshot reply's own fields: its items fill the message limit less this
+# Commands per group commit, at most (whole messages): what came in while one was committed (64
+# writers: all of them) would otherwise be answered all at once, and the writers, the apiserver and
+# the store would take turns with it instead of overlapping.
+GROUP_COMMANDS = 32
+
+
+def _first_group(commands: list[Command]) -> tuple[list[Command], list[Command]]:
+    """The first `GROUP_COMMANDS` commands, and on to the end of their last message (a message is acked
+    once every command of it is answered), then the rest."""
+    end = GROUP_COMMANDS
+    while end < len(commands) and commands[end].msg is commands[end - 1].msg:
+        end += 1
+    return commands[:end], commands[end:]
 
 
 def make_backend(settings: Settings, kind: str = "sqlite") -> Backend:
@@ -154,7 +167,7 @@ class StoreActor(Actor):
         if self.committing or not self.batch or not self.active:
             return
         self._alive()
-        batch, self.batch = self.batch, []
+        batch, self.batch = _first_group(self.batch)
         now = self.clock()
         answers: list[tuple[Command, Parts]] = []
         applied: list[Applied] = []
@@ -173,6 +186,7 @@ class StoreActor(Actor):
     def _reads_only(self, answers: Answers) -> None:
         """A batch of reads: nothing to make durable, answered at once."""
         self._answer_all(answers)
+        self._next_group()
         self._maybe_drained()
 
     def _commit(self, changes: list, events: list[bytes], applied: list[Applied], answers: Answers,
@@ -203,8 +217,14 @@ class StoreActor(Actor):
                        ms=round((self.clock() - started) * 1000, 2))
         if self.bookmarks_due:
             self.send_bookmarks()
-        self.flush()
+        self._next_group()
         self._maybe_drained()
+
+    def _next_group(self) -> None:
+        """The commands a group commit left: the answers sent go out first, to be acted on meanwhile."""
+        if self.batch:
+            self.bus.push()
+            self.flush()
 
     def _maybe_drained(self) -> None:
         if self._drained is not None and not self.committing and not self.batch:

@@ -17,7 +17,7 @@ from bus.connection import Bus
 from bus.message import Message
 
 BATCH_ENVELOPE = 1024  # the batch's own bytes beside its commands
-BATCH_COMMANDS = 16  # bench.store, 64 writers: 16 or 32 both ~25% ahead of one batch per turn
+BATCH_COMMANDS = 32  # bench.store, 64 writers: 32 took 10% less CPU a write than 16 (docs/benchmarks.md)
 
 
 class CommandBatches:
