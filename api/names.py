@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
@@ -10,6 +11,9 @@ QUALIFIED_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
 LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 
 MAX_GENERATED_PREFIX = 58
+# The same names, label keys and values come back with every write of an object: each rule below is
+# a pure function of its string, remembered for the most recent ones (a tuple, so no caller changes it).
+_remembered = lru_cache(maxsize=8192, typed=True)
 
 _SUBDOMAIN_MSG = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' "
                   "or '.', and must start and end with an alphanumeric character (e.g. 'example.com', "
@@ -30,22 +34,24 @@ _VALUE_MSG = ("a valid label must be an empty string or consist of alphanumeric 
               "[A-Za-z0-9])?')")
 
 
-def subdomain_errors(name: str) -> list[str]:
+@_remembered
+def subdomain_errors(name: str) -> tuple[str, ...]:
     errors = []
     if len(name) > 253:
         errors.append("must be no more than 253 characters")
     if not DNS1123_SUBDOMAIN.match(name):
         errors.append(_SUBDOMAIN_MSG)
-    return errors
+    return tuple(errors)
 
 
-def label_errors(name: str) -> list[str]:
+@_remembered
+def label_errors(name: str) -> tuple[str, ...]:
     errors = []
     if len(name) > 63:
         errors.append("must be no more than 63 characters")
     if not DNS1123_LABEL.match(name):
         errors.append(_LABEL_MSG)
-    return errors
+    return tuple(errors)
 
 
 def dns1035_errors(name: str) -> list[str]:
@@ -74,7 +80,8 @@ def port_name_errors(name: str) -> list[str]:
     return errors
 
 
-def qualified_name_errors(key: str) -> list[str]:
+@_remembered
+def qualified_name_errors(key: str) -> tuple[str, ...]:
     """Label and annotation keys: optional DNS-subdomain prefix and '/', then a 63-char name."""
     prefix, _, name = key.rpartition("/")
     errors = []
@@ -88,16 +95,17 @@ def qualified_name_errors(key: str) -> list[str]:
         errors.append("name part must be no more than 63 characters")
     elif not QUALIFIED_NAME.match(name):
         errors.append(_QUALIFIED_MSG)
-    return errors
+    return tuple(errors)
 
 
-def label_value_errors(value: str) -> list[str]:
+@_remembered
+def label_value_errors(value: str) -> tuple[str, ...]:
     errors = []
     if len(value) > 63:
         errors.append("must be no more than 63 characters")
     if not LABEL_VALUE.match(value):
         errors.append(_VALUE_MSG)
-    return errors
+    return tuple(errors)
 
 
 def generate_name_prefix_errors(prefix: str, check=subdomain_errors) -> list[str]:
