@@ -73,3 +73,23 @@ def test_depth_check_walks_without_recursion():
         inner["k"] = inner = {}
     with pytest.raises(codec.DecodeError, match="too deep"):
         codec.check_depth(body, 100)
+
+
+def _batch(items: list[bytes]) -> bytes:
+    return codec.pack_array(items)
+
+
+def test_a_batch_of_shallow_items_is_not_walked(monkeypatch):
+    """Forty maps of three levels hold more container headers than the limit, each far fewer: each
+    item's own bytes bound its depth, and the body is not walked."""
+    monkeypatch.setattr(codec, "check_depth", lambda *_: pytest.fail("walked"))
+    items = [msgpack.packb({"a": {"b": {"c": i}}}) for i in range(40)]
+    assert decode(_batch(items), batch=True, max_depth=10) == [msgpack.unpackb(i) for i in items]
+
+
+@pytest.mark.parametrize("where", [0, 20, 39])
+def test_one_deep_item_in_a_batch_is_refused(where):
+    items = [msgpack.packb({"a": {"b": i}}) for i in range(40)]
+    items[where] = nested_maps(13)  # the batch list adds one level, the envelope allowance two
+    with pytest.raises(codec.DecodeError, match="too deep"):
+        decode(_batch(items), batch=True, max_depth=10)
