@@ -9,7 +9,10 @@ from pydantic import ValidationError
 
 from bus.codec import DecodeError
 from bus.message import Message
-from bus.messages import USER_HEADER, CommandEnvelope
+from bus.messages import MAX_KEY_BYTES, USER_HEADER, CommandEnvelope
+
+_ENVELOPE_FIELDS = frozenset(CommandEnvelope.model_fields)
+_SHORT_FIELDS = ("id", "reply_to", "correlation_id")  # with `user`: AMQP short strings
 
 
 @dataclass
@@ -32,7 +35,7 @@ class Command:
 def commands_of(msg: Message) -> list[Command]:
     """The commands a delivery carries; DecodeError when a batch's envelope is malformed."""
     if msg.type == "commands":
-        return [_inner(msg, entry) for entry in _envelopes(msg.body)]
+        return _as_built(msg) or [_inner(msg, entry) for entry in _envelopes(msg.body)]
     user = msg.headers.get(USER_HEADER)
     return [Command(msg, msg.body, msg.message_id, user if isinstance(user, str) else msg.user_id or "",
                     msg.reply_to, msg.correlation_id)]
@@ -46,6 +49,24 @@ def _envelopes(body: Any) -> list[CommandEnvelope]:
     except ValidationError as exc:
         err = exc.errors()[0]
         raise DecodeError("invalid", f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}") from None
+
+
+def _as_built(msg: Message) -> list[Command] | None:
+    """The batch's commands when every envelope is as an apiserver builds it, checked by hand (the
+    model costs 2.6 us an envelope); None for anything else, which the model then judges."""
+    commands = []
+    for entry in msg.body if type(msg.body) is list else ():
+        if type(entry) is not dict or not entry.keys() <= _ENVELOPE_FIELDS or type(entry.get("command")) is not dict \
+                or not _short(entry.get("user")) or type(entry.get("expires")) not in (float, int, type(None)) \
+                or not all(entry.get(f) is None or _short(entry[f]) for f in _SHORT_FIELDS):
+            return None
+        commands.append(Command(msg, entry["command"], entry.get("id"), entry["user"], entry.get("reply_to"),
+                                entry.get("correlation_id"), entry.get("expires"), alone=False))
+    return commands or None
+
+
+def _short(value: Any) -> bool:
+    return type(value) is str and (len(value) * 4 <= MAX_KEY_BYTES or len(value.encode()) <= MAX_KEY_BYTES)
 
 
 def _inner(msg: Message, env: CommandEnvelope) -> Command:
