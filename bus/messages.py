@@ -171,6 +171,9 @@ class Bookmark(_Strict):
     digest: int = Field(ge=0)
 
 
+_NO_OPTIONS_NEEDED = frozenset(("create", "get", "list", "update", "updateStatus", "delete", "patch", "bind", "logs"))
+
+
 def parse_request(body: dict[str, Any]) -> Request:
     """The request with its options checked, or StatusError BadRequest naming every wrong field."""
     try:
@@ -178,7 +181,8 @@ def parse_request(body: dict[str, Any]) -> Request:
     except ValidationError as exc:
         raise _bad_request(exc, (), Request) from None
     try:
-        OPTIONS[req.verb].model_validate(req.options)
+        if req.options or req.verb not in _NO_OPTIONS_NEEDED:
+            OPTIONS[req.verb].model_validate(req.options)
     except ValidationError as exc:
         raise _bad_request(exc, ("options",), OPTIONS[req.verb]) from None
     if isinstance(req.object, list) and (req.verb, req.options.get("patchType")) != ("patch", "json"):
