@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import copy
 
+from api import ingress_validation, policy, rbac, service_validation
 from api.status import Cause
 
 POD_SPEC_FORBIDDEN = (
@@ -64,14 +65,7 @@ def _changed(path: str, new, old) -> list[str]:
 
 def update_causes(kind: str, old: dict, new: dict) -> list[Cause]:
     """What an update may not change of a kind's stored object (immutable fields)."""
-    from api import ingress_validation, policy, rbac, service_validation
-
-    checks = {"RoleBinding": rbac.role_ref_update, "ClusterRoleBinding": rbac.role_ref_update,
-              "PriorityClass": lambda o, n: policy.validate_priority_class_update(n, o),
-              "Service": service_validation.service_update, "Node": node_update,
-              "EndpointSlice": service_validation.endpoint_slice_update,
-              "IngressClass": ingress_validation.ingress_class_update}
-    check = checks.get(kind)
+    check = UPDATE_CHECKS.get(kind)
     return check(old, new) if check else []
 
 
@@ -82,3 +76,10 @@ def node_update(old: dict, new: dict) -> list[Cause]:
         return [Cause("spec.podCIDRs", 'Forbidden: node updates may not change podCIDR except from "" to valid',
                       "FieldValueForbidden")]
     return []
+
+
+UPDATE_CHECKS = {"RoleBinding": rbac.role_ref_update, "ClusterRoleBinding": rbac.role_ref_update,
+                 "PriorityClass": lambda o, n: policy.validate_priority_class_update(n, o),
+                 "Service": service_validation.service_update, "Node": node_update,
+                 "EndpointSlice": service_validation.endpoint_slice_update,
+                 "IngressClass": ingress_validation.ingress_class_update}
