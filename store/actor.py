@@ -221,10 +221,10 @@ class StoreActor(Actor):
         self._maybe_drained()
 
     def _next_group(self) -> None:
-        """The commands a group commit left: the answers sent go out first, to be acted on meanwhile."""
+        """The commands a group commit left, on the next turn: this turn's answers and acks leave when
+        it ends, to be acted on meanwhile (and no chain of groups grows the stack)."""
         if self.batch:
-            self.bus.push()
-            self.flush()
+            self.bus.call_later(0, self.flush)
 
     def _maybe_drained(self) -> None:
         if self._drained is not None and not self.committing and not self.batch:

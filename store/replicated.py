@@ -112,7 +112,6 @@ class ReplicatedStore(StoreActor):
                 self._deposed("the log rejected this store's read barrier")
             self.committing = False
             super()._reads_only(held[0])
-            self.flush()
 
     def _claim(self, entry: dict, accepted: bool, mine: bool) -> None:
         if mine and entry["epoch"] == self.claiming and not accepted:
