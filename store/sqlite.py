@@ -16,13 +16,15 @@ CREATE TABLE IF NOT EXISTS objects (kind TEXT, ns TEXT, name TEXT, data BLOB, PR
     WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS log (rev INTEGER PRIMARY KEY, key TEXT NOT NULL, from_key TEXT, event BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS replies (at REAL NOT NULL, id TEXT NOT NULL, reply BLOB NOT NULL);
+CREATE INDEX IF NOT EXISTS replies_at ON replies (at);
 CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v INTEGER NOT NULL) WITHOUT ROWID;
 """
 
 
-# The dedupe window's first replies (store/dedupe.py) are looked up in memory, never here: the table is
-# appended to in the order they were applied and read back in that order at load. Keyed by their
-# random ids, as it was up to the fourteenth session (`applied`), every reply dirtied a page of its own.
+# The dedupe window's first replies (store/dedupe.py) are looked up in memory, never here: they are
+# appended as they are applied, and an index on their time (which grows at its end) reads them back
+# oldest first at load and finds the oldest to drop. Keyed by their random ids (a database with an
+# `applied` table), every reply dirtied a page of its own.
 _OLD_REPLIES = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'applied'"
 _MIGRATE_REPLIES = ("INSERT INTO replies (at, id, reply) SELECT at, id, reply FROM applied ORDER BY at",
                     "DROP TABLE applied")
@@ -80,7 +82,7 @@ class SqliteBackend:
         return {k[4:]: v for k, v in rows}
 
     def load_applied(self) -> Iterator[Applied]:
-        for mid, at, reply in self.db.execute("SELECT id, at, reply FROM replies ORDER BY rowid"):
+        for mid, at, reply in self.db.execute("SELECT id, at, reply FROM replies ORDER BY at, rowid"):
             yield Applied(mid, at, reply)
 
     def commit(self, changes: list[Change], events: list[bytes], applied: list[Applied], published: int,
@@ -111,17 +113,9 @@ class SqliteBackend:
         with self._write() as db:
             first = db.execute("SELECT MIN(rev) FROM log").fetchone()[0] or 0
             logged = db.execute("DELETE FROM log WHERE rev < ?", (min(log_before, first + limit),)).rowcount
-            ids = db.execute("DELETE FROM replies WHERE rowid < ?", (self._replies_end(applied_before, limit),)).rowcount
+            ids = db.execute("DELETE FROM replies WHERE rowid IN (SELECT rowid FROM replies WHERE at < ? ORDER BY at "
+                             "LIMIT ?)", (applied_before, limit)).rowcount
         return max(logged, ids)
-
-    def _replies_end(self, before: float, limit: int) -> int:
-        """The rowid of the first reply to keep: the first applied at or after `before`, at most
-        `limit` rows in; what comes before it is older (what comes after is kept, even if a clock
-        stepped back). The scan reads only rows it will drop."""
-        end = (self.db.execute("SELECT MIN(rowid) FROM replies").fetchone()[0] or 0) + limit
-        kept = self.db.execute("SELECT rowid FROM replies WHERE rowid < ? AND at >= ? ORDER BY rowid LIMIT 1",
-                               (end, before)).fetchone()
-        return kept[0] if kept else end
 
     def close(self) -> None:
         self.db.close()

@@ -75,18 +75,10 @@ def test_a_database_of_an_earlier_store_keeps_its_replies(tmp_path):
     assert "applied" not in tables
 
 
-def test_replies_load_in_the_order_they_were_applied(tmp_path):
-    backend = SqliteBackend(tmp_path / "s.db")
-    ids = ["m9", "m1", "m5"]
-    for i, mid in enumerate(ids):
-        backend.commit([], [], [Applied(mid, float(i), b"")], 0)
-    assert [a.message_id for a in backend.load_applied()] == ids
-
-
-def test_compaction_keeps_replies_after_the_first_one_in_the_window(tmp_path):
-    """A clock that stepped back: a reply applied after one inside the window is kept, even if its
-    time is older; only what was applied before the first reply in the window goes."""
+def test_replies_load_oldest_first_and_compaction_drops_what_is_older_than_the_window(tmp_path):
+    """Oldest first by time, wherever a clock step put them; what is older than the window goes."""
     backend = SqliteBackend(tmp_path / "s.db")
     backend.commit([], [], [Applied("a", 1.0, b""), Applied("b", 9.0, b""), Applied("c", 2.0, b"")], 0)
-    backend.compact(log_before=0, applied_before=5.0)
-    assert [a.message_id for a in backend.load_applied()] == ["b", "c"]
+    assert [a.message_id for a in backend.load_applied()] == ["a", "c", "b"]
+    assert backend.compact(log_before=0, applied_before=5.0) == 2
+    assert [a.message_id for a in backend.load_applied()] == ["b"]
