@@ -17,7 +17,8 @@ short = st.text(max_size=70)
 value = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), short, st.binary(max_size=4),
                   st.dictionaries(st.text(max_size=3), st.integers(), max_size=2), st.text(min_size=200, max_size=300))
 envelope = st.fixed_dictionaries(
-    {"user": st.one_of(short, value), "command": st.one_of(st.just({"verb": "get"}), value)},
+    {"user": st.one_of(short, value), "command": st.one_of(st.just({"verb": "get"}), value, st.dictionaries(
+        st.one_of(st.text(max_size=2), st.binary(max_size=2)), st.integers(), max_size=2))},
     optional={"id": st.one_of(short, value), "reply_to": st.one_of(short, value), "extra": value,
               "correlation_id": st.one_of(short, value), "expires": st.one_of(st.floats(allow_nan=False), value)})
 
@@ -46,4 +47,9 @@ def test_the_apiserver_s_envelopes_are_taken_by_hand():
 
 def test_a_long_multibyte_user_goes_to_the_model():
     msg = Delivery([{"user": "é" * 128, "command": {}}])  # 256 bytes: one more than an AMQP short string
+    assert inbox._as_built(msg) is None and _by_model(msg) is None
+
+
+def test_a_command_with_a_bytes_key_goes_to_the_model():
+    msg = Delivery([{"user": "alice", "command": {b"verb": "get"}}])
     assert inbox._as_built(msg) is None and _by_model(msg) is None
