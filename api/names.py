@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import lru_cache, wraps
+from typing import Callable, Sequence
 
 DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
@@ -11,9 +12,20 @@ QUALIFIED_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
 LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 
 MAX_GENERATED_PREFIX = 58
-# The same names, label keys and values come back with every write of an object: each rule below is
-# a pure function of its string, remembered for the most recent ones (a tuple, so no caller changes it).
-_remembered = lru_cache(maxsize=8192, typed=True)
+REMEMBERED_CHARS = 320  # longer than any valid name, label key or value
+
+
+def _remembered(rule: Callable[[str], tuple[str, ...]]) -> Callable[[str], tuple[str, ...]]:
+    """The same names, label keys and values come back with every write of an object: a rule (a pure
+    function of its string, answering a tuple no caller can change) remembered for the most recent
+    8,192 strings — those no longer than a valid one could be, so a long invalid one is not kept."""
+    cached = lru_cache(maxsize=8192)(rule)
+
+    @wraps(rule)
+    def check(text: str) -> tuple[str, ...]:
+        return cached(text) if len(text) <= REMEMBERED_CHARS else rule(text)
+
+    return check
 
 _SUBDOMAIN_MSG = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' "
                   "or '.', and must start and end with an alphanumeric character (e.g. 'example.com', "
@@ -108,7 +120,7 @@ def label_value_errors(value: str) -> tuple[str, ...]:
     return tuple(errors)
 
 
-def generate_name_prefix_errors(prefix: str, check=subdomain_errors) -> list[str]:
+def generate_name_prefix_errors(prefix: str, check=subdomain_errors) -> Sequence[str]:
     """A generateName prefix may end with '-' (Kubernetes masks it before checking)."""
     masked = prefix[:-1] + "a" if prefix.endswith("-") else prefix
     return check(masked)

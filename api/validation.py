@@ -1,7 +1,7 @@
 """Semantic validation after the models parsed: names, labels, pods, workload templates."""
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Sequence
 
 from api import ingress_validation, names, policy, quantity, rbac, selectors, service_validation
 from api.registry import KindInfo
@@ -31,7 +31,7 @@ def _map_keys(path: str, labels: dict | None, values: bool) -> list[Cause]:
     return causes
 
 
-def name_rule(info: KindInfo) -> Callable[[str], list[str]]:
+def name_rule(info: KindInfo) -> Callable[[str], Sequence[str]]:
     if info.name_is_label:
         return names.label_errors
     if info.name_is_dns1035:
