@@ -171,7 +171,8 @@ class Bookmark(_Strict):
     digest: int = Field(ge=0)
 
 
-_NO_OPTIONS_NEEDED = frozenset(("create", "get", "list", "update", "updateStatus", "delete", "patch", "bind", "logs"))
+_NO_OPTIONS_NEEDED = frozenset(verb for verb, model in OPTIONS.items()
+                               if not any(field.is_required() for field in model.model_fields.values()))
 
 
 def parse_request(body: dict[str, Any]) -> Request:
