@@ -22,8 +22,13 @@ USER_HEADER = "x-kubus-user"  # on a command: the requester the apiserver admitt
 MAX_KEY_BYTES = 255
 
 
+def fits_short_string(text: str) -> bool:
+    """At most 255 bytes in UTF-8 (a character is at most 4): an AMQP short string."""
+    return len(text) * 4 <= MAX_KEY_BYTES or len(text.encode()) <= MAX_KEY_BYTES
+
+
 def _short(text: str) -> str:
-    if len(text.encode()) > MAX_KEY_BYTES:
+    if not fits_short_string(text):
         raise ValueError(f"must be at most {MAX_KEY_BYTES} bytes (an AMQP short string)")
     return text
 

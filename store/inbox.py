@@ -9,7 +9,7 @@ from pydantic import ValidationError
 
 from bus.codec import DecodeError
 from bus.message import Message
-from bus.messages import MAX_KEY_BYTES, USER_HEADER, CommandEnvelope
+from bus.messages import USER_HEADER, CommandEnvelope, fits_short_string
 
 _ENVELOPE_FIELDS = frozenset(CommandEnvelope.model_fields)
 _SHORT_FIELDS = ("id", "reply_to", "correlation_id")  # with `user`: AMQP short strings
@@ -70,7 +70,7 @@ def _built(entry: Any) -> bool:
 
 
 def _short(value: Any) -> bool:
-    return type(value) is str and (len(value) * 4 <= MAX_KEY_BYTES or len(value.encode()) <= MAX_KEY_BYTES)
+    return type(value) is str and fits_short_string(value)
 
 
 def _command(msg: Message, entry: dict[str, Any]) -> Command:
