@@ -87,39 +87,47 @@ class _Watcher(threading.Thread):
                 self.last_at = time.monotonic()
 
 
-def run_etcd(clients: int, writes: int, payload: dict) -> float:
-    """CAS writes per second, each write's event seen by a watcher."""
-    etcd = Etcd()
-    try:
-        conn = etcd.connection()
-        revs = {}
+class EtcdLoad:
+    """`clients` keys on a running etcd, each updated by CAS from a thread of its own, one write in
+    flight per key; a round's clock stops when the watcher has seen every write of the round."""
+
+    def __init__(self, clients: int, payload: dict):
+        self.clients, self.payload = clients, payload
+        self.etcd = Etcd()
+        conn = self.etcd.connection()
+        self.revs = {}
         for i in range(clients):
-            reply = etcd.call(conn, "/v3/kv/put", {"key": _b64(f"bench/{i}"), "value": _b64(json.dumps(payload))})
-            revs[i] = int(reply["header"]["revision"])
-        watcher = _Watcher(etcd, "bench/", max(revs.values()) + 1)
-        watcher.start()
-        watcher.ready.wait(10)
-        per = writes // clients
+            reply = self.etcd.call(conn, "/v3/kv/put", {"key": _b64(f"bench/{i}"), "value": _b64(json.dumps(payload))})
+            self.revs[i] = int(reply["header"]["revision"])
+        self.watcher = _Watcher(self.etcd, "bench/", max(self.revs.values()) + 1)
+        self.watcher.start()
+        self.watcher.ready.wait(10)
+
+    def round(self, writes: int) -> float:
+        """Writes per second of `writes` CAS updates (rounded down to a multiple of the clients)."""
+        per = writes // self.clients
+        total, seen = per * self.clients, self.watcher.count
         started = time.monotonic()
-        threads = [threading.Thread(target=_cas_loop, args=(etcd, i, revs[i], per, payload), daemon=True)
-                   for i in range(clients)]
+        threads = [threading.Thread(target=self._cas_loop, args=(i, per), daemon=True) for i in range(self.clients)]
         for t in threads:
             t.start()
-        total = per * clients
-        wait_for(lambda: progress("etcd", watcher.count, total, started) or watcher.count >= total, 600,
-                 "etcd's watcher")
-        return total / (watcher.last_at - started)
-    finally:
-        etcd.close()
+        wait_for(lambda: progress("etcd", self.watcher.count - seen, total, started)
+                 or self.watcher.count - seen >= total, 600, "etcd's watcher")
+        for t in threads:
+            t.join()
+        return total / (self.watcher.last_at - started)
 
+    def _cas_loop(self, i: int, count: int) -> None:
+        conn, key, rev = self.etcd.connection(), _b64(f"bench/{i}"), self.revs[i]
+        for n in range(count):
+            value = _b64(json.dumps({**self.payload, "n": n}))
+            reply = self.etcd.call(conn, "/v3/kv/txn", {
+                "compare": [{"key": key, "result": "EQUAL", "target": "MOD", "mod_revision": str(rev)}],
+                "success": [{"request_put": {"key": key, "value": value}}]})
+            if not reply.get("succeeded"):
+                raise SystemExit(f"etcd CAS failed for key {i}: {reply}")
+            rev = int(reply["header"]["revision"])
+        self.revs[i] = rev
 
-def _cas_loop(etcd: Etcd, i: int, rev: int, count: int, payload: dict) -> None:
-    conn, key = etcd.connection(), _b64(f"bench/{i}")
-    for n in range(count):
-        value = _b64(json.dumps({**payload, "n": n}))
-        reply = etcd.call(conn, "/v3/kv/txn", {
-            "compare": [{"key": key, "result": "EQUAL", "target": "MOD", "mod_revision": str(rev)}],
-            "success": [{"request_put": {"key": key, "value": value}}]})
-        if not reply.get("succeeded"):
-            raise SystemExit(f"etcd CAS failed for key {i}: {reply}")
-        rev = int(reply["header"]["revision"])
+    def close(self) -> None:
+        self.etcd.close()

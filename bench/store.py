@@ -1,6 +1,6 @@
 """Durable CAS writes per second through apiserver and store, each write's event seen by a watcher.
 
-    python bench/store.py --clients 64 --writes 20000 [--vs-etcd] [--vs-replicated]
+    python -m bench.store --clients 64 --writes 20000 [--vs-etcd [--rounds 5]] [--vs-replicated]
 
 Each client owns one Pod and updates it with its last resourceVersion as the precondition, one
 write in flight per client. The clock stops when a watcher has seen every write's event.
@@ -11,8 +11,9 @@ import argparse
 import os
 import threading
 import time
+from collections import Counter
 
-from bench.harness import Cluster, CpuMeter, broker_pid, progress, result_line, serving, wait_for
+from bench.harness import Cluster, CpuMeter, broker_pid, median, progress, result_line, serving, wait_for
 from runtime import logs
 from runtime.client import Client
 
@@ -68,41 +69,101 @@ class Seen:
             self.last_at = time.monotonic()
 
 
+class KubusLoad:
+    """A cluster (store, apiserver) with `clients` Pods, each updated by CAS in a chain of its own, and
+    a watcher; a round's clock stops when the watcher has seen every write of the round."""
+
+    def __init__(self, clients: int, replicated: bool = False):
+        self.cluster = Cluster("bench")
+        try:
+            self._start(clients, replicated)
+        except BaseException:
+            self.cluster.__exit__(None, None, None)
+            raise
+
+    def _start(self, clients: int, replicated: bool) -> None:
+        self.cluster.start("store", **({"KUBUS_STORE_REPLICATION": "stream"} if replicated else {}))
+        self.cluster.start("actors.apiserver")
+        self.writer = Client(self.cluster.settings, name="bench writer")
+        self.watcher = Client(self.cluster.settings, name="bench watcher")
+        wait_for(lambda: serving(self.writer), 30, "the cluster to answer")
+        self.objects = [self.writer.create(payload(i)) for i in range(clients)]
+        self.seen = Seen()
+        self.watcher.watch("Pod", "default", handler=self.seen).wait_synced()
+        store, apiserver = (proc.pid for proc in self.cluster.procs)
+        self.cpu = CpuMeter({"broker": broker_pid(), "store": store, "apiserver": apiserver, "bench": os.getpid()})
+        self.written, self.spent = 0, Counter()  # writes, and each process's CPU ms in the rounds
+
+    def round(self, writes: int) -> float:
+        """Writes per second of `writes` CAS updates (rounded down to a multiple of the clients)."""
+        per = writes // len(self.objects)
+        total, seen = per * len(self.objects), self.seen.count
+        chains = Chains(self.writer, self.objects, per)
+        self.cpu.start()
+        started = time.monotonic()
+        chains.start()
+        wait_for(lambda: progress("kubus", self.seen.count - seen, total, started)
+                 or self.seen.count - seen >= total or chains.failed, 600, "the watcher to see every write")
+        if chains.failed:
+            raise SystemExit(f"a write failed: {chains.failed[0]}")
+        self.written += total
+        self.spent.update(self.cpu.per(1, "write"))
+        return total / (self.seen.last_at - started)
+
+    def cpu_per_write(self) -> dict[str, float]:
+        """Each process's CPU milliseconds per write, over this load's rounds (not etcd's, which the
+        load generator's process runs too)."""
+        return {name: ms / self.written for name, ms in self.spent.items()}
+
+    def close(self) -> None:
+        self.writer.close()
+        self.watcher.close()
+        self.cluster.__exit__(None, None, None)
+
+
 def run_kubus(clients: int, writes: int, replicated: bool = False) -> tuple[float, dict[str, float]]:
     """Writes per second, and each process's CPU milliseconds per write (`replicated`: the store
     commits every batch through the WAL stream first)."""
-    with Cluster("bench") as cluster:
-        cluster.start("store", **({"KUBUS_STORE_REPLICATION": "stream"} if replicated else {}))
-        cluster.start("actors.apiserver")
-        writer = Client(cluster.settings, name="bench writer")
-        watcher = Client(cluster.settings, name="bench watcher")
-        wait_for(lambda: serving(writer), 30, "the cluster to answer")
-        objects = [writer.create(payload(i)) for i in range(clients)]
-        seen = Seen()
-        watcher.watch("Pod", "default", handler=seen).wait_synced()
-        per = writes // clients
-        chains = Chains(writer, objects, per)
-        store, apiserver = (proc.pid for proc in cluster.procs)
-        cpu = CpuMeter({"broker": broker_pid(), "store": store, "apiserver": apiserver, "bench": os.getpid()})
-        started = time.monotonic()
-        chains.start()
-        total = per * clients
-        wait_for(lambda: progress("kubus", seen.count, total, started) or seen.count >= total or chains.failed,
-                 600, "the watcher to see every write")
-        if chains.failed:
-            raise SystemExit(f"a write failed: {chains.failed[0]}")
-        rate = total / (seen.last_at - started)
-        writer.close()
-        watcher.close()
-        return rate, cpu.per(total, "write")
+    load = KubusLoad(clients, replicated)
+    try:
+        return load.round(writes), load.cpu_per_write()
+    finally:
+        load.close()
 
+
+def against_etcd(clients: int, writes: int, rounds: int) -> tuple[list[float], list[float], dict[str, float]]:
+    """kubus and etcd, both up for the whole run, taking turns at `writes / rounds` writes each (who
+    goes first swaps every round): a shared machine's speed moves by ±15% within minutes, and one run
+    of each, one after the other, compared its moments rather than the two systems."""
+    from bench.etcd import EtcdLoad
+
+    kubus, etcd = KubusLoad(clients), None
+    try:
+        etcd = EtcdLoad(clients, payload(0))
+        ours, theirs = [], []
+        for r in range(rounds):
+            for side in ((kubus, ours), (etcd, theirs))[::1 if r % 2 == 0 else -1]:
+                side[1].append(side[0].round(max(clients, writes // rounds)))
+        return ours, theirs, kubus.cpu_per_write()
+    finally:
+        kubus.close()
+        if etcd is not None:
+            etcd.close()
+
+
+def rounds_table(ours: list[float], theirs: list[float]) -> str:
+    rows = [f"| {i + 1} | {k:,.0f} | {e:,.0f} | {k / e:.2f} |" for i, (k, e) in enumerate(zip(ours, theirs))]
+    return "\n".join(["| round | kubus writes/s | etcd writes/s | ratio |", "|---|---|---|---|", *rows])
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--clients", type=int, nargs="+", default=[1, 64])
     parser.add_argument("--writes", type=int, default=5000, help="writes per run (split over the clients)")
-    parser.add_argument("--vs-etcd", action="store_true", help="run the same workload against a local etcd")
+    parser.add_argument("--vs-etcd", action="store_true",
+                        help="run the same workload against a local etcd, the two taking turns (--rounds)")
+    parser.add_argument("--rounds", type=int, default=5,
+                        help="with --vs-etcd: turns each takes, the writes split between them (medians compared)")
     parser.add_argument("--vs-replicated", action="store_true",
                         help="also run it with the replicated store (KUBUS_STORE_REPLICATION=stream)")
     args = parser.parse_args()
@@ -110,7 +171,12 @@ def main() -> None:
     pairs = {}
     for clients in args.clients:
         writes = max(args.writes, clients)
-        rate, cpu = run_kubus(clients, writes)
+        if args.vs_etcd:
+            ours, theirs, cpu = against_etcd(clients, writes, args.rounds)
+            rate, etcd_rate = median(ours), median(theirs)
+            print(rounds_table(ours, theirs), flush=True)
+        else:
+            rate, cpu = run_kubus(clients, writes)
         print(f"kubus  clients={clients:<3} cas_writes_per_s={rate:,.0f} "
               + " ".join(f"{k}={v:.3f}" for k, v in cpu.items()), flush=True)
         pairs[f"cas_writes_per_s_c{clients}"] = rate
@@ -120,13 +186,12 @@ def main() -> None:
                   f"ratio={replicated / rate:.2f} " + " ".join(f"{k}={v:.3f}" for k, v in cpu.items()), flush=True)
             pairs[f"replicated_cas_writes_per_s_c{clients}"] = replicated
         if args.vs_etcd:
-            from bench.etcd import run_etcd
-
-            etcd_rate = run_etcd(clients, writes, payload(0))
-            print(f"etcd   clients={clients:<3} cas_writes_per_s={etcd_rate:,.0f} ratio={rate / etcd_rate:.2f}",
+            print(f"etcd   clients={clients:<3} cas_writes_per_s={etcd_rate:,.0f} ratio={rate / etcd_rate:.2f} "
+                  f"(medians of {args.rounds} rounds; kubus ahead in {sum(k > e for k, e in zip(ours, theirs))})",
                   flush=True)
             pairs[f"etcd_cas_writes_per_s_c{clients}"] = etcd_rate
             pairs[f"ratio_c{clients}"] = rate / etcd_rate
+            pairs[f"rounds_ahead_c{clients}"] = sum(k > e for k, e in zip(ours, theirs))
     last = args.clients[-1]
     head = {"cas_writes_per_s": pairs[f"cas_writes_per_s_c{last}"]}
     if args.vs_etcd:
