@@ -1,9 +1,9 @@
 # The two commands a new user runs: `make demo` and `make test`.
-PY ?= python3
+PY ?= $(shell scripts/python.sh)
 VENV := .venv
-# The virtualenv lives outside the tree (one per checkout) and .venv links to it, so tools that
-# walk the sources do not walk site-packages too.
-VENV_HOME ?= $(HOME)/.cache/kubus/venv-$(shell pwd | cksum | cut -d' ' -f1)
+# The virtualenv lives outside the tree (one per checkout and interpreter) and .venv links to it,
+# so tools that walk the sources do not walk site-packages too.
+VENV_HOME ?= $(HOME)/.cache/kubus/venv-$(shell echo "$(CURDIR) $(PY)" | cksum | cut -d' ' -f1)
 BIN := $(VENV)/bin
 
 .PHONY: demo test test-slow bench venv broker nettools down clean
@@ -20,11 +20,12 @@ test-slow: venv broker nettools  ## chaos and scale runs
 bench: venv broker
 	$(BIN)/python -m bench.store --clients 1 64 --writes 5000 --vs-etcd
 
-venv: $(BIN)/kubus
+venv: $(VENV_HOME)/bin/kubus
+	@test "$$(readlink $(VENV))" = "$(VENV_HOME)" || ln -sfn $(VENV_HOME) $(VENV)
 
-$(BIN)/kubus: setup.cfg pyproject.toml
-	test -e $(VENV) || { $(PY) -m venv $(VENV_HOME) && ln -sfn $(VENV_HOME) $(VENV); }
-	$(BIN)/pip install -q -e '.[test]'
+$(VENV_HOME)/bin/kubus: setup.cfg pyproject.toml
+	test -x $(VENV_HOME)/bin/python || $(PY) -m venv $(VENV_HOME)
+	$(VENV_HOME)/bin/pip install -q -e '.[test]'
 	touch $@
 
 broker:
