@@ -186,12 +186,12 @@ def main() -> None:
                   f"ratio={replicated / rate:.2f} " + " ".join(f"{k}={v:.3f}" for k, v in cpu.items()), flush=True)
             pairs[f"replicated_cas_writes_per_s_c{clients}"] = replicated
         if args.vs_etcd:
+            ahead = sum(k > e for k, e in zip(ours, theirs))
             print(f"etcd   clients={clients:<3} cas_writes_per_s={etcd_rate:,.0f} ratio={rate / etcd_rate:.2f} "
-                  f"(medians of {args.rounds} rounds; kubus ahead in {sum(k > e for k, e in zip(ours, theirs))})",
-                  flush=True)
+                  f"(medians of {args.rounds} rounds; kubus ahead in {ahead})", flush=True)
             pairs[f"etcd_cas_writes_per_s_c{clients}"] = etcd_rate
             pairs[f"ratio_c{clients}"] = rate / etcd_rate
-            pairs[f"rounds_ahead_c{clients}"] = sum(k > e for k, e in zip(ours, theirs))
+            pairs[f"rounds_ahead_c{clients}"] = ahead
     last = args.clients[-1]
     head = {"cas_writes_per_s": pairs[f"cas_writes_per_s_c{last}"]}
     if args.vs_etcd:
