@@ -149,6 +149,7 @@ class Bus:
             self.ioloop.remove_timeout(handle)
 
     def _close(self) -> None:
+        """A connection still opening is closed once it opens (`_on_open`), or fails to."""
         self._stopping = True
         if self._conn is not None and self._conn.is_open:
             self._close_connection()
@@ -184,6 +185,9 @@ class Bus:
 
     def _on_open(self, conn) -> None:
         self._silence.watch(conn)
+        if self._stopping:  # stop() came while it opened
+            self._close_connection()
+            return
         conn.channel(on_open_callback=self._on_channel)
 
     def _on_channel(self, channel) -> None:
