@@ -26,7 +26,7 @@ class Cluster:
     """Actor processes under a fresh cluster name and data directory; stopped and removed on exit."""
 
     def __init__(self, prefix: str, **settings):
-        heap.freeze_after_full_collections()  # the load generator's clients collect as the actors do
+        heap.configure()  # the load generator's clients collect as the actors do
         self.dir = tempfile.TemporaryDirectory(prefix=f"kubus-{prefix}-")
         home = Path(self.dir.name)
         admin = Settings().admin_url

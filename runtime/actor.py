@@ -112,7 +112,7 @@ class Actor:
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, lambda *_: self.bus.call_soon(self.drain))
         self.log.info("actor.starting", cluster=self.settings.cluster)
-        heap.freeze_after_full_collections()
+        heap.configure()
         if self.settings.metrics_port:
             metrics.serve(self.settings.metrics_port)
         self.bus.run_forever()

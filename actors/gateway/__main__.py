@@ -6,12 +6,13 @@ from aiohttp import web
 from actors.gateway.app import make_app
 from actors.gateway.tls import ensure_certificates, server_context, tls_dir
 from config.settings import load_settings
-from runtime import logs
+from runtime import heap, logs
 
 
 def main() -> None:
     settings = load_settings()
     logs.configure(settings.log_level)
+    heap.configure()
     address = settings.gateway_address
     host, _, port = address.rpartition(":")
     certificates = ensure_certificates(tls_dir(settings.secrets_dir, settings.cluster), settings.cluster)
