@@ -132,3 +132,24 @@ def test_a_settled_pod_is_left_be_until_its_runtime_foresees_a_change():
     clock.now += 1.5  # past the exit
     agent.sync_all()
     assert [w["object"]["status"]["phase"] for w in calls.status_writes()] == ["Succeeded"]
+
+
+def test_a_node_whose_pods_are_all_settled_is_not_looked_through_but_a_deleted_pod_still_stops():
+    clock, calls = Clock(), Calls()
+    agent = _agent(clock, calls)
+    agent.pod_changed(_pod({RUN: "3", EXIT_CODE: "0"}), gone=False)
+    calls.answer_all()
+    agent.sync_all()  # the write is answered: settled until its exit
+    assert agent.due == agent.workers["u1"].quiet_to > clock.now
+    agent.workers = Untouchable(agent.workers)
+    clock.now += 0.5
+    agent.sync_all()  # nothing is due: the workers are not even listed
+    agent.workers = dict(agent.workers)
+    agent.pod_changed(_pod(), gone=True)  # removed from the API: due at once
+    agent.sync_all()
+    assert agent.workers["u1"].kill_at is not None  # its containers are being stopped
+
+
+class Untouchable(dict):
+    def values(self):
+        raise AssertionError("a node with nothing due was looked through")
