@@ -5,16 +5,18 @@
 Starts store, apiserver, scheduler and one kubelet process with N hollow (simulated) nodes,
 creates M pods at R per second, and reports p50/p90/p99 of creation → Running, and how the
 nodes' Leases were renewed meanwhile: the longest time a watcher went without seeing one node's
-renewal, and how many renewals came more than one interval late (kubelet renews every 10 s).
+renewal, and how many renewals came more than one interval late (kubelet renews every 10 s); and
+each process's CPU per pod started (the nodes' renewals meanwhile included).
 """
 from __future__ import annotations
 
 import argparse
 import math
+import os
 import time
 
 from actors.kubelet.nodeinfo import LEASE_NAMESPACE, RENEW_INTERVAL_S
-from bench.harness import Cluster, progress, result_line, wait_for
+from bench.harness import Cluster, CpuMeter, broker_pid, progress, result_line, wait_for
 from runtime import logs
 from runtime.client import Client
 
@@ -68,11 +70,13 @@ def run(nodes: int, rate: float, pods: int) -> dict:
         for module in ("store", "actors.apiserver", "actors.scheduler"):
             cluster.start(module)
         client = Client(cluster.settings, name="bench")
-        cluster.start("actors.kubelet", "--hollow", str(nodes), "--capacity", "cpu=32,memory=128Gi,pods=110")
+        kubelet = cluster.start("actors.kubelet", "--hollow", str(nodes), "--capacity", "cpu=32,memory=128Gi,pods=110")
         wait_for(lambda: _ready_nodes(client) >= nodes, 300, f"{nodes} nodes Ready")
         running, renewals = Running(), Renewals()
         client.watch("Pod", "default", handler=running).wait_synced()
         client.watch("Lease", LEASE_NAMESPACE, handler=renewals).wait_synced()
+        cpu = CpuMeter({"broker": broker_pid(), "bench": os.getpid(), "kubelet": kubelet.pid,
+                        **{name: proc.pid for name, proc in zip(("store", "apiserver", "scheduler"), cluster.procs)}})
         created: dict[str, float] = {}
         started = time.monotonic()
         for i in range(pods):
@@ -83,8 +87,8 @@ def run(nodes: int, rate: float, pods: int) -> dict:
                  "every pod Running")
         latencies = [running.at[n] - t for n, t in created.items()]
         return {"startup_p50_s": pct(latencies, 50), "startup_p90_s": pct(latencies, 90),
-                "startup_p99_s": pct(latencies, 99), **renewals.close(), "nodes": nodes, "rate": rate,
-                "pods": pods}
+                "startup_p99_s": pct(latencies, 99), **renewals.close(), **cpu.per(pods, "pod"), "nodes": nodes,
+                "rate": rate, "pods": pods}
 
 
 def _ready_nodes(client: Client) -> int:
