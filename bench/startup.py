@@ -6,7 +6,8 @@ Starts store, apiserver, scheduler and one kubelet process with N hollow (simula
 creates M pods at R per second, and reports p50/p90/p99 of creation → Running, and how the
 nodes' Leases were renewed meanwhile: the longest time a watcher went without seeing one node's
 renewal, and how many renewals came more than one interval late (kubelet renews every 10 s); and
-each process's CPU per pod started (the nodes' renewals meanwhile included).
+each process's CPU per pod started (the nodes' renewals meanwhile included), the seconds its
+garbage collector ran over the whole run and the longest collection (a pause of the process).
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import os
 import time
 
 from actors.kubelet.nodeinfo import LEASE_NAMESPACE, RENEW_INTERVAL_S
+from bench.collector import Collections
 from bench.harness import Cluster, CpuMeter, broker_pid, progress, result_line, wait_for
 from runtime import logs
 from runtime.client import Client
@@ -67,10 +69,12 @@ def pct(values: list[float], p: int) -> float:
 
 def run(nodes: int, rate: float, pods: int) -> dict:
     with Cluster("start") as cluster:
+        collections = Collections()
         for module in ("store", "actors.apiserver", "actors.scheduler"):
-            cluster.start(module)
+            cluster.start(module, **collections.env(module.rpartition(".")[2]))
         client = Client(cluster.settings, name="bench")
-        kubelet = cluster.start("actors.kubelet", "--hollow", str(nodes), "--capacity", "cpu=32,memory=128Gi,pods=110")
+        kubelet = cluster.start("actors.kubelet", "--hollow", str(nodes), "--capacity",
+                                "cpu=32,memory=128Gi,pods=110", **collections.env("kubelet"))
         wait_for(lambda: _ready_nodes(client) >= nodes, 300, f"{nodes} nodes Ready")
         running, renewals = Running(), Renewals()
         client.watch("Pod", "default", handler=running).wait_synced()
@@ -87,8 +91,8 @@ def run(nodes: int, rate: float, pods: int) -> dict:
                  "every pod Running")
         latencies = [running.at[n] - t for n, t in created.items()]
         return {"startup_p50_s": pct(latencies, 50), "startup_p90_s": pct(latencies, 90),
-                "startup_p99_s": pct(latencies, 99), **renewals.close(), **cpu.per(pods, "pod"), "nodes": nodes,
-                "rate": rate, "pods": pods}
+                "startup_p99_s": pct(latencies, 99), **renewals.close(), **cpu.per(pods, "pod"),
+                **collections.figures(), "nodes": nodes, "rate": rate, "pods": pods}
 
 
 def _ready_nodes(client: Client) -> int:

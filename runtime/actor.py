@@ -114,6 +114,7 @@ class Actor:
         self.log.info("actor.starting", cluster=self.settings.cluster)
         heap.configure()
         if self.settings.metrics_port:
+            metrics.time_collections()
             metrics.serve(self.settings.metrics_port)
         self.bus.run_forever()
         self.log.info("actor.stopped")

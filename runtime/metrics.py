@@ -4,6 +4,7 @@ Label values come from bounded sets only: a kind kubus does not store is `""`, n
 from __future__ import annotations
 
 import collections
+import gc
 import os
 import time
 from pathlib import Path
@@ -60,6 +61,10 @@ STORE_BATCH_SIZE = _lazy(Histogram, "kubus_store_batch_size", "Commands per comm
                          buckets=COUNTS)
 STORE_DB_BYTES = _lazy(Gauge, "kubus_store_db_size_bytes", "Bytes of the store's database file and its WAL.")
 
+GC_SECONDS = _lazy(Histogram, "python_gc_duration_seconds", "Seconds of each run of the cyclic garbage collector, "
+                   "by generation (2: a full collection); the process stands still meanwhile.", ["generation"],
+                   buckets=LATENCY)
+
 INFORMER_RESYNCS = Counter("kubus_informer_resyncs", "Local caches resynced from a snapshot, by why (gap, "
                            "queue_lost).", ["reason"])
 WORKQUEUE_DEPTH = Gauge("workqueue_depth", "Keys waiting in a work queue.", ["name"])
@@ -110,6 +115,26 @@ def pending_pods(places: Iterable[str]) -> None:
     counts = collections.Counter(places)
     for queue in PENDING_QUEUES:
         SCHEDULER_PENDING.labels(queue).set(counts[queue])
+
+
+class _Collections:
+    """A gc callback: each collection's seconds into GC_SECONDS (a few per second at most)."""
+
+    def __init__(self) -> None:
+        self.started = 0.0
+        self.children = [GC_SECONDS.labels(str(g)) for g in range(3)]
+
+    def __call__(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self.started = time.perf_counter()
+        else:
+            self.children[info["generation"]].observe(time.perf_counter() - self.started)
+
+
+def time_collections() -> None:
+    """Observe this process's garbage collections from now on (once)."""
+    if not any(isinstance(cb, _Collections) for cb in gc.callbacks):
+        gc.callbacks.insert(0, _Collections())  # first: the policy's callbacks are not timed as collection
 
 
 def store_committed(commands: int, seconds: float) -> None:

@@ -72,3 +72,22 @@ def test_configure_collects_the_young_generation_less_often_and_installs_the_pol
     finally:
         gc.set_threshold(*thresholds)
         gc.callbacks[:] = callbacks
+
+
+def test_each_collection_is_timed_by_generation_once_metrics_time_them():
+    from runtime import metrics
+
+    def count(generation: str) -> float:
+        return next(s.value for m in metrics.GC_SECONDS.collect() for s in m.samples
+                    if s.name.endswith("_count") and s.labels["generation"] == generation)
+
+    callbacks = list(gc.callbacks)
+    try:
+        metrics.time_collections()
+        metrics.time_collections()
+        before = count("2")
+        gc.collect()
+        gc.collect()
+        assert count("2") == before + 2  # one observation each: timed by one callback
+    finally:
+        gc.callbacks[:] = callbacks
