@@ -62,12 +62,12 @@ def test_frozen_garbage_cycles_go_once_the_frozen_set_doubled_and_time_passed(po
     del grown
 
 
-def test_configure_collects_the_young_generation_less_often_and_installs_the_policy_once():
+def test_configure_sets_the_thresholds_and_installs_the_policy_once():
     thresholds, callbacks = gc.get_threshold(), list(gc.callbacks)
     try:
         heap.configure()
         heap.configure()
-        assert gc.get_threshold() == (heap.YOUNG_EVERY, *thresholds[1:])
+        assert gc.get_threshold() == heap.THRESHOLDS
         assert sum(isinstance(cb, heap._FreezeAfterFull) for cb in gc.callbacks) == 1
     finally:
         gc.set_threshold(*thresholds)
