@@ -2,20 +2,14 @@
 read from their `/metrics` (each started on a port of its own), the load generator's from itself."""
 from __future__ import annotations
 
-import socket
 import urllib.request
 
 from prometheus_client.parser import text_string_to_metric_families
 
+from bench.harness import free_port
 from runtime import metrics
 
 NAME = "python_gc_duration_seconds"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class Collections:

@@ -5,23 +5,16 @@ import base64
 import http.client
 import json
 import shutil
-import socket
 import subprocess
 import tempfile
 import threading
 import time
 
-from bench.harness import progress, wait_for
+from bench.harness import free_port, progress, wait_for
 
 
 def _b64(text: str) -> str:
     return base64.b64encode(text.encode()).decode()
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Etcd:
@@ -30,7 +23,7 @@ class Etcd:
         if binary is None:
             raise SystemExit("etcd is not installed: apt-get install etcd-server (needed for --vs-etcd)")
         self.dir = tempfile.TemporaryDirectory(prefix="kubus-etcd-")
-        self.port, peer = _free_port(), _free_port()
+        self.port, peer = free_port(), free_port()
         url, peer_url = f"http://127.0.0.1:{self.port}", f"http://127.0.0.1:{peer}"
         self.proc = subprocess.Popen(
             [binary, "--data-dir", self.dir.name, "--listen-client-urls", url, "--advertise-client-urls", url,
