@@ -73,8 +73,10 @@ class ApiServer(Writes, Services, Actor):
 
     def on_lost(self) -> None:
         self._serving = False
+        self.batches.drop()
 
     def on_drain(self, done) -> None:
+        self.batches.flush()  # what is held for company leaves now
         if self.audit:
             self.audit.close()
         done()

@@ -5,13 +5,16 @@ The requests are acked once the broker has the batch.
 
 A full batch leaves at once, mid-turn: with 64 writers in flight, one batch per turn made every
 stage (client, apiserver, store) handle all 64 before the next could start, so the stages took
-turns instead of overlapping (bench.store: 40% of the CPU idle, a cycle of ~40 ms).
+turns instead of overlapping (bench.store: 40% of the CPU idle, a cycle of ~40 ms). A batch not
+full leaves when the turn ends, or a few milliseconds later when other senders' commands are
+likely to join it (`linger.py`).
 """
 from __future__ import annotations
 
 import time
 from typing import Any, Callable
 
+from actors.apiserver.linger import AIM, Linger
 from bus import codec
 from bus.connection import Bus
 from bus.message import Message
@@ -27,12 +30,16 @@ class CommandBatches:
         self.limit = max_bytes - BATCH_ENVELOPE
         self.pending: list[tuple[Message, bytes]] = []
         self.size = 0
-        self.scheduled = False
+        self.linger = Linger()
+        self.timer = None  # the pending batch's flush, once it has one
+        self.holding = False  # ... and it waits for company
 
     def add(self, msg: Message, command: dict[str, Any]) -> None:
         entry = codec.encode({"id": msg.message_id, "user": msg.user_id, "reply_to": msg.reply_to,
                               "correlation_id": msg.correlation_id, "command": command,
                               "expires": time.time() + msg.expiration_s if msg.expiration_s else None})
+        sender = (msg.user_id, msg.reply_to)
+        self.linger.arrived(sender)
         if self.pending and self.size + len(entry) > self.limit:
             self.flush()
         self.pending.append((msg, entry))
@@ -40,18 +47,37 @@ class CommandBatches:
         if len(self.pending) >= BATCH_COMMANDS:
             self.flush()
             self.bus.push()
-        elif not self.scheduled:
-            self.scheduled = True
-            self.bus.call_later(0, self.flush)
+        elif self.timer is None:
+            self._leave_in(self.linger.hold(sender))
+        elif self.holding and len(self.pending) >= AIM:  # company enough
+            self._leave_in(0)
+
+    def _leave_in(self, seconds: float) -> None:
+        """The pending batch leaves after `seconds`; 0: when this turn ends."""
+        if self.timer is not None:
+            self.bus.cancel(self.timer)
+        self.holding = seconds > 0
+        self.timer = self.bus.call_later(seconds, self._held)
+
+    def _held(self) -> None:
+        self.timer = None
+        self.flush()
 
     def flush(self) -> None:
-        self.scheduled = False
+        if self.timer is not None:
+            self.bus.cancel(self.timer)
+            self.timer = None
         if not self.pending:
             return
         batch, self.pending, self.size = self.pending, [], 0
         requests = [msg for msg, _ in batch]
         self.bus.publish(self.exchange, "store", codec.pack_array([entry for _, entry in batch]), type="commands",
                          persistent=self.persistent, user_id=self.bus.user, on_confirm=lambda ok: self._confirmed(requests, ok))
+
+    def drop(self) -> None:
+        """The channel went: the pending commands' requests are redelivered, to be admitted again."""
+        self.bus.cancel(self.timer)
+        self.timer, self.pending, self.size = None, [], 0
 
     def _confirmed(self, requests: list[Message], ok: bool) -> None:
         """Acked once the broker has the batch. A nack: the store's queue is full. A lost channel:

@@ -1,9 +1,11 @@
 """An apiserver hands admitted commands to the store in batches of at most `BATCH_COMMANDS`, even when
-many more requests reach it in one turn, so the store starts on the first while it admits the rest."""
+many more requests reach it in one turn, so the store starts on the first while it admits the rest;
+and holds a batch a few milliseconds when other senders' commands are likely to join it."""
 from __future__ import annotations
 
 import os
 import signal
+import time
 import uuid
 from urllib.parse import unquote, urlparse
 
@@ -11,6 +13,7 @@ import msgpack
 import pika
 
 from actors.apiserver.batches import BATCH_COMMANDS
+from actors.apiserver.linger import TAU_S
 from bus.topology import SCHEMA_HEADER, SCHEMA_VERSION
 from tests.helpers import blocking
 
@@ -22,6 +25,35 @@ def _pod(i: int) -> bytes:
                                                     "spec": {"containers": [{"name": "c", "image": "busybox"}]}}})
 
 
+def _get(name: str) -> bytes:
+    return msgpack.packb({"verb": "get", "kind": "Pod", "namespace": "default", "name": name, "resourceVersion": None,
+                          "options": {}, "object": None})
+
+
+def _request(settings, body: bytes, correlation_id: str) -> tuple[str, str, bytes, pika.BasicProperties]:
+    """basic_publish's arguments for one request to the apiserver, as `admin`."""
+    return f"{settings.cluster}.api", "apiserver", body, pika.BasicProperties(
+        type="request", message_id=uuid.uuid4().hex, correlation_id=correlation_id, reply_to="amq.rabbitmq.reply-to",
+        content_type="application/msgpack", user_id=unquote(urlparse(settings.amqp_url).username),
+        headers={SCHEMA_HEADER: SCHEMA_VERSION})
+
+
+def _sender(settings, replies: list[dict]):
+    """A channel of its own (so a reply address of its own) that collects its replies."""
+    ch = blocking(settings.amqp_url).channel()
+    ch.basic_consume("amq.rabbitmq.reply-to", lambda _c, _m, _p, body: replies.append(msgpack.unpackb(body)),
+                     auto_ack=True)
+    return ch
+
+
+def _capture(settings):
+    """A copy of every message that reaches the store's queue."""
+    admin = blocking(settings.admin_url).channel()
+    capture = admin.queue_declare("", exclusive=True).method.queue
+    admin.queue_bind(capture, f"{settings.cluster}.store", "store")
+    return admin, capture
+
+
 def _drain(ch, queue: str) -> list[tuple[pika.BasicProperties, bytes]]:
     out = []
     while (got := ch.basic_get(queue, auto_ack=True))[0] is not None:
@@ -31,29 +63,45 @@ def _drain(ch, queue: str) -> list[tuple[pika.BasicProperties, bytes]]:
 
 def test_a_burst_of_requests_leaves_the_apiserver_in_several_batches(cluster, procs, settings):
     apiserver = next(p for p in procs.procs if "actors.apiserver" in p.args)
-    admin = blocking(settings.admin_url).channel()
-    capture = admin.queue_declare("", exclusive=True).method.queue  # a copy of what reaches the store
-    admin.queue_bind(capture, f"{settings.cluster}.store", "store")
-    conn = blocking(settings.amqp_url)
-    ch = conn.channel()
-    ch.confirm_delivery()
+    admin, capture = _capture(settings)
     replies: list[dict] = []
-    ch.basic_consume("amq.rabbitmq.reply-to", lambda _c, _m, _p, body: replies.append(msgpack.unpackb(body)),
-                     auto_ack=True)
+    ch = _sender(settings, replies)
+    ch.confirm_delivery()
     burst = 3 * BATCH_COMMANDS - 4
     os.kill(apiserver.pid, signal.SIGSTOP)  # every request waits, then reaches it in one burst
     try:
         for i in range(burst):
-            ch.basic_publish(f"{settings.cluster}.api", "apiserver", _pod(i), pika.BasicProperties(
-                type="request", message_id=uuid.uuid4().hex, correlation_id=str(i), reply_to="amq.rabbitmq.reply-to",
-                content_type="application/msgpack", user_id=unquote(urlparse(settings.amqp_url).username), headers={SCHEMA_HEADER: SCHEMA_VERSION}))
+            ch.basic_publish(*_request(settings, _pod(i), str(i)))
     finally:
         os.kill(apiserver.pid, signal.SIGCONT)
     while len(replies) < burst:
-        conn.process_data_events(time_limit=0.2)
-    conn.close()
+        ch.connection.process_data_events(time_limit=0.2)
+    ch.connection.close()
     assert all(r["ok"] for r in replies), [r for r in replies if not r["ok"]][:1]
     sizes = [len(msgpack.unpackb(body)) for props, body in _drain(admin, capture) if props.type == "commands"]
     admin.connection.close()
     assert sum(sizes) == burst
     assert max(sizes) == BATCH_COMMANDS and len(sizes) >= 3, sizes
+
+
+def test_commands_of_senders_taking_turns_share_batches(cluster, settings):
+    """Two senders taking turns every millisecond: each command would leave alone, were it not held
+    for the other's. The first 2 `TAU_S` teach the apiserver the rate; what follows is counted."""
+    admin, capture = _capture(settings)
+    replies: list[dict] = []
+    senders = [_sender(settings, replies), _sender(settings, replies)]
+    warm, counted = int(2 * TAU_S / 0.001), 400
+    for i in range(warm + counted):
+        senders[i % 2].basic_publish(*_request(settings, _get(f"absent-{i}"), f"{'warm' if i < warm else 'counted'}-{i}"))
+        time.sleep(0.001)  # the pace of the load, not a wait for a result
+    deadline = time.monotonic() + 30
+    while len(replies) < warm + counted and time.monotonic() < deadline:
+        for ch in senders:
+            ch.connection.process_data_events(time_limit=0.05)
+    assert len(replies) == warm + counted and all(r["status"]["reason"] == "NotFound" for r in replies)
+    batches = [[c for c in msgpack.unpackb(body) if c["correlation_id"].startswith("counted-")]
+               for props, body in _drain(admin, capture) if props.type == "commands"]
+    sizes = [len(b) for b in batches if b]
+    admin.connection.close()
+    assert sum(sizes) == counted
+    assert counted / len(sizes) >= 2, sizes  # alone, each left in a batch of its own (one or two)
