@@ -109,18 +109,22 @@ def broker_pid() -> int | None:
 
 
 class CpuMeter:
-    """CPU milliseconds each named process spends between start() and the per-unit reading."""
+    """CPU milliseconds each named process (or group of processes) spends between start() and the
+    per-unit reading."""
 
-    def __init__(self, pids: dict[str, int | None]):
-        self.pids = {name: pid for name, pid in pids.items() if pid}
+    def __init__(self, pids: dict[str, int | list[int] | None]):
+        self.pids = {name: pid if isinstance(pid, list) else [pid] for name, pid in pids.items() if pid}
         self.start()
 
     def start(self) -> None:
-        self.base = {name: cpu_seconds(pid) for name, pid in self.pids.items()}
+        self.base = {name: self._seconds(name) for name in self.pids}
 
     def per(self, units: int, suffix: str) -> dict[str, float]:
-        return {f"{name}_cpu_ms_per_{suffix}": (cpu_seconds(pid) - self.base[name]) * 1000 / units
-                for name, pid in self.pids.items()}
+        return {f"{name}_cpu_ms_per_{suffix}": (self._seconds(name) - self.base[name]) * 1000 / units
+                for name in self.pids}
+
+    def _seconds(self, name: str) -> float:
+        return sum(cpu_seconds(pid) for pid in self.pids[name])
 
 
 def median(values: list[float]) -> float:

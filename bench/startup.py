@@ -2,7 +2,7 @@
 
     python -m bench.startup --nodes 1000 --rate 100 --pods 1000
 
-Starts store, apiserver, scheduler and one kubelet process with N hollow (simulated) nodes,
+Starts store, apiserver, scheduler and one kubelet process (or `--kubelets K`) with N hollow (simulated) nodes,
 creates M pods at R per second, and reports p50/p90/p99 of creation → Running, and how the
 nodes' Leases were renewed meanwhile: the longest time a watcher went without seeing one node's
 renewal, and how many renewals came more than one interval late (kubelet renews every 10 s); and
@@ -68,19 +68,20 @@ def pct(values: list[float], p: int) -> float:
     return ordered[max(0, math.ceil(len(ordered) * p / 100) - 1)]
 
 
-def run(nodes: int, rate: float, pods: int, idle: float) -> dict:
+def run(nodes: int, rate: float, pods: int, idle: float, processes: int = 1) -> dict:
     with Cluster("start") as cluster:
         collections = Collections()
         for module in ("store", "actors.apiserver", "actors.scheduler"):
             cluster.start(module, **collections.env(module.rpartition(".")[2]))
         client = Client(cluster.settings, name="bench")
-        kubelet = cluster.start("actors.kubelet", "--hollow", str(nodes), "--capacity",
-                                "cpu=32,memory=128Gi,pods=110", **collections.env("kubelet"))
+        kubelets = [cluster.start("actors.kubelet", "--hollow", str(share), "--prefix", prefix, "--capacity",
+                                  "cpu=32,memory=128Gi,pods=110", **collections.env(prefix.replace("hollow", "kubelet")))
+                    for prefix, share in _spread(nodes, processes)]
         wait_for(lambda: _ready_nodes(client) >= nodes, 300, f"{nodes} nodes Ready")
         running, renewals = Running(), Renewals()
         client.watch("Pod", "default", handler=running).wait_synced()
         client.watch("Lease", LEASE_NAMESPACE, handler=renewals).wait_synced()
-        cpu = CpuMeter({"broker": broker_pid(), "bench": os.getpid(), "kubelet": kubelet.pid,
+        cpu = CpuMeter({"broker": broker_pid(), "bench": os.getpid(), "kubelet": [k.pid for k in kubelets],
                         **{name: proc.pid for name, proc in zip(("store", "apiserver", "scheduler"), cluster.procs)}})
         heartbeats = _heartbeats(cpu, renewals, idle) if idle else {}
         cpu.start()
@@ -95,7 +96,14 @@ def run(nodes: int, rate: float, pods: int, idle: float) -> dict:
         latencies = [running.at[n] - t for n, t in created.items()]
         return {"startup_p50_s": pct(latencies, 50), "startup_p90_s": pct(latencies, 90),
                 "startup_p99_s": pct(latencies, 99), **renewals.close(), **cpu.per(pods, "pod"),
-                **heartbeats, **collections.figures(), "nodes": nodes, "rate": rate, "pods": pods}
+                **heartbeats, **collections.figures(), "nodes": nodes, "kubelets": processes, "rate": rate, "pods": pods}
+
+
+def _spread(nodes: int, processes: int) -> list[tuple[str, int]]:
+    """Each kubelet process's name prefix and share of the nodes: `hollow` alone, else `hollow0`, ..."""
+    if processes == 1:
+        return [("hollow", nodes)]
+    return [(f"hollow{k}", nodes // processes + (k < nodes % processes)) for k in range(processes)]
 
 
 def _heartbeats(cpu: CpuMeter, renewals: Renewals, seconds: float) -> dict:
@@ -123,9 +131,10 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=100)
     parser.add_argument("--pods", type=int, default=1000)
     parser.add_argument("--idle", type=float, default=0, help="seconds of renewals alone to measure first")
+    parser.add_argument("--kubelets", type=int, default=1, help="kubelet processes the nodes are spread over")
     args = parser.parse_args()
     logs.configure("warning")
-    print(result_line(**run(args.nodes, args.rate, args.pods, args.idle)))
+    print(result_line(**run(args.nodes, args.rate, args.pods, args.idle, args.kubelets)))
 
 
 if __name__ == "__main__":
