@@ -49,13 +49,12 @@ class CommandBatches:
             self.bus.push()
         elif self.timer is None:
             self._leave_in(self.linger.hold(sender))
-        elif self.holding and len(self.pending) >= AIM:  # company enough
+        elif self.holding and len(self.pending) >= AIM:  # company enough: no more waiting
             self._leave_in(0)
 
     def _leave_in(self, seconds: float) -> None:
         """The pending batch leaves after `seconds`; 0: when this turn ends."""
-        if self.timer is not None:
-            self.bus.cancel(self.timer)
+        self.bus.cancel(self.timer)
         self.holding = seconds > 0
         self.timer = self.bus.call_later(seconds, self._held)
 
@@ -64,9 +63,8 @@ class CommandBatches:
         self.flush()
 
     def flush(self) -> None:
-        if self.timer is not None:
-            self.bus.cancel(self.timer)
-            self.timer = None
+        self.bus.cancel(self.timer)
+        self.timer = None
         if not self.pending:
             return
         batch, self.pending, self.size = self.pending, [], 0

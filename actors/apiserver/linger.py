@@ -11,8 +11,8 @@ its next command once this one is answered, and holding it would only slow it (t
 PostgreSQL's `commit_siblings`). So the hold follows the rate of commands from senders other than
 the one whose command begins the batch: none while one sender writes alone or the others are few
 and far between; else long enough to gather about `AIM` commands, and never more than `MOST_S`. A
-batch that has `AIM` leaves at once (`batches.py`): where commands come together anyway, holding
-them would add only latency (bench.scheduler: 3-11% fewer pods/s when every batch waited).
+batch that has `AIM` leaves when the turn ends (`batches.py`): where commands come together anyway,
+holding them adds only latency (bench.scheduler: 2-12% fewer pods/s when every batch waited).
 """
 from __future__ import annotations
 
@@ -42,6 +42,8 @@ class Rate:
 
 
 class Linger:
+    """Each sender's rate and all senders' together, and the hold they give."""
+
     def __init__(self, clock: Callable[[], float] = time.monotonic):
         self.clock = clock
         self.all = Rate(clock())
