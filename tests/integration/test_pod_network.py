@@ -96,8 +96,10 @@ def test_the_host_reaches_the_service_through_the_proxys_rules(namespaced, procs
     namespaced.create(deployment(3, str(tmp_path)))
     wait_until(lambda: len(ready_pods(namespaced)) == 3, 60, what="three ready replicas")
     table = nftables.table_name(settings.cluster)
-    listed = subprocess.run(["nft", "list", "table", "ip", table], capture_output=True, text=True).stdout
-    assert f"ip daddr {service['spec']['clusterIP']} tcp dport 80 goto svc-" in listed
+    rule = f"ip daddr {service['spec']['clusterIP']} tcp dport 80 goto svc-"
+    # the proxy writes the rule once the EndpointSlice has the ready pods: a step after they are ready
+    wait_until(lambda: rule in subprocess.run(["nft", "list", "table", "ip", table], capture_output=True,
+                                              text=True).stdout, 30, what="the service's rule in the proxy's table")
     names = set(ready_pods(namespaced))
     seen = wait_until(lambda: names <= (s := {get(service["spec"]["clusterIP"], 80)[1] for _ in range(60)}) and s,
                       30, what="every replica through the ClusterIP")
