@@ -98,6 +98,8 @@ def test_commands_of_senders_taking_turns_share_batches(cluster, settings):
     while len(replies) < warm + counted and time.monotonic() < deadline:
         for ch in senders:
             ch.connection.process_data_events(time_limit=0.05)
+    for ch in senders:
+        ch.connection.close()
     assert len(replies) == warm + counted and all(r["status"]["reason"] == "NotFound" for r in replies)
     batches = [[c for c in msgpack.unpackb(body) if c["correlation_id"].startswith("counted-")]
                for props, body in _drain(admin, capture) if props.type == "commands"]
