@@ -75,8 +75,8 @@ def run(nodes: int, rate: float, pods: int, idle: float, processes: int = 1) -> 
             cluster.start(module, **collections.env(module.rpartition(".")[2]))
         client = Client(cluster.settings, name="bench")
         kubelets = [cluster.start("actors.kubelet", "--hollow", str(share), "--prefix", prefix, "--capacity",
-                                  "cpu=32,memory=128Gi,pods=110", **collections.env(prefix.replace("hollow", "kubelet")))
-                    for prefix, share in _spread(nodes, processes)]
+                                  "cpu=32,memory=128Gi,pods=110", **collections.env(f"kubelet{suffix}"))
+                    for prefix, suffix, share in _spread(nodes, processes)]
         wait_for(lambda: _ready_nodes(client) >= nodes, 300, f"{nodes} nodes Ready")
         running, renewals = Running(), Renewals()
         client.watch("Pod", "default", handler=running).wait_synced()
@@ -99,11 +99,11 @@ def run(nodes: int, rate: float, pods: int, idle: float, processes: int = 1) -> 
                 **heartbeats, **collections.figures(), "nodes": nodes, "kubelets": processes, "rate": rate, "pods": pods}
 
 
-def _spread(nodes: int, processes: int) -> list[tuple[str, int]]:
-    """Each kubelet process's name prefix and share of the nodes: `hollow` alone, else `hollow0`, ..."""
+def _spread(nodes: int, processes: int) -> list[tuple[str, str, int]]:
+    """Each kubelet process's node name prefix, suffix (none alone, else 0, 1, ...) and share of the nodes."""
     if processes == 1:
-        return [("hollow", nodes)]
-    return [(f"hollow{k}", nodes // processes + (k < nodes % processes)) for k in range(processes)]
+        return [("hollow", "", nodes)]
+    return [(f"hollow{k}", str(k), nodes // processes + (k < nodes % processes)) for k in range(processes)]
 
 
 def _heartbeats(cpu: CpuMeter, renewals: Renewals, seconds: float) -> dict:

@@ -34,10 +34,10 @@ class Rate:
         self.value, self.at = 0.0, now
 
     def add(self, now: float) -> None:
-        self.value = self.now(now) + 1 / TAU_S
+        self.value = self.at_time(now) + 1 / TAU_S
         self.at = now
 
-    def now(self, now: float) -> float:
+    def at_time(self, now: float) -> float:
         return self.value * math.exp((self.at - now) / TAU_S)
 
 
@@ -67,7 +67,7 @@ class Linger:
         should come within `MOST_S`."""
         now = self.clock()
         own = self.senders.get(sender)
-        others = self.all.now(now) - (own.now(now) if own is not None else 0.0)
+        others = self.all.at_time(now) - (own.at_time(now) if own is not None else 0.0)
         if others * MOST_S < 1:
             return 0.0
         return min(MOST_S, (AIM - 1) / others)
