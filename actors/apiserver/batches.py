@@ -6,8 +6,8 @@ The requests are acked once the broker has the batch.
 A full batch leaves at once, mid-turn: with 64 writers in flight, one batch per turn made every
 stage (client, apiserver, store) handle all 64 before the next could start, so the stages took
 turns instead of overlapping (bench.store: 40% of the CPU idle, a cycle of ~40 ms). A batch not
-full leaves when the turn ends, or a few milliseconds later when other senders' commands are
-likely to join it (`linger.py`).
+full leaves when the turn ends, or a few milliseconds later when more commands are likely to join
+it (`linger.py`).
 """
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ class CommandBatches:
         entry = codec.encode({"id": msg.message_id, "user": msg.user_id, "reply_to": msg.reply_to,
                               "correlation_id": msg.correlation_id, "command": command,
                               "expires": time.time() + msg.expiration_s if msg.expiration_s else None})
-        sender = (msg.user_id, msg.reply_to)
+        sender = _sender(msg)
         self.linger.arrived(sender)
         if self.pending and self.size + len(entry) > self.limit:
             self.flush()
@@ -75,13 +75,22 @@ class CommandBatches:
     def drop(self) -> None:
         """The channel went: the pending commands' requests are redelivered, to be admitted again."""
         self.bus.cancel(self.timer)
+        for msg, _ in self.pending:
+            self.linger.left(_sender(msg))
         self.timer, self.pending, self.size = None, [], 0
 
     def _confirmed(self, requests: list[Message], ok: bool) -> None:
         """Acked once the broker has the batch. A nack: the store's queue is full. A lost channel:
         the requests are redelivered, and the store's dedupe keeps each to one effect."""
+        for msg in requests:
+            self.linger.left(_sender(msg))
         if ok:
             for msg in requests:
                 msg.ack()
         elif self.bus.channel is not None:
             self.on_full(requests)
+
+
+def _sender(msg: Message) -> tuple[str | None, str | None]:
+    """Who a request is from, as far as holding goes: its broker user and its reply address."""
+    return msg.user_id, msg.reply_to

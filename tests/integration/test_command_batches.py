@@ -1,6 +1,6 @@
 """An apiserver hands admitted commands to the store in batches of at most `BATCH_COMMANDS`, even when
 many more requests reach it in one turn, so the store starts on the first while it admits the rest;
-and holds a batch a few milliseconds when other senders' commands are likely to join it."""
+and holds a batch a few milliseconds when more commands are likely to join it."""
 from __future__ import annotations
 
 import os
@@ -84,26 +84,47 @@ def test_a_burst_of_requests_leaves_the_apiserver_in_several_batches(cluster, pr
     assert max(sizes) == BATCH_COMMANDS and len(sizes) >= 3, sizes
 
 
-def test_commands_of_senders_taking_turns_share_batches(cluster, settings):
-    """Two senders taking turns every millisecond: each command would leave alone, were it not held
-    for the other's. The first 2 `TAU_S` teach the apiserver the rate; what follows is counted."""
+def _counted_batch_sizes(settings, warm: list[list[int]], counted: list[list[int]]) -> list[int]:
+    """Ticks a millisecond apart, each sending a request from every sender it names (a channel each):
+    the `warm` ticks teach the apiserver the senders, the `counted` ticks' requests are counted. Once all
+    are answered (NotFound): the number of counted commands in each batch that had any."""
     admin, capture = _capture(settings)
     replies: list[dict] = []
-    senders = [_sender(settings, replies), _sender(settings, replies)]
-    warm, counted = int(2 * TAU_S / 0.001), 400
-    for i in range(warm + counted):
-        senders[i % 2].basic_publish(*_request(settings, _get(f"absent-{i}"), f"{'warm' if i < warm else 'counted'}-{i}"))
-        time.sleep(0.001)  # the pace of the load, not a wait for a result
+    senders = [_sender(settings, replies) for _ in range(1 + max(max(tick) for tick in warm + counted))]
+    sent = 0
+    for tag, ticks in (("warm", warm), ("counted", counted)):
+        for tick in ticks:
+            for who in tick:
+                senders[who].basic_publish(*_request(settings, _get(f"absent-{sent}"), f"{tag}-{sent}"))
+                sent += 1
+            time.sleep(0.001)  # the pace of the load, not a wait for a result
     deadline = time.monotonic() + 30
-    while len(replies) < warm + counted and time.monotonic() < deadline:
+    while len(replies) < sent and time.monotonic() < deadline:
         for ch in senders:
             ch.connection.process_data_events(time_limit=0.05)
     for ch in senders:
         ch.connection.close()
-    assert len(replies) == warm + counted and all(r["status"]["reason"] == "NotFound" for r in replies)
+    assert len(replies) == sent and all(r["status"]["reason"] == "NotFound" for r in replies)
     batches = [[c for c in msgpack.unpackb(body) if c["correlation_id"].startswith("counted-")]
                for props, body in _drain(admin, capture) if props.type == "commands"]
-    sizes = [len(b) for b in batches if b]
     admin.connection.close()
-    assert sum(sizes) == counted
-    assert counted / len(sizes) >= 2, sizes  # alone, each left in a batch of its own (one or two)
+    sizes = [len(b) for b in batches if b]
+    assert sum(sizes) == sum(len(tick) for tick in counted)
+    return sizes
+
+
+WARM_TICKS = int(2 * TAU_S / 0.001)  # two `TAU_S` teach the apiserver the rates
+
+
+def test_commands_of_senders_taking_turns_share_batches(cluster, settings):
+    """Two senders taking turns every millisecond: each command would leave alone, were it not held
+    for the other's."""
+    sizes = _counted_batch_sizes(settings, [[i % 2] for i in range(WARM_TICKS)], [[i % 2] for i in range(400)])
+    assert 400 / len(sizes) >= 2, sizes  # alone, each left in a batch of its own (one or two)
+
+
+def test_commands_of_a_sender_that_does_not_wait_for_its_answers_share_batches(cluster, settings):
+    """One sender, a command every millisecond without waiting for the answers (its first ones in
+    pairs, so that two are at the apiserver at once): held for its own next ones."""
+    sizes = _counted_batch_sizes(settings, [[0, 0]] * (WARM_TICKS // 2), [[0]] * 400)
+    assert 400 / len(sizes) >= 2, sizes  # alone, each left in a batch of its own (one or two)
