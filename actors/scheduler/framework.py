@@ -21,18 +21,26 @@ MIN_CHUNK = 256  # nodes filtered at a time while looking for enough feasible on
 
 @dataclass
 class Filtered:
-    """A filter's verdict for nodes `idx`: a code per node and the reasons of the failing ones."""
+    """A filter's verdict for nodes `idx`: a code per node and the reasons of the failing ones.
+    `all_passed` says no code is set, so the framework need not look for failures."""
 
     codes: np.ndarray
     reasons: Callable[[int], list[str]]  # position in idx -> reasons
+    all_passed: bool = False
 
     @classmethod
     def single(cls, failed: np.ndarray, reason: str, code: int = UNRESOLVABLE) -> "Filtered":
+        if not np.count_nonzero(failed):  # the usual verdict: no codes to build (count_nonzero is the cheap any)
+            return cls.all_pass(len(failed))
         return cls(np.where(failed, code, SUCCESS).astype(np.int8), lambda _pos: [reason])
 
     @classmethod
     def all_pass(cls, count: int) -> "Filtered":
-        return cls(np.zeros(count, dtype=np.int8), lambda _pos: [])
+        return cls(np.zeros(count, dtype=np.int8), _no_reasons, True)
+
+
+def _no_reasons(_pos: int) -> list[str]:
+    return []
 
 
 @dataclass
@@ -137,7 +145,7 @@ class Framework:
         if len(feasible) == 1 or not self.scorers:
             return Decision(table.names[int(feasible[0])], diagnosis, evaluated=1)
         totals, per_plugin = self.score(ctx, feasible)
-        best = np.flatnonzero(totals == totals.max())
+        best = (totals == totals.max()).nonzero()[0]
         chosen = int(feasible[best[self.rng.randrange(len(best))]])
         decision = Decision(table.names[chosen], diagnosis, evaluated=len(feasible))
         if self.record:
@@ -152,13 +160,14 @@ class Framework:
         n = len(ctx.table)
         diagnosis = Diagnosis(n)
         want = num_feasible_to_find(n, self.percentage) if self.scorers else 1
-        order = (np.arange(n) + self.next_start % n) % n
+        active = [p for p in self.filters if p.pre_filter(ctx)]  # PreFilter once a cycle, Skip drops the plugin
+        start = self.next_start % n
         found: list[np.ndarray] = []
         count = processed = 0
         while processed < n and count < want:
-            chunk = order[processed:processed + max(want, MIN_CHUNK)]
+            chunk = _ring(start + processed, min(max(want, MIN_CHUNK), n - processed), n)
             processed += len(chunk)
-            found.append(self._filter(ctx, chunk, diagnosis))
+            found.append(self._filter(ctx, active, chunk, diagnosis))
             count += len(found[-1])
         feasible = np.concatenate(found) if len(found) > 1 else found[0]
         if count >= want:
@@ -166,16 +175,17 @@ class Framework:
             self.next_start = (int(feasible[-1]) + 1) % n
         return feasible, diagnosis
 
-    def _filter(self, ctx: Context, idx: np.ndarray, diagnosis: Diagnosis) -> np.ndarray:
+    @staticmethod
+    def _filter(ctx: Context, plugins: list[Plugin], idx: np.ndarray, diagnosis: Diagnosis) -> np.ndarray:
         """The nodes of `idx` that every filter passes; the others' reasons go to `diagnosis`."""
         alive = idx
-        for plugin in self.filters:
+        for plugin in plugins:
             if len(alive) == 0:
                 break
-            if not plugin.pre_filter(ctx):
-                continue
             verdict = plugin.filter(ctx, alive)
-            failed = np.flatnonzero(verdict.codes)
+            if verdict.all_passed:
+                continue
+            failed = verdict.codes.nonzero()[0]
             for pos in failed:
                 diagnosis.failures[int(alive[pos])] = (int(verdict.codes[pos]), verdict.reasons(int(pos)), plugin.name)
             if len(failed):
@@ -188,7 +198,15 @@ class Framework:
         for plugin, weight in self.scorers:
             if not plugin.pre_score(ctx, idx):
                 continue
-            scores = plugin.normalize(ctx, plugin.score(ctx, idx))
-            totals += weight * scores
-            per_plugin[plugin.name] = weight * scores
+            weighted = plugin.normalize(ctx, plugin.score(ctx, idx)) * weight
+            totals += weighted
+            per_plugin[plugin.name] = weighted
         return totals, per_plugin
+
+
+def _ring(first: int, count: int, n: int) -> np.ndarray:
+    """`count` node indices from `first` on, wrapping around the `n` nodes."""
+    idx = np.arange(first, first + count)
+    if first + count > n:
+        idx %= n
+    return idx

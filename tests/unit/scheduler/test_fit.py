@@ -79,3 +79,34 @@ def test_effective_requests_count_init_containers_sidecars_and_overhead():
     spec["initContainers"].reverse()  # the sidecar now runs beside the big init container
     assert pod_requests(spec) == {"cpu": 3600}  # max(2.5, 3.5) + 0.1
     assert pod_info(pod(cpu="0")).nonzero_cpu == 0  # an explicit 0 is not defaulted
+
+
+# A node without memory (allocatable 0) next to full ones: scoring takes the masked path when it is
+# among the nodes scored and a mask-free path when it is not; a node's score may not depend on that.
+MIXED = (node("full", cpu="4", memory="8Gi"), node("nomem", cpu="4", memory="0"), node("busy", cpu="8", memory="2Gi"),
+         node("over", cpu="1", memory="1Gi"))
+
+
+@pytest.mark.parametrize("plugin", [
+    NodeResourcesFit(), NodeResourcesFit("MostAllocated", resources=(("cpu", 2), ("memory", 3))),
+    NodeResourcesFit("RequestedToCapacityRatio", shape=((0, 0), (50, 7), (100, 10))),
+    NodeResourcesBalancedAllocation(), NodeResourcesBalancedAllocation((("cpu", 1), ("memory", 1), ("pods", 1))),
+], ids=["least", "most-weighted", "ratio", "balanced", "balanced-three"])
+def test_a_nodes_score_does_not_depend_on_the_others_scored(plugin):
+    t = table(*MIXED, pods=((pod("x", cpu="1", memory="1Gi"), "busy"), (pod("y", cpu="2", memory="2Gi"), "over")))
+    p = pod(cpu="500m", memory="512Mi")
+    together = [int(s) for s in plugin.score(ctx(t, p), np.arange(len(t)))]
+    alone = [int(plugin.score(ctx(t, p), np.array([i]))[0]) for i in range(len(t))]
+    assert together == alone
+
+
+def test_filter_verdicts_do_not_depend_on_the_others_filtered():
+    t = table(*MIXED, pods=((pod("x", cpu="1", memory="1Gi"), "busy"), (pod("y", cpu="2", memory="2Gi"), "over")))
+    c = ctx(t, pod(cpu="500m", memory="512Mi"))
+    together = NodeResourcesFit().filter(c, np.arange(len(t)))
+    assert [int(x) for x in together.codes] == [0, UNRESOLVABLE, 0, UNSCHEDULABLE]
+    assert together.reasons(1) == ["Insufficient memory"]
+    assert together.reasons(3) == ["Insufficient cpu", "Insufficient memory"]
+    for i in range(len(t)):
+        alone = NodeResourcesFit().filter(c, np.array([i]))
+        assert int(alone.codes[0]) == int(together.codes[i])
