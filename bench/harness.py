@@ -119,9 +119,12 @@ class CpuMeter:
     def start(self) -> None:
         self.base = {name: self._seconds(name) for name in self.pids}
 
+    def used(self) -> dict[str, float]:
+        """CPU seconds of each name since start()."""
+        return {name: self._seconds(name) - self.base[name] for name in self.pids}
+
     def per(self, units: int, suffix: str) -> dict[str, float]:
-        return {f"{name}_cpu_ms_per_{suffix}": (self._seconds(name) - self.base[name]) * 1000 / units
-                for name in self.pids}
+        return {f"{name}_cpu_ms_per_{suffix}": seconds * 1000 / units for name, seconds in self.used().items()}
 
     def _seconds(self, name: str) -> float:
         return sum(cpu_seconds(pid) for pid in self.pids[name])

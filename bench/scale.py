@@ -33,7 +33,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
 
-from bench.harness import Cluster, CpuMeter, broker_pid, cpu_seconds, progress, result_line, serving, wait_for
+from bench.harness import Cluster, CpuMeter, broker_pid, progress, result_line, serving, wait_for
 from bus import codec
 from runtime import logs
 from runtime.client import Client
@@ -271,7 +271,7 @@ def log_events(log: Path, event: str) -> list[dict]:
 
 def cpu_used(meter: CpuMeter) -> str:
     """CPU seconds each process of `meter` used since its start()."""
-    return " ".join(f"{name}={cpu_seconds(pid) - meter.base[name]:.2f}" for name, pid in meter.pids.items())
+    return " ".join(f"{name}={seconds:.2f}" for name, seconds in meter.used().items())
 
 
 def start_store(cluster: Cluster) -> tuple[subprocess.Popen, Path, float]:
