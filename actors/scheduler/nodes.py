@@ -1,16 +1,30 @@
 """The scheduler's view of the nodes as columns: one numpy array per quantity, so a filter or a
 score runs over thousands of nodes at once. Pods on each node are kept for the plugins that
-look at them (ports, spread, inter-pod affinity)."""
+look at them (ports, spread, inter-pod affinity).
+
+Spreading and inter-pod affinity count, every cycle, the pods some selector matches in each
+topology domain. Scanning every pod for that costs milliseconds on a big cluster, so the table
+keeps such counts per node as columns, updated as pods come and go: for the selectors asked of
+it lately (`match_counts`), and for the affinity terms the counted pods carry (`term_counts`).
+A cycle then sums columns by domain (`domain_sums`) instead of looking at pods."""
 from __future__ import annotations
 
-from typing import Iterable
+from collections import OrderedDict
+from typing import Callable, Hashable, Iterable
 
 import numpy as np
 
+from actors.scheduler.plugins.podmatch import term_groups
 from actors.scheduler.podinfo import PodInfo
 from api.resources import quantity_of
 
 BASE = ("cpu", "memory", "ephemeral-storage", "pods")
+# Selectors whose per-node counts are kept. Every pod added or removed is tested against each
+# (about 1 µs a selector), so few: enough for the workloads being scheduled at once (a rollout asks
+# for one selector in a row), and only while they are asked for: one not asked for in IDLE_CHANGES
+# changes of the table is dropped, and counted afresh (one scan of the pods) when asked again.
+MATCH_KEYS = 16
+IDLE_CHANGES = 4096
 
 
 class NodeTable:
@@ -33,6 +47,12 @@ class NodeTable:
         self.affinity_pods: dict[str, PodInfo] = {}  # counted pods with (anti-)affinity terms
         self.waiting: dict[str, dict[str, PodInfo]] = {}  # pods bound to nodes not seen yet
         self._label_columns: dict[str, np.ndarray] = {}
+        self._label_codes: dict[str, tuple[np.ndarray, list[str]]] = {}
+        # match -> [per-node count of the counted pods it matches, version when last asked for],
+        # least recently asked first
+        self._matches: OrderedDict[Hashable, list] = OrderedDict()
+        # (kind, topologyKey, match, weight) of podmatch.term_groups -> per-node count of pods with such a term
+        self.term_counts: dict[tuple, np.ndarray] = {}
         self.version = 0  # bumps on every change, for per-cycle caches
 
     def _zeros(self) -> np.ndarray:
@@ -55,8 +75,7 @@ class NodeTable:
         spec = node.get("spec") or {}
         self.unschedulable[i] = bool(spec.get("unschedulable"))
         self.taint_set[i] = self._taint_id(spec.get("taints") or [])
-        self._label_columns.clear()
-        self.version += 1
+        self._labels_changed()
         for info in self.waiting.pop(name, {}).values():
             self._account(info, i, +1)
 
@@ -82,6 +101,12 @@ class NodeTable:
             col = np.resize(getattr(self, attr), self.cap)
             col[self.n:] = 0
             setattr(self, attr, col)
+        for entry in self._matches.values():
+            entry[0] = np.resize(entry[0], self.cap)
+            entry[0][self.n:] = 0
+        for key, col in self.term_counts.items():
+            self.term_counts[key] = np.resize(col, self.cap)
+            self.term_counts[key][self.n:] = 0
 
     def _column(self, res: str, columns: dict[str, np.ndarray]) -> np.ndarray:
         if res not in columns:
@@ -109,13 +134,21 @@ class NodeTable:
         for attr in ("nz_cpu", "nz_mem", "unschedulable", "taint_set"):
             col = getattr(self, attr)
             col[i], col[last] = col[last], 0
+        for col in [entry[0] for entry in self._matches.values()] + list(self.term_counts.values()):
+            col[i], col[last] = col[last], 0
         for seq in (self.names, self.nodes, self.labels, self.pods):
             seq[i] = seq[last]
             seq.pop()
         if i != last:
             self.index[self.names[i]] = i
         self.n -= 1
+        for group in [g for g, col in self.term_counts.items() if not col[:self.n].any()]:
+            del self.term_counts[group]  # its pods wait for a node that is gone
+        self._labels_changed()
+
+    def _labels_changed(self) -> None:
         self._label_columns.clear()
+        self._label_codes.clear()
         self.version += 1
 
     # ---- pods ----------------------------------------------------------------------------------
@@ -154,7 +187,27 @@ class NodeTable:
         self.req["pods"][i] += sign
         self.nz_cpu[i] += sign * info.nonzero_cpu
         self.nz_mem[i] += sign * info.nonzero_mem
+        for match, (col, _asked) in self._matches.items():
+            if match(info):
+                col[i] += sign
+        if info.has_affinity:
+            self._count_terms(info, i, sign)
         self.version += 1
+        self._drop_idle()
+
+    def _drop_idle(self) -> None:
+        """Stop counting for selectors nobody asked for lately (the least recent come first)."""
+        while self._matches and self.version - next(iter(self._matches.values()))[1] > IDLE_CHANGES:
+            self._matches.popitem(last=False)
+
+    def _count_terms(self, info: PodInfo, i: int, sign: int) -> None:
+        for group in term_groups(info):
+            col = self.term_counts.get(group)
+            if col is None:
+                col = self.term_counts[group] = self._zeros()
+            col[i] += sign
+            if sign < 0 and not col[i] and not col[:self.n].any():
+                del self.term_counts[group]  # the last such pod went: forget the term
 
     # ---- reading -------------------------------------------------------------------------------
     def label_column(self, key: str) -> np.ndarray:
@@ -167,3 +220,45 @@ class NodeTable:
 
     def pods_on(self, i: int) -> Iterable[PodInfo]:
         return self.pods[i].values()
+
+    def label_codes(self, key: str) -> tuple[np.ndarray, list[str]]:
+        """Label `key` as a number per node (-1 where absent) and the values the numbers stand for."""
+        cached = self._label_codes.get(key)
+        if cached is None:
+            ids: dict[str, int] = {}
+            codes = np.fromiter((-1 if v is None else ids.setdefault(v, len(ids)) for v in self.label_column(key)),
+                                dtype=np.int64, count=self.n)
+            cached = self._label_codes[key] = (codes, list(ids))
+        return cached
+
+    def match_counts(self, match: Callable[[PodInfo], bool]) -> np.ndarray:
+        """How many counted pods on each node `match` (a hashable value: equal matches are one
+        column). Read-only, and valid until the table next changes."""
+        entry = self._matches.pop(match, None)
+        if entry is None:
+            col = self._zeros()
+            for i in range(self.n):
+                col[i] = sum(1 for p in self.pods[i].values() if match(p))
+            entry = [col, 0]
+        entry[1] = self.version
+        self._matches[match] = entry  # now the most recently asked
+        if len(self._matches) > MATCH_KEYS:
+            self._matches.popitem(last=False)
+        return entry[0][:self.n]
+
+    def domain_sums(self, key: str, per_node: np.ndarray, nodes: np.ndarray | None = None) -> np.ndarray:
+        """`per_node` summed by value of label `key` over `nodes` (default: all), indexed as
+        `label_codes(key)`; nodes without the label count nowhere."""
+        codes, values = self.label_codes(key)
+        if nodes is not None:
+            codes, per_node = codes[nodes], per_node[nodes]
+        has = codes >= 0
+        return np.bincount(codes[has], weights=per_node[has], minlength=len(values)).astype(np.int64)
+
+    def domains_of(self, key: str, nodes: np.ndarray) -> np.ndarray:
+        """Which values of label `key` (as `label_codes(key)`) some of `nodes` have."""
+        codes, values = self.label_codes(key)
+        present = np.zeros(len(values), dtype=bool)
+        node_codes = codes[nodes]
+        present[node_codes[node_codes >= 0]] = True
+        return present

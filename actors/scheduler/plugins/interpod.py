@@ -1,21 +1,37 @@
 """InterPodAffinity: required affinity and anti-affinity (the incoming pod's and the existing
-pods') filter; preferred terms and existing pods' terms score by topology domain."""
-from __future__ import annotations
+pods') filter; preferred terms and existing pods' terms score by topology domain.
 
-from collections import defaultdict
+Like kube-scheduler's PreFilter/PreScore state, counts are kept per topology domain: for each
+topology key, an array over the key's values (indexed as `NodeTable.label_codes`). They are sums of
+the NodeTable's per-node columns, so no cycle visits the pods: the incoming pod's terms use
+`match_counts`, the existing pods' terms `term_counts` (pods with equal terms share a column)."""
+from __future__ import annotations
 
 import numpy as np
 
 from actors.scheduler.framework import UNRESOLVABLE, UNSCHEDULABLE, Context, Filtered, Plugin
-from actors.scheduler.podinfo import PodInfo
-from actors.scheduler.plugins.podmatch import term_matcher
+from actors.scheduler.nodes import NodeTable
+from actors.scheduler.plugins.podmatch import ANTI, HARD, PREFERRED, REQUIRED, SOFT, AllOf, term_match, terms
 
-REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
-PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
+# A failing node's reason, by number; the first applicable one is given, as upstream checks them in order.
+FAILURES = {1: (UNRESOLVABLE, "node(s) didn't match pod affinity rules"),
+            2: (UNSCHEDULABLE, "node(s) didn't match pod anti-affinity rules"),
+            3: (UNSCHEDULABLE, "node(s) didn't satisfy existing pods anti-affinity rules")}
+
+PerDomain = dict[str, np.ndarray]  # topology key -> count (or weight) per value of the key
 
 
-def _terms(pod: PodInfo, kind: str, when: str) -> list[dict]:
-    return (pod.affinity.get(kind) or {}).get(when) or []
+def _add(into: PerDomain, key: str, sums: np.ndarray) -> None:
+    into[key] = into[key] + sums if key in into else sums
+
+
+def _at(table: NodeTable, per_domain: PerDomain, key: str, idx: np.ndarray) -> np.ndarray:
+    """The count of each node's domain of `key` (0 without the label or a count)."""
+    codes = table.label_codes(key)[0][idx]
+    counts = per_domain.get(key)
+    if counts is None:
+        return np.zeros(len(idx), dtype=np.int64)
+    return np.append(counts, 0)[codes]
 
 
 class InterPodAffinity(Plugin):
@@ -26,110 +42,96 @@ class InterPodAffinity(Plugin):
     def __init__(self, hard_pod_affinity_weight: int = 1):
         self.hard_weight = hard_pod_affinity_weight
 
-    def _existing(self, ctx: Context):
-        """(pod, node labels) for every counted pod on a known node."""
-        table = ctx.table
-        for i in range(len(table)):
-            for pod in table.pods_on(i):
-                yield pod, table.labels[i]
-
     # ---- filter --------------------------------------------------------------------------------
     def pre_filter(self, ctx: Context) -> bool:
+        """Skip unless some required term applies: the pod's, or an existing pod's anti-affinity (a
+        pod waiting for a gone node counts nowhere; with nothing counted every node would pass)."""
         pod = ctx.pod
-        if not (_terms(pod, "podAffinity", REQUIRED) or _terms(pod, "podAntiAffinity", REQUIRED)
-                or any(_terms(p, "podAntiAffinity", REQUIRED) for p in ctx.table.affinity_pods.values())):
+        if not (terms(pod, "podAffinity", REQUIRED) or terms(pod, "podAntiAffinity", REQUIRED)
+                or any(kind == ANTI for kind, *_rest in ctx.table.term_counts)):
             return False
         ctx.scratch[self.name] = self._counts(ctx)
         return True
 
     def _counts(self, ctx: Context):
-        pod = ctx.pod
-        affinity = _terms(pod, "podAffinity", REQUIRED)
-        anti = _terms(pod, "podAntiAffinity", REQUIRED)
-        aff_match = [term_matcher(t, pod) for t in affinity]
-        anti_match = [(t, term_matcher(t, pod)) for t in anti]
-        aff_counts: dict[tuple[str, str], int] = defaultdict(int)
-        anti_counts: dict[tuple[str, str], int] = defaultdict(int)
-        existing_anti: dict[tuple[str, str], int] = defaultdict(int)
-        for other, labels in self._existing(ctx):
-            if affinity and all(m(other) for m in aff_match):
-                for t in affinity:
-                    if t["topologyKey"] in labels:
-                        aff_counts[(t["topologyKey"], labels[t["topologyKey"]])] += 1
-            for t, m in anti_match:
-                if t["topologyKey"] in labels and m(other):
-                    anti_counts[(t["topologyKey"], labels[t["topologyKey"]])] += 1
-            for t in _terms(other, "podAntiAffinity", REQUIRED):
-                if t["topologyKey"] in labels and term_matcher(t, other)(pod):
-                    existing_anti[(t["topologyKey"], labels[t["topologyKey"]])] += 1
-        self_match = all(m(pod) for m in aff_match)
+        pod, table = ctx.pod, ctx.table
+        affinity = terms(pod, "podAffinity", REQUIRED)
+        anti = terms(pod, "podAntiAffinity", REQUIRED)
+        aff_counts: PerDomain = {}
+        if affinity:  # an existing pod counts for the affinity terms if it matches all of them
+            together = table.match_counts(AllOf(tuple(term_match(t, pod) for t in affinity)))
+            for t in affinity:
+                _add(aff_counts, t["topologyKey"], table.domain_sums(t["topologyKey"], together))
+        anti_counts: PerDomain = {}
+        for t in anti:
+            matching = table.match_counts(term_match(t, pod))
+            _add(anti_counts, t["topologyKey"], table.domain_sums(t["topologyKey"], matching))
+        existing_anti: PerDomain = {}  # existing pods whose required anti-affinity selects this pod
+        for (kind, key, match, _weight), col in table.term_counts.items():
+            if kind == ANTI and match(pod):
+                _add(existing_anti, key, table.domain_sums(key, col[:len(table)]))
+        self_match = all(term_match(t, pod)(pod) for t in affinity)
         return affinity, anti, aff_counts, anti_counts, existing_anti, self_match
 
     def filter(self, ctx: Context, idx: np.ndarray) -> Filtered:
         affinity, anti, aff_counts, anti_counts, existing_anti, self_match = ctx.scratch[self.name]
-        codes = np.zeros(len(idx), dtype=np.int8)
-        reasons: dict[int, str] = {}
-        for pos, i in enumerate(idx):
-            labels = ctx.table.labels[int(i)]
-            verdict = self._one(labels, affinity, anti, aff_counts, anti_counts, existing_anti, self_match)
-            if verdict:
-                codes[pos], reasons[pos] = verdict
-        return Filtered(codes, lambda pos: [reasons[pos]])
+        table = ctx.table
+        why = np.zeros(len(idx), dtype=np.int8)  # a key of FAILURES, 0 while the node passes
 
-    @staticmethod
-    def _one(labels, affinity, anti, aff_counts, anti_counts, existing_anti, self_match):
+        def fail(mask: np.ndarray, reason: int) -> None:
+            why[(why == 0) & mask] = reason
+
         if affinity:
-            if any(t["topologyKey"] not in labels for t in affinity):
-                return UNRESOLVABLE, "node(s) didn't match pod affinity rules"
-            exist = all(aff_counts.get((t["topologyKey"], labels[t["topologyKey"]]), 0) > 0 for t in affinity)
-            if not exist and not (not aff_counts and self_match):
-                return UNRESOLVABLE, "node(s) didn't match pod affinity rules"
+            missing = np.zeros(len(idx), dtype=bool)
+            exist = np.ones(len(idx), dtype=bool)
+            for t in affinity:
+                missing |= table.label_codes(t["topologyKey"])[0][idx] < 0
+                exist &= _at(table, aff_counts, t["topologyKey"], idx) > 0
+            # no pod matches anywhere, yet the pod matches its own terms: the first of a group may go anywhere
+            anywhere = self_match and not any(c.any() for c in aff_counts.values())
+            fail(missing | (~exist & (not anywhere)), 1)
         for t in anti:
-            key = t["topologyKey"]
-            if key in labels and anti_counts.get((key, labels[key]), 0) > 0:
-                return UNSCHEDULABLE, "node(s) didn't match pod anti-affinity rules"
-        for (key, value), n in existing_anti.items():
-            if n > 0 and labels.get(key) == value:
-                return UNSCHEDULABLE, "node(s) didn't satisfy existing pods anti-affinity rules"
-        return None
+            fail(_at(table, anti_counts, t["topologyKey"], idx) > 0, 2)
+        for key in existing_anti:
+            fail(_at(table, existing_anti, key, idx) > 0, 3)
+        if not why.any():
+            return Filtered.all_pass(len(idx))
+        codes = np.array([0] + [code for code, _reason in FAILURES.values()], dtype=np.int8)[why]
+        text = [FAILURES[reason][1] if reason else None for reason in why.tolist()]  # asked for every failure
+        return Filtered(codes, lambda pos: [text[pos]])
 
     # ---- score ---------------------------------------------------------------------------------
     def pre_score(self, ctx: Context, idx: np.ndarray) -> bool:
         pod = ctx.pod
-        mine = _terms(pod, "podAffinity", PREFERRED) or _terms(pod, "podAntiAffinity", PREFERRED)
+        mine = terms(pod, "podAffinity", PREFERRED) or terms(pod, "podAntiAffinity", PREFERRED)
         return bool(mine or ctx.table.affinity_pods)
 
     def score(self, ctx: Context, idx: np.ndarray) -> np.ndarray:
-        buckets = self._buckets(ctx)
-        ctx.scratch[self.name + ".collected"] = bool(buckets)
+        buckets, collected = self._buckets(ctx)
+        ctx.scratch[self.name + ".collected"] = collected
         out = np.zeros(len(idx), dtype=np.int64)
-        for pos, i in enumerate(idx):
-            labels = ctx.table.labels[int(i)]
-            out[pos] = sum(v for (key, value), v in buckets.items() if labels.get(key) == value)
+        for key in buckets:
+            out += _at(ctx.table, buckets, key, idx)
         return out
 
-    def _buckets(self, ctx: Context) -> dict[tuple[str, str], int]:
-        pod = ctx.pod
-        buckets: dict[tuple[str, str], int] = defaultdict(int)
-        mine = [(w["podAffinityTerm"], w["weight"]) for w in _terms(pod, "podAffinity", PREFERRED)] + \
-            [(w["podAffinityTerm"], -w["weight"]) for w in _terms(pod, "podAntiAffinity", PREFERRED)]
-        mine = [(t, w, term_matcher(t, pod)) for t, w in mine]
-        existing = self._existing(ctx) if mine else (
-            (p, ctx.table.labels[ctx.table.index[ctx.table.pod_node[p.uid]]])
-            for p in ctx.table.affinity_pods.values() if ctx.table.pod_node.get(p.uid) in ctx.table.index)
-        for other, labels in existing:
-            if not labels:
-                continue
-            for t, w, match in mine:
-                if t["topologyKey"] in labels and match(other):
-                    buckets[(t["topologyKey"], labels[t["topologyKey"]])] += w
-            theirs = [(t, self.hard_weight) for t in _terms(other, "podAffinity", REQUIRED)] + \
-                [(w["podAffinityTerm"], w["weight"]) for w in _terms(other, "podAffinity", PREFERRED)] + \
-                [(w["podAffinityTerm"], -w["weight"]) for w in _terms(other, "podAntiAffinity", PREFERRED)]
-            for t, w in theirs:
-                if w and t["topologyKey"] in labels and term_matcher(t, other)(pod):
-                    buckets[(t["topologyKey"], labels[t["topologyKey"]])] += w
-        return buckets
+    def _buckets(self, ctx: Context) -> tuple[PerDomain, bool]:
+        """Weights per domain, and whether any pod contributed (even a weight of 0)."""
+        pod, table = ctx.pod, ctx.table
+        buckets: PerDomain = {}
+        collected = False
+        mine = [(w["podAffinityTerm"], w["weight"]) for w in terms(pod, "podAffinity", PREFERRED)] + \
+            [(w["podAffinityTerm"], -w["weight"]) for w in terms(pod, "podAntiAffinity", PREFERRED)]
+        for t, w in mine:
+            sums = table.domain_sums(t["topologyKey"], table.match_counts(term_match(t, pod)))
+            _add(buckets, t["topologyKey"], w * sums)
+            collected = collected or bool(sums.any())
+        for (kind, key, match, weight), col in table.term_counts.items():  # the existing pods' terms
+            w = self.hard_weight if kind == HARD else weight if kind == SOFT else 0
+            if w and match(pod):
+                sums = table.domain_sums(key, col[:len(table)])
+                _add(buckets, key, w * sums)
+                collected = collected or bool(sums.any())
+        return buckets, collected
 
     def normalize(self, ctx: Context, scores: np.ndarray) -> np.ndarray:
         if not ctx.scratch.get(self.name + ".collected") or len(scores) == 0:

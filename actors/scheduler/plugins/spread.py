@@ -9,11 +9,13 @@ import numpy as np
 
 from actors.scheduler.framework import UNRESOLVABLE, UNSCHEDULABLE, Context, Filtered, Plugin
 from actors.scheduler.plugins.nodeselect import required_node_mask
-from actors.scheduler.plugins.podmatch import HOSTNAME, counts
+from actors.scheduler.plugins.podmatch import HOSTNAME, Spread
 from api.tolerations import tolerates
 from api.selectors import Requirement, Selector, from_label_selector
 
 SYSTEM_DEFAULTS = ((HOSTNAME, 3), ("topology.kubernetes.io/zone", 5))
+FILTER_REASONS = {UNRESOLVABLE: "node(s) didn't match pod topology spread constraints (missing required label)",
+                  UNSCHEDULABLE: "node(s) didn't match pod topology spread constraints"}
 
 
 @dataclass
@@ -68,37 +70,50 @@ class PodTopologySpread(Plugin):
         return bool(_explicit(ctx, "DoNotSchedule"))
 
     def filter(self, ctx: Context, idx: np.ndarray) -> Filtered:
-        table, pod = ctx.table, ctx.pod
-        constraints = _explicit(ctx, "DoNotSchedule")
-        all_idx = np.arange(len(table))
-        eligible = self._eligible(ctx, all_idx, constraints)
         codes = np.zeros(len(idx), dtype=np.int8)
-        reasons: dict[int, str] = {}
+        for c, per_domain, low, self_match in self._filter_state(ctx):
+            node_codes = ctx.table.label_codes(c.key)[0][idx]
+            missing = node_codes < 0
+            skewed = ~missing & (per_domain[node_codes] + self_match - low > c.max_skew)
+            undecided = codes == 0  # the first failing constraint gives the node's verdict
+            codes[undecided & missing] = UNRESOLVABLE
+            codes[undecided & skewed] = UNSCHEDULABLE
+        if not codes.any():
+            return Filtered.all_pass(len(idx))
+        text = [FILTER_REASONS.get(code) for code in codes.tolist()]  # the framework asks for every failure
+        return Filtered(codes, lambda pos: [text[pos]])
+
+    def _filter_state(self, ctx: Context) -> list[tuple[Constraint, np.ndarray, int, int]]:
+        """Per DoNotSchedule constraint: matching pods per domain of eligible nodes (by label code, a
+        trailing 0 for nodes without the label), the global minimum and the pod's self-match. The
+        framework filters a chunk of nodes at a time and preemption filters again after removing
+        victims, so this is kept for as long as the table does not change."""
+        table = ctx.table
+        cached = ctx.scratch.get(self.name + ".filter")
+        if cached is not None and cached[0] == table.version:
+            return cached[1]
+        constraints = _explicit(ctx, "DoNotSchedule")
+        eligible = self._eligible(ctx, np.arange(len(table)), constraints)
+        state = []
         for c in constraints:
-            per_value = self._domain_counts(ctx, c, eligible)
-            low = min(per_value.values()) if len(per_value) >= c.min_domains and per_value else 0
-            self_match = 1 if c.selector.matches(pod.labels) else 0
-            column = table.label_column(c.key)
-            for pos, i in enumerate(idx):
-                if codes[pos]:
-                    continue
-                value = column[i]
-                if value is None:
-                    codes[pos], reasons[pos] = UNRESOLVABLE, \
-                        "node(s) didn't match pod topology spread constraints (missing required label)"
-                elif per_value.get(value, 0) + self_match - low > c.max_skew:
-                    codes[pos], reasons[pos] = UNSCHEDULABLE, "node(s) didn't match pod topology spread constraints"
-        return Filtered(codes, lambda pos: [reasons[pos]])
+            per_domain = self._domain_counts(ctx, c, eligible)
+            present = table.domains_of(c.key, eligible)
+            # below minDomains eligible domains the global minimum is taken as 0
+            low = int(per_domain[present].min()) if present.any() and present.sum() >= c.min_domains else 0
+            state.append((c, np.append(per_domain, 0), low, 1 if c.selector.matches(ctx.pod.labels) else 0))
+        ctx.scratch[self.name + ".filter"] = (table.version, state)
+        return state
 
     def _eligible(self, ctx: Context, idx: np.ndarray, constraints: list[Constraint]) -> np.ndarray:
         table = ctx.table
         mask = np.ones(len(idx), dtype=bool)
         for c in constraints:
-            mask &= np.array([v is not None for v in table.label_column(c.key)[idx]], dtype=bool)
+            mask &= table.label_codes(c.key)[0][idx] >= 0
         if any(c.honor_affinity for c in constraints):
             mask &= required_node_mask(table, idx, ctx.pod.spec)
         if any(c.honor_taints for c in constraints):
-            mask &= np.array([self._tolerated(ctx, int(table.taint_set[i])) for i in idx], dtype=bool)
+            tolerated = np.array([self._tolerated(ctx, s) for s in range(len(table.taint_sets))], dtype=bool)
+            mask &= tolerated[table.taint_set[idx]]
         return idx[mask]
 
     def _tolerated(self, ctx: Context, taint_set: int) -> bool:
@@ -106,13 +121,10 @@ class PodTopologySpread(Plugin):
             tolerates(x, {"key": t[0], "value": t[1], "effect": t[2]}) for x in ctx.pod.tolerations)
             for t in ctx.table.taint_sets[taint_set])
 
-    def _domain_counts(self, ctx: Context, c: Constraint, nodes: np.ndarray) -> dict[str, int]:
-        column = ctx.table.label_column(c.key)
-        out: dict[str, int] = {}
-        for i in nodes:
-            n = sum(1 for p in ctx.table.pods_on(int(i)) if counts(p, c.selector, ctx.pod.namespace))
-            out[column[i]] = out.get(column[i], 0) + n
-        return out
+    def _domain_counts(self, ctx: Context, c: Constraint, nodes: np.ndarray) -> np.ndarray:
+        """Pods `c` counts on `nodes`, per domain of `c.key` (as `NodeTable.label_codes`)."""
+        matching = ctx.table.match_counts(Spread(ctx.pod.namespace, c.selector))
+        return ctx.table.domain_sums(c.key, matching, nodes)
 
     # ---- score ---------------------------------------------------------------------------------
     def _scoring(self, ctx: Context) -> tuple[list[Constraint], bool]:
@@ -130,29 +142,28 @@ class PodTopologySpread(Plugin):
         table = ctx.table
         has_all = np.ones(len(idx), dtype=bool)
         for c in constraints:
-            has_all &= np.array([v is not None for v in table.label_column(c.key)[idx]], dtype=bool)
+            has_all &= table.label_codes(c.key)[0][idx] >= 0
         ignored = ~has_all if require_all else np.zeros(len(idx), dtype=bool)
         raw = np.zeros(len(idx), dtype=np.float64)
         for c in constraints:
-            column = table.label_column(c.key)
             if c.key == HOSTNAME:
                 size = int((~ignored).sum())
-                cnt = np.array([sum(1 for p in table.pods_on(int(i)) if counts(p, c.selector, ctx.pod.namespace))
-                                for i in idx], dtype=np.float64)
+                cnt = table.match_counts(Spread(ctx.pod.namespace, c.selector))[idx]
             else:
-                values = {column[i] for i in idx[~ignored] if column[i] is not None}
-                size = len(values)
-                per_value = self._domain_counts(ctx, c, self._counted_nodes(ctx, values, c, require_all))
-                cnt = np.array([per_value.get(column[i], 0) for i in idx], dtype=np.float64)
-            raw += cnt * math.log(size + 2) + (c.max_skew - 1)
+                domains = table.domains_of(c.key, idx[~ignored])
+                size = int(domains.sum())
+                per_domain = self._domain_counts(ctx, c, self._counted_nodes(ctx, domains, c))
+                cnt = np.append(per_domain, 0)[table.label_codes(c.key)[0][idx]]
+            raw += cnt.astype(np.float64) * math.log(size + 2) + (c.max_skew - 1)
         ctx.scratch[self.name + ".ignored"] = ignored
         return np.floor(raw + 0.5).astype(np.int64)
 
-    def _counted_nodes(self, ctx: Context, values: set, c: Constraint, require_all: bool) -> np.ndarray:
+    def _counted_nodes(self, ctx: Context, domains: np.ndarray, c: Constraint) -> np.ndarray:
+        """Nodes in `domains` (of `c.key`) that pass the pod's required node affinity."""
         table = ctx.table
         idx = np.arange(len(table))
-        mask = required_node_mask(table, idx, ctx.pod.spec) & np.isin(table.label_column(c.key), list(values))
-        return idx[mask]
+        in_domains = np.append(domains, False)[table.label_codes(c.key)[0]]
+        return idx[required_node_mask(table, idx, ctx.pod.spec) & in_domains]
 
     def normalize(self, ctx: Context, scores: np.ndarray) -> np.ndarray:
         ignored = ctx.scratch.get(self.name + ".ignored", np.zeros(len(scores), dtype=bool))
