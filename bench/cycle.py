@@ -21,16 +21,8 @@ from actors.scheduler.framework import Context
 from actors.scheduler.nodes import NodeTable
 from actors.scheduler.podinfo import pod_info
 from actors.scheduler.profiles import build_all
+from bench.scheduler import node  # the nodes bench.scheduler registers
 from config.scheduler import load_scheduler_config
-
-
-def node(i: int) -> dict:
-    name = f"node-{i}"
-    alloc = {"cpu": "32", "memory": "128Gi", "pods": "110"}
-    return {"apiVersion": "v1", "kind": "Node",
-            "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name,
-                                                  "topology.kubernetes.io/zone": f"zone-{i % 3}"}},
-            "spec": {}, "status": {"capacity": alloc, "allocatable": alloc}}
 
 
 def pod(i: int, cpu: str = "100m", memory: str = "128Mi", node_name: str = "") -> dict:
