@@ -22,7 +22,9 @@ MIN_CHUNK = 256  # nodes filtered at a time while looking for enough feasible on
 @dataclass
 class Filtered:
     """A filter's verdict for nodes `idx`: a code per node and the reasons of the failing ones.
-    `all_passed` says no code is set, so the framework need not look for failures."""
+    `all_passed` says no code is set, so the framework need not look for failures. `reasons` is
+    called only if the diagnosis is read, maybe after the table changed (a pod assumed, nominated
+    pods taken back off), so it must use what the filter computed, never the table."""
 
     codes: np.ndarray
     reasons: Callable[[int], list[str]]  # position in idx -> reasons
@@ -94,11 +96,42 @@ def num_feasible_to_find(total: int, percentage: int | None) -> int:
 
 
 @dataclass
-class Diagnosis:
-    """Why nodes failed: per node its code and reasons, and which plugin said so."""
+class Rejected:
+    """One filter call's failing nodes, kept as arrays: their reasons are asked for only when read."""
 
-    total: int
-    failures: dict[int, tuple[int, list[str], str]] = field(default_factory=dict)
+    nodes: np.ndarray  # node indices
+    positions: np.ndarray  # their positions in the call's idx, which `reasons` takes
+    codes: np.ndarray
+    reasons: Callable[[int], list[str]]
+    plugin: str
+
+
+class Diagnosis:
+    """Why nodes failed: per node its code and reasons, and which plugin said so.
+
+    A pod may fail on thousands of nodes and nothing may ever read why (it is scheduled elsewhere),
+    so filters' verdicts are kept as arrays and turned into `failures` on first read. A node is
+    filtered once a cycle (chunks are disjoint, and failing nodes leave the chunk), so its failure
+    is the first failing filter's, as in kube-scheduler."""
+
+    def __init__(self, total: int):
+        self.total = total
+        self._rejected: list[Rejected] = []
+        self._failures: dict[int, tuple[int, list[str], str]] | None = None
+
+    def reject(self, rejected: Rejected) -> None:
+        self._rejected.append(rejected)
+        self._failures = None
+
+    @property
+    def failures(self) -> dict[int, tuple[int, list[str], str]]:
+        """Node index -> (code, reasons, plugin), in the order the nodes failed."""
+        if self._failures is None:
+            self._failures = {}
+            for r in self._rejected:
+                for node, pos, code in zip(r.nodes.tolist(), r.positions.tolist(), r.codes.tolist()):
+                    self._failures[node] = (code, r.reasons(pos), r.plugin)
+        return self._failures
 
     def message(self) -> str:
         """Kubernetes' FitError text: `0/3 nodes are available: 1 node(s) had ..., 2 Insufficient cpu.`"""
@@ -109,8 +142,9 @@ class Diagnosis:
         return f"0/{self.total} nodes are available: {listed}."
 
     def preemptable(self) -> list[int]:
-        """Nodes that failed only with a plain Unschedulable: preemption may help there."""
-        return [i for i, (code, _r, _p) in self.failures.items() if code == UNSCHEDULABLE]
+        """Nodes that failed only with a plain Unschedulable: preemption may help there. The codes
+        suffice, so no reasons are worked out."""
+        return [node for r in self._rejected for node in r.nodes[r.codes == UNSCHEDULABLE].tolist()]
 
 
 @dataclass
@@ -177,7 +211,7 @@ class Framework:
 
     @staticmethod
     def _filter(ctx: Context, plugins: list[Plugin], idx: np.ndarray, diagnosis: Diagnosis) -> np.ndarray:
-        """The nodes of `idx` that every filter passes; the others' reasons go to `diagnosis`."""
+        """The nodes of `idx` that every filter passes; the others go to `diagnosis`."""
         alive = idx
         for plugin in plugins:
             if len(alive) == 0:
@@ -186,9 +220,8 @@ class Framework:
             if verdict.all_passed:
                 continue
             failed = verdict.codes.nonzero()[0]
-            for pos in failed:
-                diagnosis.failures[int(alive[pos])] = (int(verdict.codes[pos]), verdict.reasons(int(pos)), plugin.name)
             if len(failed):
+                diagnosis.reject(Rejected(alive[failed], failed, verdict.codes[failed], verdict.reasons, plugin.name))
                 alive = alive[verdict.codes == SUCCESS]
         return alive
 

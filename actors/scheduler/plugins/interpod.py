@@ -97,8 +97,7 @@ class InterPodAffinity(Plugin):
         if not why.any():
             return Filtered.all_pass(len(idx))
         codes = np.array([0] + [code for code, _reason in FAILURES.values()], dtype=np.int8)[why]
-        text = [FAILURES[reason][1] if reason else None for reason in why.tolist()]  # asked for every failure
-        return Filtered(codes, lambda pos: [text[pos]])
+        return Filtered(codes, lambda pos: [FAILURES[int(why[pos])][1]])  # asked only for failing nodes, if at all
 
     # ---- score ---------------------------------------------------------------------------------
     def pre_score(self, ctx: Context, idx: np.ndarray) -> bool:

@@ -80,8 +80,7 @@ class PodTopologySpread(Plugin):
             codes[undecided & skewed] = UNSCHEDULABLE
         if not codes.any():
             return Filtered.all_pass(len(idx))
-        text = [FILTER_REASONS.get(code) for code in codes.tolist()]  # the framework asks for every failure
-        return Filtered(codes, lambda pos: [text[pos]])
+        return Filtered(codes, lambda pos: [FILTER_REASONS[int(codes[pos])]])  # asked only for failing nodes, if at all
 
     def _filter_state(self, ctx: Context) -> list[tuple[Constraint, np.ndarray, int, int]]:
         """Per DoNotSchedule constraint: matching pods per domain of eligible nodes (by label code, a

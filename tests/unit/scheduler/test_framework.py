@@ -2,9 +2,11 @@
 import random
 from collections import Counter
 
+import numpy as np
 import pytest
 
-from actors.scheduler.framework import Context, num_feasible_to_find
+from actors.scheduler.framework import (SUCCESS, UNRESOLVABLE, UNSCHEDULABLE, Context, Filtered, Framework, Plugin,
+                                         num_feasible_to_find)
 from actors.scheduler.podinfo import pod_info
 from actors.scheduler.profiles import build
 from config.scheduler import Profile, SchedulerConfiguration
@@ -78,3 +80,35 @@ def test_disabled_plugins_and_recorded_scores():
     fw = _framework(plugins={"multiPoint": {"disabled": [{"name": "TaintToleration"}]}}, recordDecisions=True)
     decision = fw.schedule(Context(pod_info(pod(cpu="1")), t))
     assert set(decision.scores) == {"a", "b"} and "TaintToleration" not in decision.scores["a"]
+
+
+class _Rejects(Plugin):
+    """Fails the nodes at `bad` with `code`, counting how often its reasons are asked for."""
+
+    filters = True
+
+    def __init__(self, name: str, bad: set[int], code: int):
+        self.name, self.bad, self.code, self.asked = name, bad, code, 0
+
+    def filter(self, ctx, idx):
+        def reasons(pos):
+            self.asked += 1
+            return [f"{self.name} said no to n{idx[pos]}"]
+
+        failed = np.isin(idx, list(self.bad))
+        return Filtered(np.where(failed, self.code, SUCCESS).astype(np.int8), reasons)
+
+
+def test_failures_are_worked_out_only_when_read_and_name_the_first_failing_filter():
+    t = table(*(node(f"n{i}") for i in range(6)))
+    first, second = _Rejects("First", {1, 2}, UNSCHEDULABLE), _Rejects("Second", {2, 3, 4}, UNRESOLVABLE)
+    fw = Framework("p", [first, second], [])
+    decision = fw.schedule(Context(pod_info(pod()), t))
+    assert decision.node == "n0"
+    assert decision.diagnosis.preemptable() == [1, 2] and first.asked == second.asked == 0  # codes need no reasons
+    assert decision.diagnosis.failures == {1: (UNSCHEDULABLE, ["First said no to n1"], "First"),
+                                           2: (UNSCHEDULABLE, ["First said no to n2"], "First"),
+                                           3: (UNRESOLVABLE, ["Second said no to n3"], "Second"),
+                                           4: (UNRESOLVABLE, ["Second said no to n4"], "Second")}
+    decision.diagnosis.message()
+    assert (first.asked, second.asked) == (2, 2)  # once each, however often the diagnosis is read
