@@ -255,6 +255,11 @@ class NodeTable:
         has = codes >= 0
         return np.bincount(codes[has], weights=per_node[has], minlength=len(values)).astype(np.int64)
 
+    def by_domain(self, key: str, per_domain: np.ndarray, nodes: np.ndarray | slice = slice(None)) -> np.ndarray:
+        """Each of `nodes`' entry in `per_domain` (indexed as `label_codes(key)`), and 0 (False) for a
+        node without the label: its code, -1, picks the zero appended."""
+        return np.append(per_domain, np.zeros(1, per_domain.dtype))[self.label_codes(key)[0][nodes]]
+
     def domains_of(self, key: str, nodes: np.ndarray) -> np.ndarray:
         """Which values of label `key` (as `label_codes(key)`) some of `nodes` have."""
         codes, values = self.label_codes(key)

@@ -11,7 +11,8 @@ import numpy as np
 
 from actors.scheduler.framework import UNRESOLVABLE, UNSCHEDULABLE, Context, Filtered, Plugin
 from actors.scheduler.nodes import NodeTable
-from actors.scheduler.plugins.podmatch import ANTI, HARD, PREFERRED, REQUIRED, SOFT, AllOf, term_match, terms
+from actors.scheduler.plugins.podmatch import ANTI, HARD, SOFT, AllOf, TermMatch, term_groups
+from actors.scheduler.podinfo import PodInfo
 
 # A failing node's reason, by number; the first applicable one is given, as upstream checks them in order.
 FAILURES = {1: (UNRESOLVABLE, "node(s) didn't match pod affinity rules"),
@@ -25,13 +26,17 @@ def _add(into: PerDomain, key: str, sums: np.ndarray) -> None:
     into[key] = into[key] + sums if key in into else sums
 
 
+def _terms(pod: PodInfo, kind: str) -> list[tuple[str, TermMatch, int]]:
+    """The pod's terms of `kind` (podmatch.term_groups) as (topologyKey, whom it selects, weight)."""
+    return [(key, match, weight) for k, key, match, weight in term_groups(pod) if k == kind]
+
+
 def _at(table: NodeTable, per_domain: PerDomain, key: str, idx: np.ndarray) -> np.ndarray:
     """The count of each node's domain of `key` (0 without the label or a count)."""
-    codes = table.label_codes(key)[0][idx]
     counts = per_domain.get(key)
     if counts is None:
         return np.zeros(len(idx), dtype=np.int64)
-    return np.append(counts, 0)[codes]
+    return table.by_domain(key, counts, idx)
 
 
 class InterPodAffinity(Plugin):
@@ -47,7 +52,7 @@ class InterPodAffinity(Plugin):
         """Skip unless some required term applies: the pod's, or an existing pod's anti-affinity (a
         pod waiting for a gone node counts nowhere; with nothing counted every node would pass)."""
         pod = ctx.pod
-        if not (terms(pod, "podAffinity", REQUIRED) or terms(pod, "podAntiAffinity", REQUIRED)
+        if not (_terms(pod, HARD) or _terms(pod, ANTI)
                 or any(kind == ANTI for kind, *_rest in ctx.table.term_counts)):
             return False
         ctx.scratch[self.name] = self._counts(ctx)
@@ -55,22 +60,20 @@ class InterPodAffinity(Plugin):
 
     def _counts(self, ctx: Context):
         pod, table = ctx.pod, ctx.table
-        affinity = terms(pod, "podAffinity", REQUIRED)
-        anti = terms(pod, "podAntiAffinity", REQUIRED)
+        affinity, anti = _terms(pod, HARD), _terms(pod, ANTI)
         aff_counts: PerDomain = {}
         if affinity:  # an existing pod counts for the affinity terms if it matches all of them
-            together = table.match_counts(AllOf(tuple(term_match(t, pod) for t in affinity)))
-            for t in affinity:
-                _add(aff_counts, t["topologyKey"], table.domain_sums(t["topologyKey"], together))
+            together = table.match_counts(AllOf(tuple(match for _key, match, _w in affinity)))
+            for key, _match, _w in affinity:
+                _add(aff_counts, key, table.domain_sums(key, together))
         anti_counts: PerDomain = {}
-        for t in anti:
-            matching = table.match_counts(term_match(t, pod))
-            _add(anti_counts, t["topologyKey"], table.domain_sums(t["topologyKey"], matching))
+        for key, match, _w in anti:
+            _add(anti_counts, key, table.domain_sums(key, table.match_counts(match)))
         existing_anti: PerDomain = {}  # existing pods whose required anti-affinity selects this pod
         for (kind, key, match, _weight), col in table.term_counts.items():
             if kind == ANTI and match(pod):
                 _add(existing_anti, key, table.domain_sums(key, col[:len(table)]))
-        self_match = all(term_match(t, pod)(pod) for t in affinity)
+        self_match = all(match(pod) for _key, match, _w in affinity)
         return affinity, anti, aff_counts, anti_counts, existing_anti, self_match
 
     def filter(self, ctx: Context, idx: np.ndarray) -> Filtered:
@@ -84,14 +87,14 @@ class InterPodAffinity(Plugin):
         if affinity:
             missing = np.zeros(len(idx), dtype=bool)
             exist = np.ones(len(idx), dtype=bool)
-            for t in affinity:
-                missing |= table.label_codes(t["topologyKey"])[0][idx] < 0
-                exist &= _at(table, aff_counts, t["topologyKey"], idx) > 0
+            for key, _match, _w in affinity:
+                missing |= table.label_codes(key)[0][idx] < 0
+                exist &= _at(table, aff_counts, key, idx) > 0
             # no pod matches anywhere, yet the pod matches its own terms: the first of a group may go anywhere
             anywhere = self_match and not any(c.any() for c in aff_counts.values())
             fail(missing | (~exist & (not anywhere)), 1)
-        for t in anti:
-            fail(_at(table, anti_counts, t["topologyKey"], idx) > 0, 2)
+        for key, _match, _w in anti:
+            fail(_at(table, anti_counts, key, idx) > 0, 2)
         for key in existing_anti:
             fail(_at(table, existing_anti, key, idx) > 0, 3)
         if not why.any():
@@ -101,9 +104,7 @@ class InterPodAffinity(Plugin):
 
     # ---- score ---------------------------------------------------------------------------------
     def pre_score(self, ctx: Context, idx: np.ndarray) -> bool:
-        pod = ctx.pod
-        mine = terms(pod, "podAffinity", PREFERRED) or terms(pod, "podAntiAffinity", PREFERRED)
-        return bool(mine or ctx.table.affinity_pods)
+        return bool(_terms(ctx.pod, SOFT) or ctx.table.affinity_pods)
 
     def score(self, ctx: Context, idx: np.ndarray) -> np.ndarray:
         buckets, collected = self._buckets(ctx)
@@ -118,11 +119,9 @@ class InterPodAffinity(Plugin):
         pod, table = ctx.pod, ctx.table
         buckets: PerDomain = {}
         collected = False
-        mine = [(w["podAffinityTerm"], w["weight"]) for w in terms(pod, "podAffinity", PREFERRED)] + \
-            [(w["podAffinityTerm"], -w["weight"]) for w in terms(pod, "podAntiAffinity", PREFERRED)]
-        for t, w in mine:
-            sums = table.domain_sums(t["topologyKey"], table.match_counts(term_match(t, pod)))
-            _add(buckets, t["topologyKey"], w * sums)
+        for key, match, w in _terms(pod, SOFT):  # its preferred terms, anti-affinity's weights negative
+            sums = table.domain_sums(key, table.match_counts(match))
+            _add(buckets, key, w * sums)
             collected = collected or bool(sums.any())
         for (kind, key, match, weight), col in table.term_counts.items():  # the existing pods' terms
             w = self.hard_weight if kind == HARD else weight if kind == SOFT else 0

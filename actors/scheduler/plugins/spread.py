@@ -152,7 +152,7 @@ class PodTopologySpread(Plugin):
                 domains = table.domains_of(c.key, idx[~ignored])
                 size = int(domains.sum())
                 per_domain = self._domain_counts(ctx, c, self._counted_nodes(ctx, domains, c))
-                cnt = np.append(per_domain, 0)[table.label_codes(c.key)[0][idx]]
+                cnt = table.by_domain(c.key, per_domain, idx)
             raw += cnt.astype(np.float64) * math.log(size + 2) + (c.max_skew - 1)
         ctx.scratch[self.name + ".ignored"] = ignored
         return np.floor(raw + 0.5).astype(np.int64)
@@ -161,8 +161,7 @@ class PodTopologySpread(Plugin):
         """Nodes in `domains` (of `c.key`) that pass the pod's required node affinity."""
         table = ctx.table
         idx = np.arange(len(table))
-        in_domains = np.append(domains, False)[table.label_codes(c.key)[0]]
-        return idx[required_node_mask(table, idx, ctx.pod.spec) & in_domains]
+        return idx[required_node_mask(table, idx, ctx.pod.spec) & table.by_domain(c.key, domains)]
 
     def normalize(self, ctx: Context, scores: np.ndarray) -> np.ndarray:
         ignored = ctx.scratch.get(self.name + ".ignored", np.zeros(len(scores), dtype=bool))
