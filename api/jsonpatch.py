@@ -6,10 +6,16 @@ first segment is not checked to be empty — and whose messages it keeps
 
 A body that is not a list of operations is a 400 BadRequest; an operation that does not apply
 is a 422 Invalid (api/patch_errors), and the object is left as it was.
+
+A patch is bounded as kube-apiserver bounds it (CVE-2019-1002100): at most 10,000 operations (413),
+and what its `copy` operations add, counted as JSON before each copy is made, at most `copy_limit`
+bytes — kubus's object limit, so `copy` of a list into itself cannot double it past the limit and
+beyond (422, json-patch's words: `Unable to complete the copy, the accumulated size increase ...`).
 """
 from __future__ import annotations
 
 import copy
+import json
 import re
 from typing import Any
 
@@ -18,6 +24,7 @@ from api.patch_errors import unprocessable
 from api.status import StatusError, bad_request
 
 MAX_OPERATIONS = 10000  # the apiserver's maxJSONPatchOperations
+MAX_COPY_BYTES = 512 << 10  # the default object limit (settings.max_object_bytes)
 MISSING = "missing value"
 INVALID_INDEX = "invalid index referenced"
 _ATOI = re.compile(r"[+-]?[0-9]+")
@@ -27,13 +34,26 @@ class _Failed(Exception):
     """An operation that does not apply, worded as json-patch words it."""
 
 
-def apply_json_patch(doc: Any, operations: Any) -> Any:
+class _Copies:
+    """What a patch's copies have added so far (json-patch's accumulatedCopySize), and its limit."""
+
+    def __init__(self, limit: int):
+        self.limit, self.total = limit, 0
+
+    def charge(self, value: Any) -> None:
+        self.total += len(json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str).encode())
+        if self.total > self.limit:
+            raise _Failed(f"Unable to complete the copy, the accumulated size increase of copy is {self.total}, "
+                          f"exceeding the limit {self.limit}")
+
+
+def apply_json_patch(doc: Any, operations: Any, copy_limit: int = MAX_COPY_BYTES) -> Any:
     """`doc` with each operation applied in order (a copy; `doc` is left as it was)."""
     _check_body(operations)
-    result = copy.deepcopy(doc)
+    result, copies = copy.deepcopy(doc), _Copies(copy_limit)
     try:
         for op in operations:
-            result = _apply(result, op or {})
+            result = _apply(result, op or {}, copies)
     except _Failed as exc:
         raise unprocessable(str(exc)) from None
     return result
@@ -54,8 +74,10 @@ def _json_kind(value: Any) -> str:
     return {"slice": "array", "float64": "number", "map": "object", "nil": "null"}.get(go_type(value), go_type(value))
 
 
-def _apply(doc: Any, op: dict) -> Any:
+def _apply(doc: Any, op: dict, copies: _Copies) -> Any:
     kind = op.get("op") if isinstance(op.get("op"), str) else "unknown"
+    if kind == "copy":
+        return _op_copy(doc, op, copies)
     handler = _OPERATIONS.get(kind)
     if handler is None:
         raise _Failed(f"Unexpected kind: {kind}")
@@ -208,12 +230,13 @@ def _op_move(doc: Any, op: dict) -> Any:
     return doc
 
 
-def _op_copy(doc: Any, op: dict) -> Any:
+def _op_copy(doc: Any, op: dict, copies: _Copies) -> Any:
     source = _from(op, "copy")
     node, key = _located(doc, source, f"copy operation does not apply: doc is missing from path: {source}")
     value = _wrapped(f"error in copy for from: '{source}'", _get, node, key)
     path = _path(op, "copy")
     node, key = _located(doc, path, f"copy operation does not apply: doc is missing destination path: {path}")
+    copies.charge(value)
     _wrapped("error while adding value during copy", _add, node, key, copy.deepcopy(value))
     return doc
 
@@ -231,4 +254,4 @@ def _op_test(doc: Any, op: dict) -> Any:
 
 
 _OPERATIONS = {"add": _op_add, "remove": _op_remove, "replace": _op_replace, "move": _op_move,
-               "copy": _op_copy, "test": _op_test}
+               "test": _op_test}  # and copy, which is charged for what it adds

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from api import strategic
-from api.jsonpatch import apply_json_patch
+from api.jsonpatch import MAX_COPY_BYTES, apply_json_patch
 from api.mergepatch import merge_patch
 from api.status import Cause, StatusError
 
@@ -15,12 +15,15 @@ CONTENT_TYPES = {"application/merge-patch+json": "merge", "application/json-patc
                  "application/strategic-merge-patch+json": "strategic"}
 
 
-def apply_patch(kind: str, current: dict, patch: Any, patch_type: str = "merge") -> dict:
-    """`current` with `patch` applied (a copy); a StatusError when the patch does not apply."""
+def apply_patch(kind: str, current: dict, patch: Any, patch_type: str = "merge",
+                max_bytes: int = MAX_COPY_BYTES) -> dict:
+    """`current` with `patch` applied (a copy); a StatusError when the patch does not apply. `max_bytes`
+    is the object limit: what a JSON patch's copies may add (merge patches build nothing beyond their
+    inputs)."""
     if patch_type == "merge":
         patched = merge_patch(current, patch)
     elif patch_type == "json":
-        patched = apply_json_patch(current, patch)
+        patched = apply_json_patch(current, patch, max_bytes)
     elif patch_type == "strategic":
         patched = without_directives(strategic.apply(kind, current, patch))
     else:

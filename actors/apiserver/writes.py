@@ -122,7 +122,8 @@ class Writes:
         current = unwrap(reply)["object"]
         status_only = req.options.get("subresource") == "status"
         patched = _carried(info, current, apply_patch(info.kind, current, req.object,
-                                                      req.options.get("patchType") or "merge"))
+                                                      req.options.get("patchType") or "merge",
+                                                      self.settings.max_object_bytes))
         admitted = self.admit_object(call, info, patched, current, status_only)
         if _dry_run(req):
             self._answer_dry_run(call, admitted)

@@ -55,7 +55,8 @@ async def scale(request: web.Request, client: Client, target: Target, max_bytes:
         kind = media_type(request)
         if kind not in CONTENT_TYPES:
             raise StatusError("UnsupportedMediaType", f"the media type {kind!r} is not a patch type")
-        wanted = apply_patch("Scale", scale_of(parent), await read_body(request, max_bytes), CONTENT_TYPES[kind])
+        wanted = apply_patch("Scale", scale_of(parent), await read_body(request, max_bytes), CONTENT_TYPES[kind],
+                             max_bytes)
     replicas = (wanted.get("spec") or {}).get("replicas")
     if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
         raise StatusError("Invalid", f'Scale.autoscaling "{target.name}" is invalid: spec.replicas: Invalid value: '
