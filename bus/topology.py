@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import hashlib
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
-from functools import lru_cache
 
 NONE = "-"
 SCHEMA_HEADER = "x-kubus-schema"
@@ -113,17 +114,24 @@ def object_key(kind: str, obj: dict) -> str:
 
 class Matcher:
     """A set of AMQP topic bindings as a trie of words (`*` one word, `#` zero or more): one lookup
-    per event, however many bindings (a hollow kubelet binds two keys per node)."""
+    per event, however many bindings (a hollow kubelet binds two keys per node). `bytes` is what it
+    holds, estimated as it is built (measured: 300 to 800 bytes a key), its memo's bound included."""
 
     MEMO_SIZE = 65536  # routing keys remembered (kind x namespace x node); forgotten all at once when full
+    NODE_BYTES = 320  # a trie node: its dict, its word and its slot in the parent
+    MEMO_BYTES = 32 * MEMO_SIZE  # a full memo: its slots (the keys are the objects' own strings)
 
     def __init__(self, bindings: tuple[str, ...]):
         self.root: dict = {}
         self._memo: dict[str, bool] = {}
+        self.bytes = self.MEMO_BYTES + sum(64 + len(b) for b in bindings)
         for binding in bindings:
             node = self.root
-            for word in binding.split("."):
-                node = node.setdefault(word, {})
+            for word in _collapsed(binding.split(".")):
+                if word not in node:
+                    node[word] = {}
+                    self.bytes += self.NODE_BYTES + len(word)
+                node = node[word]
             node[None] = True  # a binding ends here
 
     def matches(self, key: str) -> bool:
@@ -148,9 +156,48 @@ class Matcher:
         return any(self._walk(rest, words, j) for j in range(i, len(words) + 1))
 
 
-@lru_cache(maxsize=1024)
+def _collapsed(words: list[str]) -> list[str]:
+    """`#.#` matches what `#` matches; a run of them, each trying every split of the key, would cost
+    the walk a power of the run's length (126 of them: 5 s a key)."""
+    return [w for i, w in enumerate(words) if not (w == "#" and i and words[i - 1] == "#")]
+
+
+class _Matchers:
+    """The matchers of recent binding sets, least recently used first, bounded in bytes: a set of
+    tens of thousands of keys (a snapshot's) costs megabytes, and sets come from clients. One larger
+    than a quarter of the bound is built for its caller and not kept."""
+
+    def __init__(self, max_bytes: int):
+        self.max_bytes, self.bytes = max_bytes, 0
+        self.kept: OrderedDict[tuple[str, ...], Matcher] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, bindings: tuple[str, ...]) -> Matcher:
+        with self.lock:
+            found = self.kept.get(bindings)
+            if found is not None:
+                self.kept.move_to_end(bindings)
+                return found
+        built = Matcher(bindings)
+        if built.bytes <= self.max_bytes // 4:
+            with self.lock:
+                self._keep(bindings, built)
+        return built
+
+    def _keep(self, bindings: tuple[str, ...], built: Matcher) -> None:
+        old = self.kept.pop(bindings, None)
+        self.bytes += built.bytes - (old.bytes if old else 0)
+        self.kept[bindings] = built
+        while self.bytes > self.max_bytes:
+            self.bytes -= self.kept.popitem(last=False)[1].bytes
+
+
+MATCHERS_BYTES = 32 << 20  # what one process's cached matchers may hold
+_matchers = _Matchers(MATCHERS_BYTES)
+
+
 def matcher(bindings: tuple[str, ...]) -> Matcher:
-    return Matcher(bindings)
+    return _matchers.get(bindings)
 
 
 def key_matches(binding: str, key: str) -> bool:
