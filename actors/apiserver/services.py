@@ -23,7 +23,8 @@ class Services:
             raise StatusError("Forbidden", f'a watch queue of user "{call.user.name}" is named '
                                            f'{self.names.watch_prefix(call.user.name)}<id>, not {queue}')
         self.watches.set_up(call.user, queue, call.req.options["keys"], of_request(call.user, call.req),
-                            lambda: self.finish(call, {"ok": True, "queue": queue}))
+                            lambda: self.finish(call, {"ok": True, "queue": queue}),
+                            lambda refusal: self.refuse(call, refusal))
 
     # ---- logs: on to the kubelet of the pod's node, which answers the client ----------------------------
     def serve_logs(self, call) -> None:
