@@ -3,11 +3,19 @@ open by idle connections, and an EndpointSlice of another address family freezin
 forwarding rules."""
 from __future__ import annotations
 
+import socket
+from pathlib import Path
+
+import dns.message
+import dns.query
 import pytest
 
+from actors.dns.tcp import MAX_CONNECTIONS
 from api.serviceaccounts import MIRROR_ANNOTATION
 from api.status import StatusError
 from runtime.client import Client
+from tests.e2e.conftest import free_port
+from tests.helpers import wait_until
 
 
 @pytest.fixture
@@ -48,3 +56,37 @@ def test_a_node_gets_no_token_for_a_pod_that_runs_as_no_account(cluster, node_1)
     cluster.create(_pod("web", "victim"))
     token = _token(node_1, "victim", "default", "web")
     assert token["status"]["user"].endswith("victim.default") and token["status"]["token"]
+
+
+IDLE_CONNECTIONS = 3 * MAX_CONNECTIONS
+THREADS_BESIDES_TCP = 30  # the actor's own: its connection, listeners, logging, answers in flight
+
+
+def _ask(port: int, name: str, tcp: bool) -> list[str]:
+    ask = dns.query.tcp if tcp else dns.query.udp
+    reply = ask(dns.message.make_query(name, "A"), "127.0.0.1", port=port, timeout=2)
+    return sorted(item.to_text() for rrset in reply.answer for item in rrset)
+
+
+def _threads(pid: int) -> int:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(next(line.split()[1] for line in status.splitlines() if line.startswith("Threads:")))
+
+
+def test_idle_tcp_connections_cannot_hold_the_dns_actor(cluster, procs):
+    port = free_port()
+    actor = procs.start("actors.dns", KUBUS_DNS_ADDRESS=f"127.0.0.1:{port}")
+    name = "kubernetes.default.svc.cluster.local"
+    wait_until(lambda: _ask(port, name, tcp=False) == ["10.96.0.1"], 20, what="the DNS actor to answer")
+    idle = []
+    try:
+        for _ in range(IDLE_CONNECTIONS):  # connected, and never a byte of a query
+            idle.append(socket.create_connection(("127.0.0.1", port), timeout=5))
+        # accepted in order: once a later connection is answered, every idle one has been taken in
+        assert _ask(port, name, tcp=True) == ["10.96.0.1"]
+        assert _ask(port, name, tcp=False) == ["10.96.0.1"]
+        assert _threads(actor.pid) <= MAX_CONNECTIONS + THREADS_BESIDES_TCP
+    finally:
+        for conn in idle:
+            conn.close()
+    assert _ask(port, name, tcp=True) == ["10.96.0.1"]  # and it goes on serving
