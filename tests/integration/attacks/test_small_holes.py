@@ -4,6 +4,7 @@ forwarding rules."""
 from __future__ import annotations
 
 import socket
+import subprocess
 from pathlib import Path
 
 import dns.message
@@ -11,6 +12,7 @@ import dns.query
 import pytest
 
 from actors.dns.tcp import MAX_CONNECTIONS
+from actors.proxy import nftables
 from api.serviceaccounts import MIRROR_ANNOTATION
 from api.status import StatusError
 from runtime.client import Client
@@ -90,3 +92,40 @@ def test_idle_tcp_connections_cannot_hold_the_dns_actor(cluster, procs):
         for conn in idle:
             conn.close()
     assert _ask(port, name, tcp=True) == ["10.96.0.1"]  # and it goes on serving
+
+
+def _service(name: str) -> dict:
+    return {"apiVersion": "v1", "kind": "Service", "metadata": {"name": name},
+            "spec": {"selector": {"app": name}, "ports": [{"name": "http", "port": 80}]}}
+
+
+def _slice(service: str, address_type: str, address: str) -> dict:
+    return {"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice", "addressType": address_type,
+            "metadata": {"name": f"{service}-1", "labels": {"kubernetes.io/service-name": service}},
+            "ports": [{"name": "http", "port": 8080, "protocol": "TCP"}],
+            "endpoints": [{"addresses": [address], "conditions": {"ready": True}}]}
+
+
+def _rules(settings) -> str:
+    return subprocess.run(["nft", "list", "table", "ip", nftables.table_name(settings.cluster)],
+                          capture_output=True, text=True).stdout
+
+
+@pytest.mark.skipif(not nftables.available(), reason="the proxy's nftables mode needs root and `nft`")
+@pytest.mark.parametrize("address_type, address", [
+    pytest.param("FQDN", "db.example.com", id="fqdn"),
+    pytest.param("IPv6", "fd00::5", id="ipv6"),
+])
+def test_a_slice_of_another_family_does_not_freeze_every_services_rules(cluster, procs, settings, address_type,
+                                                                         address):
+    procs.start("actors.proxy", KUBUS_PROXY_MODE="nftables")
+    cluster.create(_service("odd"))
+    cluster.create(_slice("odd", address_type, address))
+    web = cluster.create(_service("web"))
+    cluster.create(_slice("web", "IPv4", "10.244.0.7"))
+    rule = f"ip daddr {web['spec']['clusterIP']} tcp dport 80 goto svc-"
+    wait_until(lambda: rule in _rules(settings), 20, what="web's rule in the proxy's table")
+    assert "dnat to 10.244.0.7:8080" in _rules(settings)
+    assert address not in _rules(settings)  # the other family's slice is skipped, not half-programmed
+    cluster.patch("EndpointSlice", "web-1", {"endpoints": [{"addresses": ["10.244.0.8"], "conditions": {}}]})
+    wait_until(lambda: "dnat to 10.244.0.8:8080" in _rules(settings), 20, what="the proxy to follow web's change")
