@@ -6,6 +6,8 @@ from typing import Callable
 
 from bus.connection import Bus
 
+NOT_FOUND = 404  # AMQP's reply code for a queue that does not exist
+
 
 def consumer_count(bus: Bus, queue: str, done: Callable[[int | None], None]) -> None:
     """How many consumers `queue` has (None if it does not exist)."""
@@ -44,5 +46,28 @@ def try_exclusive(bus: Bus, queue: str, on_result: Callable[[bool], None]) -> No
     def on_open(channel) -> None:
         channel.add_on_close_callback(on_closed)
         channel.queue_declare(queue, exclusive=True, auto_delete=True, callback=on_declared)
+
+    bus.side_channel(on_open)
+
+
+def queue_exists(bus: Bus, queue: str, done: Callable[[bool | None], None]) -> None:
+    """Whether `queue` exists: True, False (the broker said NOT_FOUND), or None when the channel
+    closed for another reason (the connection went): nobody can tell."""
+    answered = []
+
+    def answer(exists: bool | None) -> None:
+        if not answered:
+            answered.append(exists)
+            done(exists)
+
+    def on_open(channel) -> None:
+        channel.add_on_close_callback(lambda _c, reason: answer(
+            False if getattr(reason, "reply_code", None) == NOT_FOUND else None))
+
+        def declared(_frame) -> None:
+            answer(True)
+            channel.close()
+
+        channel.queue_declare(queue, passive=True, callback=declared)
 
     bus.side_channel(on_open)

@@ -48,6 +48,8 @@ class Settings(BaseSettings):
     users_file: Path | None = None  # people and their groups (the spirit of Kubernetes' static token file)
     audit_log: Path | None = None  # an apiserver's audit log (JSON lines); none when unset
     audit_policy: Path | None = None  # audit.k8s.io/v1 Policy; the shipped default when unset
+    max_watches_per_user: int = Field(100, ge=1)  # watch queues one apiserver keeps for one person; more is 429
+    max_watch_keys_per_user: int = Field(1000, ge=1)  # their binding keys, all watches together
     # networking (Kubernetes' kubeadm defaults)
     service_cidr: str = Field("10.96.0.0/12", pattern=r"^\d+\.\d+\.\d+\.\d+/\d+$")  # ClusterIPs come from here
     service_node_port_range: str = Field("30000-32767", pattern=r"^\d+-\d+$")

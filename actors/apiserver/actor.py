@@ -17,7 +17,7 @@ from actors.apiserver.batches import CommandBatches
 from actors.apiserver.defaults import ensure_defaults
 from actors.apiserver.policycache import POLICY_KINDS, PolicyCache
 from actors.apiserver.services import Services
-from actors.apiserver.watches import Watches
+from actors.apiserver.watches import WatchBounds, Watches
 from actors.apiserver.writes import Writes
 from api.authorization import Attributes, Decision, UserInfo, audit_annotations
 from api.status import StatusError, internal_error, too_large
@@ -46,7 +46,8 @@ class ApiServer(Writes, Services, Actor):
         users = load_users(settings.users_file) if settings.users_file else []
         self.authn = Authenticator(settings.cluster, people(users), self.cache)
         self.authz = Authorizer(self.cache)
-        self.watches = Watches(self.bus, self.names, self.bounds, self.authz.allowed)
+        self.watches = Watches(self.bus, self.names, self.bounds, self.authz.allowed,
+                               WatchBounds(settings.max_watches_per_user, settings.max_watch_keys_per_user))
         self.cache.on_rbac_change.append(self.watches.recheck)
         self.audit = AuditLog(settings.audit_log, load_policy(settings.audit_policy or DEFAULT_POLICY)) \
             if settings.audit_log else None

@@ -23,7 +23,8 @@ class Services:
             raise StatusError("Forbidden", f'a watch queue of user "{call.user.name}" is named '
                                            f'{self.names.watch_prefix(call.user.name)}<id>, not {queue}')
         self.watches.set_up(call.user, queue, call.req.options["keys"], of_request(call.user, call.req),
-                            lambda: self.finish(call, {"ok": True, "queue": queue}))
+                            lambda: self.finish(call, {"ok": True, "queue": queue}),
+                            lambda refusal: self.refuse(call, refusal))
 
     # ---- logs: on to the kubelet of the pod's node, which answers the client ----------------------------
     def serve_logs(self, call) -> None:
@@ -60,9 +61,9 @@ class Services:
         if node is not None and spec.get("nodeName") != node:
             raise StatusError("Forbidden", f'serviceaccounts "{req.name}" is forbidden: node requested token bound '
                                            f'to a pod scheduled on a different node')
-        if (spec.get("serviceAccountName") or "default") != req.name:
-            raise StatusError("Forbidden", f'serviceaccounts "{req.name}" is forbidden: pod "{pod["metadata"]["name"]}"'
-                                           f' does not run as this service account')
+        if spec.get("serviceAccountName") != req.name:  # none at all: a pod admission did not give one
+            raise bad_request(f'cannot bind token for serviceaccount "{req.name}" to pod running with different '
+                              f'serviceaccount name.')
         account = self.cache.get("ServiceAccount", req.namespace, req.name or "")
         if account is None:
             raise not_found("ServiceAccount", req.name or "")

@@ -1,6 +1,7 @@
-"""The DNS actor's listeners: UDP and TCP on one address (dnslib's threaded servers). Names of the
-cluster domain are answered from the zone; other names are forwarded to the upstream resolver when
-one is set (setting `dns_upstream`), else REFUSED — never left without an answer."""
+"""The DNS actor's listeners: UDP and TCP on one address (dnslib's threaded servers, TCP's bounded
+by `actors.dns.tcp`). Names of the cluster domain are answered from the zone; other names are
+forwarded to the upstream resolver when one is set (setting `dns_upstream`), else REFUSED — never
+left without an answer."""
 from __future__ import annotations
 
 import socket
@@ -10,6 +11,8 @@ from typing import Callable
 import structlog
 from dnslib import DNSRecord, RCODE
 from dnslib.server import BaseResolver, DNSServer
+
+from actors.dns.tcp import BoundedTCPServer, TCPHandler
 
 log = structlog.get_logger("dns")
 UPSTREAM_TIMEOUT_S = 2.0
@@ -60,8 +63,9 @@ class QuietLogger:
 class Listeners:
     def __init__(self, address: str, resolver: Resolver):
         host, _, port = address.rpartition(":")
-        self.servers = [DNSServer(resolver, address=host, port=int(port), tcp=tcp, logger=QuietLogger())
-                        for tcp in (False, True)]
+        self.servers = [DNSServer(resolver, address=host, port=int(port), logger=QuietLogger()),
+                        DNSServer(resolver, address=host, port=int(port), tcp=True, logger=QuietLogger(),
+                                  handler=TCPHandler, server=BoundedTCPServer)]
 
     def start(self) -> None:
         for server in self.servers:

@@ -135,10 +135,10 @@ class NodeAgent:
         credentials (the node authorizer allows it for pods bound here) before they start. Without
         them (no such account, no token service) the containers start with none, and say so."""
         spec, meta = worker.pod["spec"], worker.pod["metadata"]
-        if self.credentials is None or spec.get("automountServiceAccountToken") is False:
+        account = spec.get("serviceAccountName")  # none: a mirror pod, which runs as no account
+        if self.credentials is None or spec.get("automountServiceAccountToken") is False or not account:
             return
         worker.credentials = None
-        account = spec.get("serviceAccountName") or "default"
 
         def done(reply) -> None:
             if isinstance(reply, dict) and reply.get("ok"):

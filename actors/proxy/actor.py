@@ -29,16 +29,29 @@ class ProxyActor(Follower):
         self.forwarder = NftTable(settings.cluster, settings.service_cidr) if self.mode == "nftables" else Forwarder()
         self.synced = False
         self.served = 0
+        self.skipped: set[tuple[str, str]] = set()  # slices of another family, said once each
 
     def on_delta(self, delta: Delta) -> None:
         meta = delta.object["metadata"]
         cache = self.objects[delta.kind]
+        key = (meta.get("namespace") or "", meta["name"])
         if delta.type == "DELETED":
-            cache.pop((meta.get("namespace") or "", meta["name"]), None)
+            cache.pop(key, None)
         else:
-            cache[(meta.get("namespace") or "", meta["name"])] = delta.object
+            cache[key] = delta.object
+        if delta.kind == "EndpointSlice":
+            self._say_skipped(key, delta.object if delta.type != "DELETED" else None)
         if self.synced:
             self._sync()
+
+    def _say_skipped(self, key: tuple[str, str], endpoint_slice: dict | None) -> None:
+        """Log a slice of another address family once (None: it is gone)."""
+        if endpoint_slice is None:
+            self.skipped.discard(key)
+        elif table.other_family(endpoint_slice) and key not in self.skipped:
+            self.skipped.add(key)
+            self.log.info("proxy.slice_skipped", slice="/".join(key), address_type=endpoint_slice.get("addressType"),
+                          why=f"the proxy forwards to {table.ADDRESS_TYPE} addresses only")
 
     def on_synced(self) -> None:
         self.synced = True

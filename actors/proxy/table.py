@@ -1,7 +1,7 @@
 """What the service proxy forwards (pure logic, kube-proxy's endpoint map and CategorizeEndpoints):
 for each TCP and UDP port of each proxied Service, the listening addresses (ClusterIP:port, and the node
 port on the host's loopback) and the endpoints that take new connections — the ready ones, else the
-serving-terminating ones; none means connections are refused."""
+serving-terminating ones; none means connections are refused. Only IPv4 slices count."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from api.service import HEADLESS, SERVICE_NAME_LABEL
 
 SKIP_LABELS = ("service.kubernetes.io/service-proxy-name", "service.kubernetes.io/headless")
+ADDRESS_TYPE = "IPv4"  # the family the proxy serves (ClusterIPs, pods); slices of others are skipped
 NODE_PORT_HOST = "127.0.0.1"  # iptables' localhost node ports (nftables has none): the host's own clients
 
 
@@ -32,11 +33,17 @@ def proxied(service: dict) -> bool:
         and not any(k in labels for k in SKIP_LABELS)
 
 
+def other_family(endpoint_slice: dict) -> bool:
+    """A slice of addresses the proxy cannot forward to (IPv6, FQDN): kube-proxy's proxier of one
+    family ignores the other family's slices, and none takes FQDN ones."""
+    return endpoint_slice.get("addressType") != ADDRESS_TYPE
+
+
 def build(services: list[dict], slices: list[dict]) -> Table:
     by_service: dict[tuple[str, str], list[dict]] = {}
     for s in slices:
         name = (s["metadata"].get("labels") or {}).get(SERVICE_NAME_LABEL)
-        if name and not any(k in (s["metadata"].get("labels") or {}) for k in SKIP_LABELS):
+        if name and not other_family(s) and not any(k in (s["metadata"].get("labels") or {}) for k in SKIP_LABELS):
             by_service.setdefault((s["metadata"].get("namespace") or "", name), []).append(s)
     table: Table = {}
     for svc in services:

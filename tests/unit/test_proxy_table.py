@@ -1,7 +1,9 @@
 """What the proxy forwards, as kube-proxy decides it (pure logic): ready endpoints, else serving and
 terminating ones, none for a headless or ExternalName Service, node ports on the host's loopback,
-ports linked to slice ports by name."""
+ports linked to slice ports by name, slices of another address family skipped."""
 from __future__ import annotations
+
+import pytest
 
 from actors.proxy.table import build, usable
 
@@ -15,9 +17,9 @@ def endpoint(ip: str, ready=True, serving=True, terminating=False) -> dict:
     return {"addresses": [ip], "conditions": {"ready": ready, "serving": serving, "terminating": terminating}}
 
 
-def slice_(*endpoints, service_name="web", port_name="http", port=8080) -> dict:
+def slice_(*endpoints, service_name="web", port_name="http", port=8080, address_type="IPv4") -> dict:
     return {"metadata": {"name": f"{service_name}-x", "namespace": "default",
-                         "labels": {"kubernetes.io/service-name": service_name}},
+                         "labels": {"kubernetes.io/service-name": service_name}}, "addressType": address_type,
             "ports": [{"name": port_name, "port": port, "protocol": "TCP"}], "endpoints": list(endpoints)}
 
 
@@ -52,3 +54,12 @@ def test_the_table_listens_on_cluster_ips_and_node_ports_and_skips_what_kube_pro
     assert set(table) == {("10.96.0.20", 80, "TCP"), ("127.0.0.1", 30080, "TCP"), ("10.96.0.20", 53, "UDP")}
     port = table[("10.96.0.20", 80, "TCP")]
     assert (port.endpoints, port.affinity_s, port.service) == ((("10.244.0.2", 8080),), 10800, "default/web:http")
+
+
+@pytest.mark.parametrize("address_type, address", [
+    pytest.param("IPv6", "fd00::5", id="ipv6"),
+    pytest.param("FQDN", "db.example.com", id="fqdn"),
+])
+def test_slices_of_another_family_are_skipped(address_type, address):
+    built = build([service()], [slice_(endpoint("10.244.0.2")), slice_(endpoint(address), address_type=address_type)])
+    assert built[("10.96.0.20", 80, "TCP")].endpoints == (("10.244.0.2", 8080),)
