@@ -64,8 +64,8 @@ def test_ties_in_age_go_by_namespace_then_name_and_the_oldest_leaving_frees_the_
 
 
 def test_each_refusal_says_why_on_the_refused_ingress():
-    b = ingress("b", "x", "2026-02-01T00:00:00Z", [rule("shop.example", ("/a", "Prefix", "b")),
-                                                   rule("shop.example", ("/b", "Prefix", "b"))], defaultBackend=FALLBACK)
+    two_rules = [rule("shop.example", ("/a", "Prefix", "b")), rule("shop.example", ("/b", "Prefix", "b"))]
+    b = ingress("b", "x", "2026-02-01T00:00:00Z", two_rules, defaultBackend=FALLBACK)
     ops = ingress("ops", "catch", "2025-01-01T00:00:00Z", [], defaultBackend=FALLBACK)
     refused = plan([A, b, ops]).refused
     assert [(r.ingress["metadata"]["name"], r.reason, r.host) for r in refused] == [
