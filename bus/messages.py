@@ -124,9 +124,10 @@ class TokenOptions(_Strict):
 
 class LogsOptions(_Strict):
     container: str | None = Field(None, max_length=253)
-    tail: int | None = None
+    tail: int | None = Field(None, ge=0)
     previous: bool | None = None
     offset: int | None = Field(None, ge=0)
+    limitBytes: int | None = Field(None, ge=1)
 
 
 class BindingTarget(BaseModel):

@@ -312,11 +312,13 @@ def _deployment_name(target: str) -> str:
 @click.option("-f", "--follow", is_flag=True, help="Keep printing new output until the container stops.")
 @click.option("--tail", type=int, default=None, help="Only the last N lines.")
 @click.option("-p", "--previous", is_flag=True, help="The previous, terminated instance of the container.")
-def logs(name, namespace, container, follow, tail, previous) -> None:
+@click.option("--limit-bytes", type=click.IntRange(min=1), default=None, help="At most this many bytes of output.")
+def logs(name, namespace, container, follow, tail, previous, limit_bytes) -> None:
     """Print a container's output, served by the kubelet of the pod's node."""
+    tail = None if tail is not None and tail < 0 else tail  # kubectl's -1: every line
     with connected() as client:
         try:
-            chunk = client.logs(name, namespace, container, tail=tail, previous=previous)
+            chunk = client.logs(name, namespace, container, tail=tail, previous=previous, limit_bytes=limit_bytes)
             click.echo(chunk["text"], nl=False)
             while follow and chunk.get("running"):
                 time.sleep(FOLLOW_POLL_S)

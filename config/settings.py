@@ -67,6 +67,9 @@ class Settings(BaseSettings):
     ingress_controller: str = "kubus.io/ingress-controller"  # that class's spec.controller
     gateway_address: str = "127.0.0.1:6443"  # where a gateway serves the Kubernetes REST API (HTTPS)
     gateway_watch_window: int = Field(5000, ge=1)  # changes a gateway keeps per watch cache to resume watches from
+    # containers' logs (the kubelet's containerLogMaxSize and containerLogMaxFiles, Kubernetes' defaults)
+    container_log_max_size: int = Field(10 << 20, ge=1024)  # bytes a log file reaches before it is rotated
+    container_log_max_files: int = Field(5, ge=2)  # a container's log files kept, the current one included
 
     @model_validator(mode="after")
     def _objects_fit_messages(self) -> "Settings":

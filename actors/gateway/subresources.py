@@ -93,7 +93,8 @@ async def binding(request: web.Request, client: Client, target: Target, max_byte
 async def log(request: web.Request, client: Client, target: Target) -> web.StreamResponse:
     query = request.query
     options = {"container": query.get("container"), "tail": _int(query.get("tailLines"), "tailLines"),
-               "previous": query.get("previous") == "true" or None}
+               "previous": query.get("previous") == "true" or None,
+               "limitBytes": _int(query.get("limitBytes"), "limitBytes")}
     chunk = await _logs(client, target, {k: v for k, v in options.items() if v is not None})
     if query.get("follow") != "true":
         return web.Response(text=chunk["text"], content_type="text/plain")

@@ -1,7 +1,8 @@
 """The ingress controller actor: caches of Ingresses, IngressClasses, Services and EndpointSlices fed
 by events, an HTTP reverse proxy on `KUBUS_INGRESS_ADDRESS` (default 127.0.0.1:8080) routing by the
 Ingress rules of its class, and `status.loadBalancer.ingress` set on every Ingress it serves. Any
-number may run (each on its own address; the status names the address each writes)."""
+number may run (each on its own address; the status names the address each writes). A rule or
+`defaultBackend` it does not serve (actors/ingress/claims) gets a Warning Event saying why, once."""
 from __future__ import annotations
 
 import random
@@ -28,6 +29,8 @@ class IngressActor(Follower):
         self.server = IngressServer(settings.ingress_address, self.choose)
         self.address = settings.ingress_address.rpartition(":")[0]
         self.ingresses: dict[tuple[str, str], dict] = {}
+        self.synced = False
+        self.warned: set[tuple[str, str, str]] = set()  # (uid, reason, host) of the refusals told
 
     def on_delta(self, delta: Delta) -> None:
         gone = delta.type == "DELETED"
@@ -38,9 +41,25 @@ class IngressActor(Follower):
                 self.backends.apply(delta.kind, delta.object, gone)
         if delta.kind == "Ingress" and not gone:
             self._publish_status(delta.object)
+        if delta.kind in ("Ingress", "IngressClass") and self.synced:
+            self._warn_refused()
 
     def on_synced(self) -> None:
+        self.synced = True
+        self._warn_refused()
         self.log.info("ingress.serving", address=self.settings.ingress_address, cls=self.settings.ingress_class)
+
+    def _warn_refused(self) -> None:
+        """An Event on each Ingress for each of its rules or defaultBackend newly not served."""
+        with self.lock:
+            refused = self.routes.plan().refused
+        now = {(r.ingress["metadata"].get("uid") or "", r.reason, r.host): r for r in refused}
+        for key in now.keys() - self.warned:
+            ingress = {"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", **now[key].ingress}
+            self.record(ingress, now[key].reason, now[key].message, "Warning", "ingress-controller")
+            self.log.info("ingress.refused", ingress=f"{ingress['metadata'].get('namespace')}/"
+                                                     f"{ingress['metadata']['name']}", reason=key[1], host=key[2])
+        self.warned = set(now)
 
     # ---- requests (on the HTTP thread) -------------------------------------------------------------
     def choose(self, host: str, path: str) -> tuple[str, int] | int:

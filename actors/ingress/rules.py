@@ -3,18 +3,23 @@ logic; `k8s-networking.md` §6.2–6.4 and ingress-nginx's habits):
 
 - served: an Ingress naming this class (`spec.ingressClassName`, or the deprecated
   `kubernetes.io/ingress.class` annotation), or naming none while this class is the default one;
+- whose: a host is the namespace's that claimed it first (actors/ingress/claims); the rules of
+  other namespaces for it are not served;
 - host: the rules for exactly the request's host, else for a `*.` wildcard covering its first label
   only, else the rules without a host — as ingress-nginx's server blocks, a host's own rules hide
   the others; compared without case or port;
 - path: the longest matching path wins, Exact before Prefix at equal length; Prefix compares whole
   `/`-separated elements and ignores a trailing slash; ImplementationSpecific is taken as Prefix;
-- nothing matches: the oldest served Ingress's `defaultBackend`, else None (the caller's 404);
-- a conflict (the same host and path in two Ingresses): the oldest Ingress wins.
+- no path of the host's rules matches: None (the caller's 404) — a host's traffic never leaves its
+  namespace; no host matches and no rule without a host does: the cluster's default backend (the
+  oldest Ingress's `defaultBackend`), else None;
+- a conflict (the same host and path in two Ingresses of the host's namespace): the oldest wins.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from actors.ingress.claims import Pair, Plan, plan, wildcard_of
 from api.ingress_validation import CLASS_ANNOTATION, DEFAULT_CLASS_ANNOTATION
 
 
@@ -52,16 +57,17 @@ class RouteTable:
         self.class_name, self.controller = class_name, controller
         self.ingresses: dict[tuple[str, str], dict] = {}
         self.classes: dict[str, dict] = {}
+        self._plan: Plan | None = None  # made again after a change, when first needed
 
     def apply(self, kind: str, obj: dict) -> None:
-        meta = obj["metadata"]
+        meta, self._plan = obj["metadata"], None
         if kind == "IngressClass":
             self.classes[meta["name"]] = obj
         else:
             self.ingresses[(meta.get("namespace") or "", meta["name"])] = obj
 
     def remove(self, kind: str, obj: dict) -> None:
-        meta = obj["metadata"]
+        meta, self._plan = obj["metadata"], None
         if kind == "IngressClass":
             self.classes.pop(meta["name"], None)
         else:
@@ -77,24 +83,21 @@ class RouteTable:
                                                  == self.controller)
         return ours is not None and (ours["metadata"].get("annotations") or {}).get(DEFAULT_CLASS_ANNOTATION) == "true"
 
-    def _served(self) -> list[dict]:
-        found = [i for i in self.ingresses.values() if self.serves(i)]
-        return sorted(found, key=lambda i: (i["metadata"].get("creationTimestamp") or "", i["metadata"]["name"]))
+    def plan(self) -> Plan:
+        if self._plan is None:
+            self._plan = plan([i for i in self.ingresses.values() if self.serves(i)])
+        return self._plan
 
     # ---- matching -------------------------------------------------------------------------------------
     def match(self, host: str, path: str) -> Route | None:
         host = host.lower().rsplit(":", 1)[0] if not host.startswith("[") else host.lower()
-        served = self._served()
-        rules = [(i, r) for i in served for r in (i.get("spec") or {}).get("rules") or []]
-        for pick in (lambda r: (r.get("host") or "").lower() == host,
-                     lambda r: (r.get("host") or "").startswith("*.") and host_matches(r["host"].lower(), host),
-                     lambda r: not r.get("host")):
-            chosen = [(i, r) for i, r in rules if pick(r)]
-            if chosen:
-                return self._by_path(chosen, path) or self._default(served)
-        return self._default(served)
+        rules = self.plan().rules
+        claimed = (rules.get(host) if host else None) or rules.get(wildcard_of(host) or "*")
+        if claimed:
+            return self._by_path(claimed, path)
+        return self._by_path(rules.get("") or [], path) or self._default()
 
-    def _by_path(self, rules: list[tuple[dict, dict]], path: str) -> Route | None:
+    def _by_path(self, rules: list[Pair], path: str) -> Route | None:
         best, rank = None, None
         for order, (ingress, rule) in enumerate(rules):
             for item in (rule.get("http") or {}).get("paths") or []:
@@ -106,12 +109,9 @@ class RouteTable:
                     best, rank = _route(ingress, item.get("backend") or {}, rule_path, kind), key
         return best
 
-    def _default(self, served: list[dict]) -> Route | None:
-        for ingress in served:
-            backend = (ingress.get("spec") or {}).get("defaultBackend")
-            if backend and backend.get("service"):
-                return _route(ingress, backend)
-        return None
+    def _default(self) -> Route | None:
+        chosen = self.plan().default
+        return _route(chosen, chosen["spec"]["defaultBackend"]) if chosen else None
 
 
 def _route(ingress: dict, backend: dict, path: str = "", path_type: str = "") -> Route | None:

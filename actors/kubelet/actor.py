@@ -8,6 +8,7 @@ from typing import Any, Callable
 
 from actors.kubelet import podnet
 from actors.kubelet.agent import NodeAgent
+from actors.kubelet.logfiles import Limits
 from actors.kubelet.logs import read_logs
 from actors.kubelet.nodeinfo import RENEW_INTERVAL_S, NodeConfig
 from actors.kubelet.runtimes.process import ProcessRuntime
@@ -70,7 +71,8 @@ class Kubelet(Actor):
     def _runtime(self, cfg: NodeConfig):
         if cfg.runtime == "simulated":
             return SimulatedRuntime(self.clock)
-        return ProcessRuntime(Path(self.settings.data_dir) / "kubelet" / cfg.name)
+        limits = Limits(self.settings.container_log_max_size, self.settings.container_log_max_files)
+        return ProcessRuntime(Path(self.settings.data_dir) / "kubelet" / cfg.name, limits)
 
     def consumers(self) -> list[Consumer]:
         """The log service of each node whose containers run for real: `logs` requests an apiserver

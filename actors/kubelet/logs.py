@@ -1,12 +1,19 @@
-"""Serving `kubus logs`: a container instance's log file, from a byte offset, optionally the tail."""
+"""Serving `kubus logs`: a container instance's log (actors/kubelet/logfiles), from an offset of its
+whole output, or its last `tail` lines, at most `limitBytes` (and never more than MAX_CHUNK).
+
+`tail` is found from the end, reading back block by block, never more than MAX_CHUNK: the kubelet's
+memory does not grow with the log. Last lines longer than that together start mid-line.
+"""
 from __future__ import annotations
 
 from pathlib import Path
 
+from actors.kubelet.logfiles import LogStream
 from actors.kubelet.worker import PodWorker
 from api.status import bad_request, not_found
 
-MAX_CHUNK = 256 * 1024
+MAX_CHUNK = 256 * 1024  # one reply's text, at most; as far back as `tail` looks
+BLOCK = 8 * 1024
 
 
 def read_logs(worker: PodWorker | None, name: str, options: dict) -> dict:
@@ -32,18 +39,39 @@ def read_logs(worker: PodWorker | None, name: str, options: dict) -> dict:
     if path is None:
         raise bad_request(f'container "{container}" in pod "{name}" has no logs (the {worker.runtime.name} '
                           f'runtime keeps none)')
-    result = _read(Path(path), options)
+    with LogStream.open(Path(path)) as stream:
+        result = _read(stream, options)
     result["running"] = c.running and not options.get("previous")
     return result
 
 
-def _read(path: Path, options: dict) -> dict:
-    data = path.read_bytes()
+def _read(stream: LogStream, options: dict) -> dict:
+    limit = min(options.get("limitBytes") or MAX_CHUNK, MAX_CHUNK)
     offset = options.get("offset")
-    if offset is None and options.get("tail") is not None:
-        lines = data.splitlines(keepends=True)
-        text = b"".join(lines[-int(options["tail"]):]) if int(options["tail"]) > 0 else b""
-    else:
-        text = data[offset or 0:][:MAX_CHUNK]
-    end = (offset or 0) + len(text) if offset is not None else len(data)
-    return {"ok": True, "text": text.decode("utf-8", "replace"), "offset": end}
+    if offset is None:
+        tail = options.get("tail")
+        offset = stream.first if tail is None else tail_start(stream, tail)
+    text = stream.read(max(offset, stream.first), limit)
+    return {"ok": True, "text": text.decode("utf-8", "replace"), "offset": max(offset, stream.first) + len(text)}
+
+
+def tail_start(stream: LogStream, lines: int) -> int:
+    """Where the last `lines` lines begin (a last line without its newline counts), looking back
+    MAX_CHUNK bytes at most."""
+    if lines <= 0:
+        return stream.end
+    end = stream.end
+    if end > stream.first and stream.read(end - 1, 1) == b"\n":
+        end -= 1  # the newline ending the last line starts no line after it
+    floor = max(stream.first, stream.end - MAX_CHUNK)
+    at, found = end, 0
+    while at > floor:
+        low = max(floor, at - BLOCK)
+        block = stream.read(low, at - low)
+        cut = len(block)
+        while (cut := block.rfind(b"\n", 0, cut)) >= 0:
+            found += 1
+            if found == lines:
+                return low + cut + 1
+        at = low
+    return floor

@@ -10,9 +10,12 @@ import sys
 from pathlib import Path
 from typing import Callable
 
+from actors.kubelet.logfiles import Limits
 from actors.kubelet.runtimes.base import Exited, StartError
 
 KILLED_CODE = 137
+CODE_ROOT = Path(__file__).resolve().parents[3]  # the shim runs from the kubelet's own code
+DEFAULT_LOG_LIMITS = Limits(10 << 20, 5)  # Kubernetes' containerLogMaxSize 10Mi, containerLogMaxFiles 5
 
 
 def _start_ticks(pid: int) -> str | None:
@@ -31,8 +34,9 @@ class ProcessRuntime:
     loopback_pods = True  # pods share the host's network, each on its own 127.x address (actors/kubelet/podips)
     probes_run = True
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, log_limits: Limits = DEFAULT_LOG_LIMITS):
         self.root = root.resolve()  # containers run elsewhere: their shim needs absolute paths
+        self.log_limits = log_limits
         self.root.mkdir(parents=True, exist_ok=True)
         self._children: dict[str, subprocess.Popen] = {}
         self.netns_of: Callable[[str], str | None] = lambda pod_uid: None  # a pod's network namespace, if any
@@ -57,16 +61,21 @@ class ProcessRuntime:
             raise StartError("RunContainerError", f"workingDir {workdir!r} does not exist on the node")
         cid = f"{pod['metadata']['uid']}/{container['name']}.{instance}"
         pid_file, exit_file, log_file = self._files(cid)
-        with open(log_file, "ab") as log:
-            netns = self.netns_of(pod["metadata"]["uid"])
-            inside = ["ip", "netns", "exec", netns] if netns else []  # it binds /etc/netns/<ns>/* over /etc
-            proc = subprocess.Popen([sys.executable, "-m", "actors.kubelet.shim", str(exit_file), "--", *inside,
-                                     *command],
-                                    cwd=workdir, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                    stdin=subprocess.DEVNULL, start_new_session=True)
+        log_file.touch()  # there from the start: `logs` of a silent container is empty, not missing
+        netns = self.netns_of(pod["metadata"]["uid"])
+        inside = ["ip", "netns", "exec", netns] if netns else []  # it binds /etc/netns/<ns>/* over /etc
+        proc = subprocess.Popen([sys.executable, "-E", "-m", "actors.kubelet.shim", str(exit_file),
+                                 *self._log_args(log_file), "--cwd", os.path.abspath(workdir), "--", *inside, *command],
+                                cwd=CODE_ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, start_new_session=True)
         pid_file.write_text(f"{proc.pid} {_start_ticks(proc.pid) or ''}")
         self._children[cid] = proc
         return cid
+
+    def _log_args(self, log_file: Path) -> list[str]:
+        limits = self.log_limits
+        return ["--log", str(log_file), "--log-max-bytes", str(limits.max_bytes), "--log-max-files",
+                str(limits.max_files)]
 
     def workdir(self, pod_uid: str, container: dict) -> str:
         return container.get("workingDir") or str(self._dir(pod_uid))
