@@ -177,7 +177,8 @@ def test_an_event_per_request_at_the_rule_level(tmp_path):
         audit.record(attrs("alice", "create", "clusterroles", "rbac.authorization.k8s.io", name="view",
                            groups=["devs"]), code=201,
                      request_object=role, response_object=role, user_agent="cli", audit_id="id-1",
-                     annotations={**ALLOW, "authorization.k8s.io/reason": 'RBAC: allowed by ClusterRoleBinding "admins"'})
+                     annotations={**ALLOW,
+                                  "authorization.k8s.io/reason": 'RBAC: allowed by ClusterRoleBinding "admins"'})
         audit.record(attrs("quiet", "get", "pods", ns="a", name="p"))
         audit.record(attrs("bob", "create", "pods", ns="a", name="p"), request_object={"x": 1},
                      response_object={"y": 2}, code=403, reason="Forbidden", message="no",

@@ -40,7 +40,8 @@ def refused(call) -> StatusError:
 
 
 def still_serves(client: Client) -> None:
-    made = client.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": f"after-{uuid.uuid4().hex[:6]}"}})
+    name = f"after-{uuid.uuid4().hex[:6]}"
+    made = client.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})
     assert client.get("Namespace", made["metadata"]["name"])["metadata"]["uid"] == made["metadata"]["uid"]
 
 
