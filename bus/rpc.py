@@ -119,6 +119,20 @@ class RpcClient:
             self._waiting.append(send)
         return corr
 
+    def expect(self, done: Done, timeout: float) -> str:
+        """A correlation id whose reply, timeout or lost connection goes to `done`, for a message this
+        client's connection sends by other means naming `DIRECT` as its reply address (an apiserver's
+        `commands` batch asking for its outcomes); `forget(corr)` if that message never leaves."""
+        corr = new_id()
+        self.pending[corr] = _Call(done, self.bus.call_later(timeout, lambda: self._expire(corr, timeout)), timeout,
+                                   sent=True)
+        return corr
+
+    def forget(self, corr: str) -> None:
+        call = self.pending.pop(corr, None)
+        if call is not None:
+            self.bus.cancel(call.timer)
+
     def _send(self, corr: str, exchange: str, routing_key: str, body: dict, publish: dict[str, Any]) -> None:
         call = self.pending.get(corr)
         if call is None:

@@ -40,6 +40,7 @@ class Consumer:
     handler: Handler
     prefetch: int
     batch: bool = False  # bodies may be lists of maps (wire v2 batches)
+    undecodable: Callable[[Message, codec.DecodeError], None] | None = None  # told before one is dead-lettered
 
 
 class Actor:
@@ -206,7 +207,8 @@ class Actor:
         """Declare the consumer's queue and bindings, then consume it."""
 
         def declared() -> None:
-            self._tags.append(self.bus.consume(consumer.spec.name, self._guard(consumer.handler, consumer.batch), consumer.prefetch,
+            guarded = self._guard(consumer.handler, consumer.batch, consumer.undecodable)
+            self._tags.append(self.bus.consume(consumer.spec.name, guarded, consumer.prefetch,
                                                exclusive=consumer.spec.exclusive))
             then()
 
@@ -223,24 +225,26 @@ class Actor:
         self.on_lost()
 
     # ---- messages --------------------------------------------------------------------------
-    def _guard(self, handler: Handler, batch: bool = False) -> Handler:
+    def _guard(self, handler: Handler, batch: bool = False, undecodable=None) -> Handler:
         """Decode, then handle. Whatever happens, nothing raises into pika: one message never costs
         the connection."""
 
         def guarded(msg: Message) -> None:
             try:
-                self._handle(handler, msg, batch)
+                self._handle(handler, msg, batch, undecodable)
             except Exception:  # even dead-lettering failed: drop it (the queue's DLX takes it)
                 self.log.exception("actor.guard_failed", routing_key=msg.routing_key)
                 msg.drop()
 
         return guarded
 
-    def _handle(self, handler: Handler, msg: Message, batch: bool) -> None:
+    def _handle(self, handler: Handler, msg: Message, batch: bool, undecodable=None) -> None:
         try:
             msg.body = codec.decode(msg.raw, msg.headers, self.settings.max_message_bytes, self.settings.max_depth,
                                     batch=batch)
         except codec.DecodeError as exc:
+            if undecodable is not None:
+                undecodable(msg, exc)
             self.dead_letter(msg, exc.reason, exc.detail)
             return
         try:

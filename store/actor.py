@@ -37,6 +37,7 @@ from store.dedupe import Dedupe
 from store.inbox import Answers, Command, commands_of
 from store.memory import MemoryBackend
 from store.outbox import Outbox
+from store.outcomes import outcome_replies
 from store.sqlite import SqliteBackend
 from store.state import State
 from store.writer import Writer
@@ -232,10 +233,13 @@ class StoreActor(Actor):
             done()
 
     def _answer_all(self, answers: Answers) -> None:
-        """Every command's reply parts, then one ack per message: a batch is acked when every command
-        of it is answered (or dropped: expired, dead-lettered)."""
-        self.send_replies([(cmd.reply_to, cmd.correlation_id, parts) for cmd, parts in answers.replies if cmd.reply_to])
-        for msg in answers.messages():
+        """Every command's reply parts (and a batch's outcomes, when its apiserver asked), then one ack
+        per message: a batch is acked when every command of it is answered (or dropped: expired,
+        dead-lettered)."""
+        messages = answers.messages()
+        self.send_replies([(cmd.reply_to, cmd.correlation_id, parts) for cmd, parts in answers.replies if cmd.reply_to]
+                          + outcome_replies(answers, messages))  # an auditing apiserver's, after its clients'
+        for msg in messages:
             msg.ack()
 
     def _answer(self, cmd: Command, now: float, applied: list[Applied]) -> Parts | None:

@@ -12,15 +12,20 @@ from dataclasses import dataclass, field
 from actors.apiserver.authn import Authenticator
 from actors.apiserver.authz import Authorizer
 from actors.apiserver.attributes import REVIEWS, of_request
-from actors.apiserver.audit import AuditLog, DEFAULT_POLICY, load_policy
+from actors.apiserver.attributes import VERBS
+from actors.apiserver.audit import DEFAULT_POLICY, load_policy, success_code
+from actors.apiserver.auditlog import AuditLog
 from actors.apiserver.batches import CommandBatches
+from actors.apiserver.outcomes import Outcome, Outcomes
 from actors.apiserver.defaults import ensure_defaults
 from actors.apiserver.policycache import POLICY_KINDS, PolicyCache
 from actors.apiserver.services import Services
 from actors.apiserver.watches import WatchBounds, Watches
 from actors.apiserver.writes import Writes
 from api.authorization import Attributes, Decision, UserInfo, audit_annotations
+from api.registry import known, lookup
 from api.status import StatusError, internal_error, too_large
+from bus.codec import DecodeError
 from bus.declare import QueueSpec, apiserver_queue
 from bus.message import Message
 from bus.messages import USER_HEADER, Request, parse_client_request, valid_reply_to
@@ -40,8 +45,11 @@ class ApiServer(Writes, Services, Actor):
 
     def __init__(self, settings: Settings, **kw):
         super().__init__(settings, **kw)
+        self.audit = AuditLog(settings.audit_log, load_policy(settings.audit_policy or DEFAULT_POLICY)) \
+            if settings.audit_log else None
         self.batches = CommandBatches(self.bus, self.names.store, settings.max_message_bytes,
-                                      settings.durable_commands, self._queue_full)
+                                      settings.durable_commands, self._queue_full,
+                                      Outcomes(self.rpc, settings.request_timeout_s) if self.audit else None)
         self.cache = PolicyCache()
         users = load_users(settings.users_file) if settings.users_file else []
         self.authn = Authenticator(settings.cluster, people(users), self.cache)
@@ -49,8 +57,6 @@ class ApiServer(Writes, Services, Actor):
         self.watches = Watches(self.bus, self.names, self.bounds, self.authz.allowed,
                                WatchBounds(settings.max_watches_per_user, settings.max_watch_keys_per_user))
         self.cache.on_rbac_change.append(self.watches.recheck)
-        self.audit = AuditLog(settings.audit_log, load_policy(settings.audit_policy or DEFAULT_POLICY)) \
-            if settings.audit_log else None
         self.instance = uuid.uuid4().hex[:12]
         self._serving = False
         self._sa_users: dict[str, str] = {}  # ServiceAccount broker users made (user -> uid), from a worker thread
@@ -69,7 +75,7 @@ class ApiServer(Writes, Services, Actor):
         if not self._serving:
             self._serving = True
             self.start_consumer(Consumer(apiserver_queue(self.names, self.bounds), self.on_request,
-                                         self.settings.prefetch))
+                                         self.settings.prefetch, undecodable=self._undecodable))
             ensure_defaults(self)
 
     def on_lost(self) -> None:
@@ -102,11 +108,27 @@ class ApiServer(Writes, Services, Actor):
             self.refuse(call, internal_error(exc))
 
     def _malformed(self, msg: Message, exc: StatusError) -> None:
-        """A request that is not one: answered 400 when it can be, else dead-lettered with the reason."""
+        """A request that is not one: answered 400 when it can be, else dead-lettered with the reason;
+        audited either way, as far as it can be read (who sent it, and what it names)."""
+        call = Call(msg, None, self._sender(msg))
         if msg.reply_to:
-            self.refuse(Call(msg, None), exc)
-        else:
-            self.dead_letter(msg, "invalid", exc.message)
+            self.refuse(call, exc)
+            return
+        self._audit(call, exc.code, exc.reason, exc.message)
+        self.dead_letter(msg, "invalid", exc.message)
+
+    def _undecodable(self, msg: Message, exc: DecodeError) -> None:
+        """A request the runtime cannot decode is dead-lettered (contract 2); the audit log names its sender."""
+        msg.body = None
+        self._audit(Call(msg, None, self._sender(msg)), 400, "BadRequest",
+                    f"the request could not be decoded: {exc.detail}"[:1024])
+
+    def _sender(self, msg: Message) -> UserInfo | None:
+        """Who sent a request that was never read: authenticated as any is; None if not even that."""
+        try:
+            return self.authn.user(msg.user_id)
+        except Exception:
+            return None
 
     def refuse(self, call: Call, exc: StatusError) -> None:
         body = call.msg.body if isinstance(call.msg.body, dict) else {}
@@ -131,12 +153,12 @@ class ApiServer(Writes, Services, Actor):
             self.write(call)
 
     def forward(self, call: Call, body: dict, warnings: list[str] | None = None) -> None:
-        """Hand the command to the store, in the next `commands` batch, with the client's reply address."""
+        """Hand the command to the store, in the next `commands` batch, with the client's reply address
+        (audited: received now, complete when the store says how it ended)."""
         if warnings:
             body["warnings"] = warnings
         metrics.api_request(call.req, "", call.started)
-        self._audit(call, None, None, None)
-        self.batches.add(call.msg, body)
+        self.batches.add(call.msg, body, self._audit(call, None))
 
     def _queue_full(self, requests: list[Message]) -> None:
         for msg in requests:
@@ -170,26 +192,77 @@ class ApiServer(Writes, Services, Actor):
     def finish(self, call: Call, reply: dict) -> None:
         reply.pop("more", None)
         status = reply.get("status") or {}
-        self._audit(call, status.get("code", 200), status.get("reason"), status.get("message"))
+        self._audit(call, status.get("code", 0), status.get("reason"), status.get("message"))
         metrics.api_request(call.req, str(status.get("code", 200)), call.started)
         self.reply(call.msg, reply)
         call.msg.ack()
 
-    def _audit(self, call: Call, code: int | None, reason: str | None, message: str | None) -> None:
-        """`code` None: forwarded, the store answers (the event records the request as received)."""
-        if self.audit is None or call.req is None:
-            return
-        user = call.user or UserInfo(call.msg.user_id or "system:anonymous")
+    def _audit(self, call: Call, code: int | None, reason: str | None = None,
+               message: str | None = None) -> Outcome | None:
+        """Audit a request answered here with `code` (0: ok): its RequestReceived and ResponseComplete.
+        `code` None: handed on, the answer comes from elsewhere; RequestReceived now, and the function
+        that records the ResponseComplete once its outcome is known (None when the policy wants none).
+        Never raises: an audit failure must not fail the request."""
+        if self.audit is None:
+            return None
         try:
-            attrs = of_request(user, call.req)[0]
+            audited, verb = self._audit_begin(call)
+        except Exception:
+            self.log.exception("apiserver.audit_failed", message_id=call.msg.message_id)
+            return None
+        if code is not None:
+            self.audit.complete(audited, code or success_code(verb), reason, message)
+            return None
+        if not self.audit.wants(audited, "ResponseComplete"):
+            return None
+        return lambda code, reason, message: self.audit.complete(
+            audited, success_code(verb) if code == 200 else code, reason, message)
+
+    def _audit_begin(self, call: Call):
+        """The request's audit record (None: the policy records none), RequestReceived written, and its verb."""
+        msg = call.msg
+        user = call.user or UserInfo(msg.user_id or "system:anonymous")
+        req = call.req or _parsed(msg.body)
+        attrs = _attributes(user, req, msg.body)
+        notes = {**_decision(call), **call.annotations}
+        received = time.time() - (time.monotonic() - call.started)
+        return self.audit.begin(attrs, request_object=req.object if req else None, user_agent=msg.app_id or "",
+                                audit_id=msg.message_id, received=received, annotations=notes), attrs.verb
+
+
+def _decision(call: Call) -> dict[str, str]:
+    """The authorizer's audit annotations: its decision, or `forbid` when it refused (it raised after
+    authentication, before a decision was kept); none when it never ran."""
+    if call.decision is not None:
+        return audit_annotations(call.decision)
+    if call.user is not None and call.req is not None:
+        return {"authorization.k8s.io/decision": "forbid", "authorization.k8s.io/reason": ""}
+    return {}
+
+
+def _parsed(body) -> Request | None:
+    """A request refused before it was read (a full queue) as it was sent; None if it cannot be read."""
+    try:
+        return parse_client_request(body) if isinstance(body, dict) else None
+    except StatusError:
+        return None
+
+
+def _attributes(user: UserInfo, req: Request | None, body) -> Attributes:
+    """What the authorizer saw of a request; of one that could not be read, what it names (a verb,
+    a kind kubus serves, a namespace and a name, each if it is a string)."""
+    if req is not None:
+        try:
+            return of_request(user, req)[0]
         except StatusError:  # a kind kubus does not serve: its answer says so, the audit names it as sent
-            attrs = Attributes(user, call.req.verb, call.req.kind.lower(), namespace=call.req.namespace or "",
-                               name=call.req.name or "")
-        notes = audit_annotations(call.decision) if call.decision else {}
-        self.audit.record(attrs, code=code, reason=reason, message=message, request_object=call.req.object,
-                          user_agent=call.msg.app_id or "", audit_id=call.msg.message_id,
-                          decision=notes.get("authorization.k8s.io/decision", "forbid"),
-                          authz_reason=notes.get("authorization.k8s.io/reason", ""), annotations=call.annotations)
+            return Attributes(user, req.verb, req.kind.lower(), namespace=req.namespace or "", name=req.name or "")
+    fields = {f: v for f, v in (body.items() if isinstance(body, dict) else ()) if isinstance(v, str)}
+    verb, sub = VERBS.get(fields.get("verb", ""), (fields.get("verb", "")[:32], ""))
+    info = lookup(fields["kind"]) if known(fields.get("kind", "")) else None
+    if info is None:
+        return Attributes(user, verb, name=fields.get("name", "")[:253])
+    namespace = fields.get("namespace", "")[:253] if info.namespaced else ""
+    return Attributes(user, verb, info.plural, info.group, sub, namespace, fields.get("name", "")[:253])
 
 
 @dataclass

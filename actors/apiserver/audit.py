@@ -1,30 +1,17 @@
-"""The audit log: which requests are recorded at which level (an `audit.k8s.io/v1` Policy, matched as
-kube-apiserver's `pkg/audit/policy/checker.go` does), and one `audit.k8s.io/v1` Event per request written
-as a JSON line, as kube-apiserver's log backend writes them.
-
-The policy part is pure. `AuditLog` buffers lines and a daemon thread appends them to the file at least
-every second, so an apiserver's mailbox never waits on the disk; a failing disk costs audit lines
-(logged), never a request.
-"""
+"""The audit policy: which requests are recorded at which level and stages (an `audit.k8s.io/v1`
+Policy, matched as kube-apiserver's `pkg/audit/policy/checker.go` does), and the `audit.k8s.io/v1`
+Event of one stage of a request. Pure; `auditlog.py` writes the events."""
 from __future__ import annotations
 
-import contextlib
-import json
-import threading
-import time
-import uuid
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import Any, Literal
 
-import structlog
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from api.authorization import Attributes, UserInfo
 from api.registry import known, lookup
 from api.times import micro_time
-
-log = structlog.get_logger("audit")
 
 DEFAULT_POLICY = Path(__file__).resolve().parents[2] / "config" / "audit-policy.yaml"
 Level = Literal["None", "Metadata", "Request", "RequestResponse"]
@@ -164,6 +151,12 @@ def response_status(code: int, reason: str | None = None, message: str | None = 
     return {k: v for k, v in status.items() if v is not None and v != ""}
 
 
+def success_code(verb: str) -> int:
+    """What an answered request's status code is when it succeeded: 201 Created for a create (a
+    binding, a review), else 200."""
+    return 201 if verb == "create" else 200
+
+
 def object_ref(attrs: Attributes) -> dict | None:
     if not attrs.resource:
         return None
@@ -179,132 +172,29 @@ def _without_managed_fields(obj: Any) -> Any:
     return {**obj, "metadata": {k: v for k, v in obj["metadata"].items() if k != "managedFields"}}
 
 
-def audit_event(level: str, attrs: Attributes, *, audit_id: str, user_agent: str, code: int | None,
-                reason: str | None, message: str | None, received: float, completed: float,
-                annotations: dict[str, str], request_object: Any = None, response_object: Any = None,
-                omit_managed_fields: bool = False) -> dict:
-    """One `audit.k8s.io/v1` Event, bodies as the level allows: at stage ResponseComplete with the
-    answer's status, or (`code` None: the store answers the client directly) at RequestReceived."""
+def audit_event(level: str, attrs: Attributes, stage: str, *, audit_id: str, user_agent: str,
+                status: dict | None, received: float, stamped: float, annotations: dict[str, str],
+                request_object: Any = None, response_object: Any = None, omit_managed_fields: bool = False) -> dict:
+    """One `audit.k8s.io/v1` Event at `stage`, bodies as the level allows. As kube-apiserver's, a
+    RequestReceived event carries neither bodies nor a status: it is written before either is known."""
     event: dict[str, Any] = {
-        "kind": "Event", "apiVersion": "audit.k8s.io/v1", "level": level, "auditID": audit_id,
-        "stage": "RequestReceived" if code is None else "ResponseComplete", "requestURI": request_uri(attrs),
-        "verb": attrs.verb, "user": {"username": attrs.user.name, "groups": list(attrs.user.groups)},
-        "sourceIPs": [], "userAgent": user_agent}
+        "kind": "Event", "apiVersion": "audit.k8s.io/v1", "level": level, "auditID": audit_id, "stage": stage,
+        "requestURI": request_uri(attrs), "verb": attrs.verb,
+        "user": {"username": attrs.user.name, "groups": list(attrs.user.groups)}, "sourceIPs": [],
+        "userAgent": user_agent}
     ref = object_ref(attrs)
     if ref:
         event["objectRef"] = ref
-    if code is not None:
-        event["responseStatus"] = response_status(code, reason, message)
+    if status is not None:
+        event["responseStatus"] = status
     trim = _without_managed_fields if omit_managed_fields else (lambda o: o)
-    if LEVELS.index(level) >= LEVELS.index("Request") and request_object is not None and attrs.resource:
+    bodies = stage != "RequestReceived" and bool(attrs.resource)
+    if bodies and LEVELS.index(level) >= LEVELS.index("Request") and request_object is not None:
         event["requestObject"] = trim(request_object)
-    if level == "RequestResponse" and response_object is not None and attrs.resource:
+    if bodies and level == "RequestResponse" and response_object is not None:
         event["responseObject"] = trim(response_object)
     event["requestReceivedTimestamp"] = micro_time(received)
-    event["stageTimestamp"] = micro_time(completed)
+    event["stageTimestamp"] = micro_time(stamped)
     if annotations:
         event["annotations"] = dict(annotations)
     return event
-
-
-# ---- the file -------------------------------------------------------------------------------------
-class AuditLog:
-    """Appends one JSON line per audited request to `path`. `record` only formats and queues; a daemon
-    thread writes the queue out every `flush_s` seconds, and `close` writes what is left."""
-
-    MAX_PENDING = 100_000  # lines held while the disk fails; older ones are dropped beyond that
-
-    def __init__(self, path: str | Path, policy: Policy, flush_s: float = 1.0,
-                 clock: Callable[[], float] = time.time):
-        self.path, self.policy, self.flush_s, self.clock = Path(path), policy, flush_s, clock
-        self._pending: list[str] = []
-        self._lock = threading.Lock()  # the queue
-        self._writing = threading.Lock()  # the file: one flush at a time keeps lines in order
-        self._stop = threading.Event()
-        self._file = None
-        self.dropped = 0  # lines lost to a full queue while the disk failed
-        self.failing = False
-        self._thread = threading.Thread(target=self._run, name="audit-writer", daemon=True)
-        self._thread.start()
-
-    def record(self, attrs: Attributes, *, code: int | None = 200, reason: str | None = None,
-               message: str | None = None, request_object: Any = None, response_object: Any = None,
-               received: float | None = None, user_agent: str = "", audit_id: str | None = None,
-               decision: str = "allow", authz_reason: str = "", annotations: dict[str, str] | None = None) -> None:
-        """Audit one request, by the attributes the authorizer saw, and its outcome (`code` None: handed
-        to the store, which answers). Never raises: an audit failure must not fail the request."""
-        try:
-            rule = rule_for(self.policy, attrs)
-            level = rule.level if rule else "None"
-            stage = "RequestReceived" if code is None else "ResponseComplete"
-            if level == "None" or stage in omitted_stages(self.policy, rule):
-                return
-            notes = {"authorization.k8s.io/decision": decision, "authorization.k8s.io/reason": authz_reason,
-                     **(annotations or {})}
-            omit = rule.omitManagedFields if rule.omitManagedFields is not None else self.policy.omitManagedFields
-            now = self.clock()
-            event = audit_event(level, attrs, audit_id=audit_id or str(uuid.uuid4()), user_agent=user_agent,
-                                code=code, reason=reason, message=message, received=received or now,
-                                completed=now, annotations=notes, request_object=request_object,
-                                response_object=response_object, omit_managed_fields=omit)
-            self._queue(json.dumps(event, separators=(",", ":"), default=str) + "\n")
-        except Exception:
-            log.exception("audit.record_failed", verb=attrs.verb, resource=attrs.resource, name=attrs.name)
-
-    def _queue(self, line: str) -> None:
-        with self._lock:
-            self._pending.append(line)
-            if len(self._pending) > self.MAX_PENDING:
-                excess = len(self._pending) - self.MAX_PENDING
-                del self._pending[:excess]
-                self.dropped += excess
-
-    def _run(self) -> None:
-        while not self._stop.wait(self.flush_s):
-            self.flush()
-
-    def flush(self) -> None:
-        """Write out what is queued; on failure the lines stay queued for the next try, and it is logged."""
-        with self._writing:
-            self._flush()
-
-    def _flush(self) -> None:
-        with self._lock:
-            lines, self._pending = self._pending, []
-        if not lines:
-            return
-        try:
-            if self._file is None:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                self._file = open(self.path, "a", encoding="utf-8")
-            self._file.write("".join(lines))
-            self._file.flush()
-            if self.failing:
-                log.info("audit.writing_again", path=str(self.path))
-            self.failing = False
-        except Exception as exc:
-            if not self.failing:  # once per failing spell, not every second
-                log.error("audit.write_failed", path=str(self.path), lines=len(lines), error=str(exc))
-            self.failing = True
-            self._close_file()
-            with self._lock:
-                self._pending[:0] = lines
-
-    def close(self) -> None:
-        """Stop the writer and write what is left (called on the apiserver's shutdown)."""
-        self._stop.set()
-        self._thread.join(timeout=5)
-        self.flush()
-        self._close_file()
-
-    def _close_file(self) -> None:
-        with contextlib.suppress(Exception):
-            if self._file is not None:
-                self._file.close()
-        self._file = None
-
-    def __enter__(self) -> "AuditLog":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()

@@ -1,7 +1,12 @@
 """`GET <collection>?watch=true`: newline-delimited JSON events, one per line, flushed per event,
 from the person's watch cache: synthetic ADDED for resourceVersion unset or 0, else every change
 after it; BOOKMARKs when asked; ERROR with a Status (410 Expired when the version is too old) and
-the end of the stream otherwise; the stream ends at `timeoutSeconds`."""
+the end of the stream otherwise; the stream ends at `timeoutSeconds`.
+
+Every HTTP watch is a request an apiserver sees, as every watch is in Kubernetes: the gateway asks
+for the cache's bus watch again (the same queue and keys, which the apiserver declares again, a
+no-op), so the apiserver authorizes it as of now and writes it to its audit log — one audit log per
+apiserver keeps every request, and a watch served from a cache made earlier is not left out."""
 from __future__ import annotations
 
 import asyncio
@@ -11,7 +16,7 @@ import time
 
 from aiohttp import web
 
-from actors.gateway.calls import typed
+from actors.gateway.calls import call, typed
 from actors.gateway.paths import Target
 from actors.gateway.responses import JSON, status_body
 from actors.gateway.tables import TABLE_CONTENT_TYPE, table, wants_table
@@ -28,6 +33,7 @@ async def serve_watch(request: web.Request, pool, client, target: Target) -> web
     query = request.query
     matches = matcher(query.get("labelSelector"), query.get("fieldSelector"))
     cache = await pool.cache_for(client, target.info, target.namespace)
+    await call(client, "watch", "*", options=cache.watch_options())
     initial = query.get("sendInitialEvents") == "true"
     since = None if initial or query.get("resourceVersion") in (None, "", "0") else _rev(query["resourceVersion"])
     as_table = wants_table(request.headers.get("Accept"))

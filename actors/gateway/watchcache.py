@@ -143,6 +143,11 @@ class KindCache:
         self.last_used = time.monotonic()
         await asyncio.wait_for(asyncio.shield(self.synced), SYNC_TIMEOUT_S)
 
+    def watch_options(self) -> dict:
+        """The options of the bus watch this cache follows (its queue and keys)."""
+        spec = self.feed.informer.spec
+        return {"keys": list(spec.binding_keys(self.client.names.events)), "queue": spec.name}
+
     def subscribe(self, since: int | None, matches: Callable[[dict], bool]) -> tuple[Watcher, list]:
         """A watcher of changes after `since` (None: the current objects first, as ADDED), with the
         events it starts with; Expired when `since` is older than the window."""

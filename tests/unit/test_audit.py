@@ -1,4 +1,4 @@
-"""The audit policy as Kubernetes' checker matches it, the Event's shape, and the file writer."""
+"""The audit policy as Kubernetes' checker matches it, the Event's shape, its stages, and the file writer."""
 from __future__ import annotations
 
 import json
@@ -7,10 +7,10 @@ from datetime import datetime, timezone
 import pytest
 from pydantic import ValidationError
 
-from actors.apiserver.audit import DEFAULT_POLICY, AuditLog, Policy, level_for, load_policy, request_uri
+from actors.apiserver.audit import DEFAULT_POLICY, Policy, level_for, load_policy, request_uri
+from actors.apiserver.auditlog import AuditLog
 from api.authorization import Attributes, UserInfo
 from api.times import micro_time
-from tests.helpers import wait_until
 
 T0 = datetime(2026, 11, 23, 15, 4, 5, 123456, tzinfo=timezone.utc).timestamp()
 
@@ -163,21 +163,27 @@ def _written(path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
+ALLOW = {"authorization.k8s.io/decision": "allow", "authorization.k8s.io/reason": ""}
+
+
 def test_an_event_per_request_at_the_rule_level(tmp_path):
     p = policy({"level": "None", "users": ["quiet"]},
                {"level": "RequestResponse", "resources": [res("clusterroles", group="rbac.authorization.k8s.io")]},
-               {"level": "Request", "resources": [res("pods")]}, {"level": "Metadata"})
+               {"level": "Request", "resources": [res("pods")]}, {"level": "Metadata"},
+               omitStages=["RequestReceived"])
     path = tmp_path / "audit" / "audit.log"
     role = {"metadata": {"name": "view", "managedFields": [{"manager": "x"}]}, "rules": []}
-    with AuditLog(path, p, flush_s=60, clock=lambda: T0) as audit:
+    with AuditLog(path, p, clock=lambda: T0) as audit:
         audit.record(attrs("alice", "create", "clusterroles", "rbac.authorization.k8s.io", name="view",
                            groups=["devs"]), code=201,
                      request_object=role, response_object=role, user_agent="cli", audit_id="id-1",
-                     authz_reason='RBAC: allowed by ClusterRoleBinding "admins"')
+                     annotations={**ALLOW,
+                                  "authorization.k8s.io/reason": 'RBAC: allowed by ClusterRoleBinding "admins"'})
         audit.record(attrs("quiet", "get", "pods", ns="a", name="p"))
         audit.record(attrs("bob", "create", "pods", ns="a", name="p"), request_object={"x": 1},
                      response_object={"y": 2}, code=403, reason="Forbidden", message="no",
-                     decision="forbid", annotations={"pod-security.kubernetes.io/enforce-policy": "restricted:latest"})
+                     annotations={"authorization.k8s.io/decision": "forbid",
+                                  "pod-security.kubernetes.io/enforce-policy": "restricted:latest"})
         audit.record(attrs("carol", "update", "nodes", sub="status", name="n1"), request_object={"x": 1})
     rbac, pod, node = _written(path)
     assert rbac == {
@@ -200,47 +206,67 @@ def test_an_event_per_request_at_the_rule_level(tmp_path):
 
 
 def test_managed_fields_omitted_when_the_policy_says_so(tmp_path):
-    p = policy({"level": "RequestResponse"}, omitManagedFields=True)
+    p = policy({"level": "RequestResponse"}, omitManagedFields=True, omitStages=["RequestReceived"])
     with AuditLog(tmp_path / "a.log", p) as audit:
         audit.record(attrs("u", "create", "pods", ns="a", name="p"),
                      request_object={"metadata": {"name": "p", "managedFields": [{}]}})
     assert _written(tmp_path / "a.log")[0]["requestObject"] == {"metadata": {"name": "p"}}
 
 
-def test_omitted_response_complete_writes_nothing(tmp_path):
-    p = policy({"level": "Metadata", "omitStages": ["ResponseComplete"]})
-    with AuditLog(tmp_path / "a.log", p) as audit:
-        audit.record(attrs("u", "get", "pods", ns="a", name="p"))
-    assert not (tmp_path / "a.log").exists()
+# omitStages of the policy and of the matching rule, as Kubernetes unites them -> the stages written
+STAGES = [
+    pytest.param({}, {}, ["RequestReceived", "ResponseComplete"], id="none-omitted"),
+    pytest.param({"omitStages": ["RequestReceived"]}, {}, ["ResponseComplete"], id="policy-omits"),
+    pytest.param({}, {"omitStages": ["RequestReceived"]}, ["ResponseComplete"], id="rule-omits"),
+    pytest.param({"omitStages": ["ResponseComplete"]}, {"omitStages": ["RequestReceived"]}, [], id="both-united"),
+]
 
 
-def test_lines_reach_the_file_within_the_flush_interval_and_append(tmp_path):
+@pytest.mark.parametrize("policy_fields, rule_fields, stages", STAGES)
+def test_stages_written_unless_omitted(tmp_path, policy_fields, rule_fields, stages):
+    p = policy({"level": "Request", **rule_fields}, **policy_fields)
+    with AuditLog(tmp_path / "a.log", p, clock=lambda: T0) as audit:
+        audit.record(attrs("u", "create", "pods", ns="a", name="p"), code=201, request_object={"x": 1}, audit_id="a1")
+    events = _written(tmp_path / "a.log") if stages else []
+    assert [e["stage"] for e in events] == stages and {e["auditID"] for e in events} <= {"a1"}
+    if "RequestReceived" in stages:  # written before the request is read or answered, as Kubernetes does
+        assert "requestObject" not in events[0] and "responseStatus" not in events[0]
+
+
+def test_a_handed_on_request_is_received_now_and_complete_when_its_outcome_comes(tmp_path):
+    """The store answers the client directly: RequestReceived when the apiserver hands it on, and the
+    ResponseComplete (the same auditID and received time) once the store says how it ended."""
+    times = iter([T0, T0 + 1])
+    with AuditLog(tmp_path / "a.log", policy({"level": "Metadata"}), clock=lambda: next(times)) as audit:
+        audited = audit.begin(attrs("u", "create", "pods", ns="a", name="p"), audit_id="a1", received=T0)
+        assert [e["stage"] for e in _written(tmp_path / "a.log")] == ["RequestReceived"]  # on disk at once
+        audit.complete(audited, 409, "AlreadyExists", 'pods "p" already exists')
+    received, complete = _written(tmp_path / "a.log")
+    assert complete["stage"] == "ResponseComplete" and complete["auditID"] == "a1"
+    assert complete["responseStatus"]["code"] == 409 and complete["responseStatus"]["reason"] == "AlreadyExists"
+    assert complete["requestReceivedTimestamp"] == received["requestReceivedTimestamp"] == micro_time(T0)
+    assert complete["stageTimestamp"] == micro_time(T0 + 1)
+
+
+def test_each_line_is_in_the_file_when_recorded_and_appends(tmp_path):
     path = tmp_path / "a.log"
     path.write_text('{"earlier":true}\n')
-    audit = AuditLog(path, policy({"level": "Metadata"}), flush_s=0.05)
-    try:
-        audit.record(attrs("u", "get", "pods", ns="a", name="p"))
-        wait_until(lambda: len(path.read_text().splitlines()) == 2, 5, what="the writer thread to flush")
-    finally:
-        audit.close()
+    audit = AuditLog(path, policy({"level": "Metadata", "omitStages": ["RequestReceived"]}))
+    audit.record(attrs("u", "get", "pods", ns="a", name="p"))
+    assert len(path.read_text().splitlines()) == 2  # no buffer to lose: flushed per line
+    audit.close()
     assert _written(path)[0] == {"earlier": True}
 
 
-def test_a_failing_disk_never_raises_into_the_caller(tmp_path):
+def test_a_failing_disk_never_raises_into_the_caller_and_keeps_its_lines(tmp_path):
     blocker = tmp_path / "not-a-dir"
     blocker.write_text("")
-    audit = AuditLog(blocker / "audit.log", policy({"level": "Metadata"}), flush_s=60)
+    audit = AuditLog(blocker / "audit.log", policy({"level": "Metadata", "omitStages": ["RequestReceived"]}))
     audit.record(attrs("u", "get", "pods", ns="a", name="p"))
-    audit.flush()
     assert audit.failing and len(audit._pending) == 1  # kept for the next try
+    blocker.unlink()
+    blocker.mkdir()
+    audit.flush()
+    assert not audit.failing and len(_written(blocker / "audit.log")) == 1
     audit.close()
     audit.record(attrs("u", "get", "pods", ns="a", name="p"), request_object=object())
-
-
-def test_a_request_handed_to_the_store_is_recorded_as_received(tmp_path):
-    """The store answers the client directly: the apiserver knows it received the request, not how
-    it ended."""
-    with AuditLog(tmp_path / "a.log", policy({"level": "Metadata"})) as audit:
-        audit.record(attrs("u", "create", "pods", ns="a", name="p"), code=None)
-    [event] = _written(tmp_path / "a.log")
-    assert event["stage"] == "RequestReceived" and "responseStatus" not in event
