@@ -1,0 +1,135 @@
+"""The walls, broker identities: replies cannot be forged (contract 2), broker user names cannot
+collide across clusters, and an actor's broker user gets no view of the broker it does not need
+(contract 5). The attacker is a node's broker user — a compromised kubelet — on the real broker,
+against real store and apiserver processes."""
+from __future__ import annotations
+
+import os
+import signal
+from urllib.parse import unquote, urlparse
+
+import msgpack
+import pika
+import pytest
+
+from bus.topology import SCHEMA_HEADER, SCHEMA_VERSION, Names
+from cli.bootstrap import Account, ensure_account
+from config.credentials import actor_url, read_secret
+from tests.helpers import blocking, wait_until
+
+FORGED = {"ok": True, "object": {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "forged"}}}
+
+
+def pod(name: str, node: str) -> dict:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
+            "spec": {"nodeName": node, "containers": [{"name": "app", "image": "busybox"}]}}
+
+
+def node_url(settings, node: str = "node-1") -> str:
+    """The AMQP URL of a node's kubelet (its broker user made now)."""
+    secret = read_secret(settings)
+    ensure_account(settings, secret, Account("node", node))
+    return actor_url(settings, secret, "node", node)
+
+
+class Kubelet:
+    """A compromised kubelet: a raw connection as the node's broker user, holding the node's `logs` queue."""
+
+    def __init__(self, settings, node: str = "node-1"):
+        url = node_url(settings, node)
+        self.user = unquote(urlparse(url).username or "")
+        self.conn = blocking(url)
+        self.ch = self.conn.channel()
+        self.ch.confirm_delivery()  # a publish returns once the broker has it
+        self.logs = Names(settings.cluster).kubelet_logs_queue(node)
+        self.ch.queue_declare(self.logs, exclusive=True, auto_delete=True)
+
+    def next_request(self) -> pika.BasicProperties:
+        """The properties of the next request the apiserver hands this node (reply address, correlation id)."""
+        def taken():
+            method, props, _body = self.ch.basic_get(self.logs, auto_ack=True)
+            return props if method else None
+        return wait_until(taken, 30, what="a logs request at the kubelet")
+
+    def reply(self, reply_to: str, correlation_id: str, body: dict, user_id: str | None) -> None:
+        self.ch.basic_publish("", reply_to, msgpack.packb(body), pika.BasicProperties(
+            type="reply", correlation_id=correlation_id, user_id=user_id, headers={SCHEMA_HEADER: SCHEMA_VERSION}))
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+@pytest.fixture
+def kubelet(cluster, settings):
+    """node-1 and a pod bound to it; the node's broker user connected, holding the node's logs queue."""
+    cluster.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-1"}})
+    cluster.create(pod("web", "node-1"))
+    attacker = Kubelet(settings)
+    yield attacker
+    attacker.close()
+
+
+def learn_reply_address(cluster, kubelet: Kubelet) -> pika.BasicProperties:
+    """The person asks for logs; the apiserver hands the request, with the person's reply address and
+    correlation id, to the node's kubelet, which answers it as a kubelet may."""
+    asked = cluster.request_async("logs", "Pod", namespace="default", name="web")
+    props = kubelet.next_request()
+    kubelet.reply(props.reply_to, props.correlation_id, {"ok": True, "text": "hi\n", "offset": 3, "running": True},
+                  kubelet.user)
+    assert asked.result(30)["text"] == "hi\n", "a kubelet's answer to a logs request is believed"
+    return props
+
+
+def stop_apiserver(procs):
+    """SIGTERM the apiserver process: requests wait in `{c}.apiserver` until one is started again."""
+    proc = next(p for p in procs.procs if "actors.apiserver" in p.args and p.poll() is None)
+    os.killpg(proc.pid, signal.SIGTERM)
+    proc.wait(30)
+
+
+def waiting_requests(settings) -> int:
+    conn = blocking(settings.admin_url)
+    try:
+        return conn.channel().queue_declare(Names(settings.cluster).apiserver_queue, passive=True).method.message_count
+    finally:
+        conn.close()
+
+
+def a_pending_get(cluster, procs, settings):
+    """The person's next call, held in the request queue (no apiserver) so that a forged reply
+    cannot lose the race to the real one."""
+    stop_apiserver(procs)
+    pending = cluster.request_async("get", "Pod", namespace="default", name="web", timeout=90)
+    wait_until(lambda: waiting_requests(settings) == 1, 30, what="the get waiting in the request queue")
+    return pending
+
+
+def the_real_answer(cluster, procs, pending) -> None:
+    """With an apiserver back, the person's call completes with the real pod, and the cluster serves."""
+    procs.start("actors.apiserver")
+    reply = pending.result(90)
+    assert reply["object"]["metadata"]["name"] == "web", f"the call completed with a forged reply: {reply}"
+    assert reply["object"]["metadata"].get("uid")
+    assert cluster.get("Pod", "web")["spec"]["nodeName"] == "node-1"
+
+
+# ---- replies cannot be forged -----------------------------------------------------------------------
+def test_a_kubelet_that_saw_a_logs_request_cannot_guess_the_persons_next_correlation_id(
+        kubelet, cluster, procs, settings):
+    seen = learn_reply_address(cluster, kubelet)
+    pending = a_pending_get(cluster, procs, settings)
+    prefix, counter = seen.correlation_id[:16], int(seen.correlation_id[16:], 16)
+    for guess in range(counter + 1, counter + 64):  # ids were a process prefix and a counter
+        kubelet.reply(seen.reply_to, f"{prefix}{guess:x}", FORGED, kubelet.user)
+    the_real_answer(cluster, procs, pending)
+
+
+@pytest.mark.parametrize("as_itself", [pytest.param(True, id="user-id-of-the-node"),
+                                       pytest.param(False, id="no-user-id")])
+def test_a_reply_from_a_user_the_call_was_not_sent_to_is_dropped_even_with_the_right_id(
+        kubelet, cluster, procs, settings, as_itself):
+    seen = learn_reply_address(cluster, kubelet)
+    pending = a_pending_get(cluster, procs, settings)
+    (leaked,) = cluster.rpc.pending  # the id leaked, however: only its answerer's reply may complete it
+    kubelet.reply(seen.reply_to, leaked, FORGED, kubelet.user if as_itself else None)
+    the_real_answer(cluster, procs, pending)
