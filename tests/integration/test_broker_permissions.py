@@ -113,11 +113,11 @@ def _is_refused(outcome, *words: str) -> bool:
 # ---- the bootstrap itself -----------------------------------------------------------------------
 def test_the_broker_holds_what_was_applied(cluster):
     c = cluster.names.cluster
-    assert accounts.users_with_prefix(cluster.url, f"{c}-") == sorted(cluster.users.values())
+    assert accounts.users_with_prefix(cluster.url, f"{c}.") == sorted(cluster.users.values())
     for short, (role, name) in ROLES.items():
         assert accounts.permissions_of(cluster.url, cluster.users[short]) == permissions(cluster.names, role, name)
     accounts.apply(cluster.url, cluster.users["alice"], permissions(cluster.names, "user", "alice"))  # idempotent
-    assert accounts.delete_user(cluster.url, f"{c}-nobody") is False
+    assert accounts.delete_user(cluster.url, f"{c}.nobody") is False
 
 
 def test_refusals_carry_the_brokers_text(cluster):
