@@ -13,8 +13,9 @@ import pika
 import pytest
 
 from bus.topology import SCHEMA_HEADER, SCHEMA_VERSION, Names
-from cli.bootstrap import Account, ensure_account
-from config.credentials import actor_url, read_secret
+from cli.bootstrap import Account, ensure_account, remove_accounts
+from config.credentials import actor_url, ensure_secret, read_secret, url_as
+from config.identities import broker_user_of, identity_of
 from tests.helpers import blocking, wait_until
 
 FORGED = {"ok": True, "object": {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "forged"}}}
@@ -133,3 +134,51 @@ def test_a_reply_from_a_user_the_call_was_not_sent_to_is_dropped_even_with_the_r
     (leaked,) = cluster.rpc.pending  # the id leaked, however: only its answerer's reply may complete it
     kubelet.reply(seen.reply_to, leaked, FORGED, kubelet.user if as_itself else None)
     the_real_answer(cluster, procs, pending)
+
+
+# ---- broker user names cannot collide across clusters ----------------------------------------------
+def logs_in(url: str) -> bool:
+    try:
+        blocking(url).close()
+    except pika.exceptions.AMQPConnectionError:  # ProbableAuthenticationError: refused
+        return False
+    return True
+
+
+@pytest.fixture
+def neighbours(settings):
+    """Cluster `a` and clusters named `a-user` and `a-node` on the same broker, each with its secret;
+    their accounts removed after."""
+    a = settings.with_(cluster=f"{settings.cluster}-a")
+    clusters = [a, a.with_(cluster=f"{a.cluster}-user"), a.with_(cluster=f"{a.cluster}-node")]
+    for each in clusters:
+        ensure_secret(each.secret_file)
+    yield clusters
+    for each in clusters:
+        remove_accounts(each)
+
+
+def actor(settings, role: str, name: str | None = None) -> str:
+    """Make a role's account as `kubus bootstrap` does; its AMQP URL."""
+    ensure_account(settings, read_secret(settings), Account(role, name))
+    return actor_url(settings, read_secret(settings), role, name)
+
+
+def test_deleting_a_cluster_leaves_the_users_of_clusters_named_like_its_users(neighbours, cluster):
+    a, a_user, a_node = neighbours
+    actor(a, "node", "n1")
+    others = [actor(a_node, "node", "n1"), actor(a_user, "store")]
+    assert remove_accounts(a) == [broker_user_of(a.cluster, "node", "n1")]
+    assert all(logs_in(url) for url in others), "deleting cluster a removed another cluster's users"
+    assert cluster.get("Namespace", "default")
+
+
+def test_a_person_named_store_is_not_the_store_of_a_cluster_named_like_its_users(neighbours, cluster):
+    a, a_user, _ = neighbours
+    person = ensure_account(a, b"", Account("user", "store", password="the-persons-own-password"))
+    store = actor(a_user, "store")
+    assert logs_in(url_as(a.admin_url, person, "the-persons-own-password")), \
+        "making another cluster's store took the person's account"
+    assert unquote(urlparse(store).username) != person
+    assert identity_of(a.cluster, unquote(urlparse(store).username), {"store": ()}) is None
+    assert cluster.get("Namespace", "default")
