@@ -12,11 +12,12 @@ import msgpack
 import pika
 import pytest
 
+from bus import admin
 from bus.topology import SCHEMA_HEADER, SCHEMA_VERSION, Names
 from cli.bootstrap import Account, ensure_account, remove_accounts
 from config.credentials import actor_url, ensure_secret, read_secret, url_as
 from config.identities import broker_user_of, identity_of
-from tests.helpers import blocking, wait_until
+from tests.helpers import blocking, management_answers, wait_until
 
 FORGED = {"ok": True, "object": {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "forged"}}}
 
@@ -181,4 +182,19 @@ def test_a_person_named_store_is_not_the_store_of_a_cluster_named_like_its_users
         "making another cluster's store took the person's account"
     assert unquote(urlparse(store).username) != person
     assert identity_of(a.cluster, unquote(urlparse(store).username), {"store": ()}) is None
+    assert cluster.get("Namespace", "default")
+
+
+# ---- no actor gets a view of the broker it does not need ---------------------------------------------
+@pytest.mark.parametrize("role, name", [("node", "node-1"), ("hollow", None), ("store", None), ("apiserver", None),
+                                        ("scheduler", None), ("controller", "replicaset")])
+def test_an_actors_user_cannot_list_the_brokers_queues(cluster, settings, role, name):
+    if not management_answers(settings.admin_url):
+        pytest.skip("no management API")
+    watch = cluster.watch("Pod", "default").wait_synced()  # a person's watch queue, named after them
+    queues = f"queues/{admin.vhost_path(settings.admin_url)}"
+    assert any(q["name"].startswith(f"{settings.cluster}.watch.") for q in admin.get_json(settings.admin_url, queues))
+    with pytest.raises(admin.AdminError, match="401"):
+        admin.get_json(actor(settings, role, name), queues)
+    watch.close()
     assert cluster.get("Namespace", "default")
