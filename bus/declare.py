@@ -11,13 +11,12 @@ at least once); exclusive and auto-delete queues stay classic: their consumer re
 """
 from __future__ import annotations
 
-import threading
+import weakref
 from dataclasses import dataclass, field
 from typing import Callable
 
 import structlog
 
-from bus import admin
 from bus.connection import Bus
 from bus.topology import Names
 from config.settings import Settings
@@ -127,7 +126,7 @@ def declare_queue(bus: Bus, names: Names, spec: QueueSpec, on_done: Callable[[],
     def done(_frame) -> None:
         on_done()
         if spec.durable and not spec.exclusive and spec.binding_keys(names.events):
-            prune_bindings(bus, names, spec)  # a consumer's cache queue, whose bindings change with its wants
+            unbind_dropped(bus, spec)  # a consumer's cache queue, whose bindings change with its wants
 
     last = len(spec.bindings) - 1
     channel.queue_declare(spec.name, durable=spec.durable, exclusive=spec.exclusive,
@@ -137,42 +136,24 @@ def declare_queue(bus: Bus, names: Names, spec: QueueSpec, on_done: Callable[[],
         channel.queue_bind(spec.name, exchange, routing_key=key, callback=done if i == last else None)
 
 
-def prune_bindings(bus: Bus, names: Names, spec: QueueSpec) -> None:
-    """Unbind from `{c}.events` and `{c}.api` what `spec` does not list (contract 4). The management
-    API is asked on a short-lived thread; the unbinding comes back to the ioloop."""
-
-    def ask() -> None:
-        try:
-            listed = admin.queue_bindings(bus.url, spec.name)
-        except admin.AdminError as exc:
-            _warn_once(spec.name, str(exc))
-            return
-        wanted = set(spec.bindings)
-        stale = [b for b in listed if b.exchange in (names.events, names.api) and (b.exchange, b.routing_key)
-                 not in wanted]
-        if stale:
-            bus.call_soon(lambda: _unbind(bus, spec.name, stale))
-
-    threading.Thread(target=ask, name=f"bindings-{spec.name}"[:60], daemon=True).start()
+_BOUND: "weakref.WeakKeyDictionary[Bus, dict[str, frozenset[tuple[str, str]]]]" = weakref.WeakKeyDictionary()
 
 
-def _unbind(bus: Bus, queue: str, stale: list[admin.Binding]) -> None:
+def unbind_dropped(bus: Bus, spec: QueueSpec) -> None:
+    """Unbind what this process bound to `spec`'s queue before and `spec` no longer lists (contract 4).
+    Remembered, not asked: listing a queue's bindings takes the management API, whose tag shows every
+    queue of the vhost to its holder. A binding left by an earlier process stays: a kubelet can only
+    ever have bound its own node's keys (its topic permission), and the singletons' keys are their
+    code's."""
+    made = _BOUND.setdefault(bus, {})
+    stale = made.get(spec.name, frozenset()) - set(spec.bindings)
     channel = bus.channel
-    if channel is None or not channel.is_open:
-        return  # the next connection declares, and prunes, again
-    for binding in stale:
-        log.info("bus.unbind", queue=queue, exchange=binding.exchange, routing_key=binding.routing_key)
-        channel.queue_unbind(queue, binding.exchange, binding.routing_key, arguments=binding.arguments or None)
-
-
-_warned = threading.Event()
-
-
-def _warn_once(queue: str, error: str) -> None:
-    if not _warned.is_set():
-        _warned.set()
-        log.warning("bus.bindings_unknown", queue=queue, error=error,
-                    why="the management API did not answer; bindings no longer wanted stay")
+    if stale and (channel is None or not channel.is_open):
+        return  # the next connection declares, and unbinds, again
+    made[spec.name] = frozenset(spec.bindings)
+    for exchange, key in sorted(stale):
+        log.info("bus.unbind", queue=spec.name, exchange=exchange, routing_key=key)
+        channel.queue_unbind(spec.name, exchange, key)
 
 
 def store_queue(names: Names, bounds: Bounds = DEFAULT_BOUNDS) -> QueueSpec:

@@ -10,11 +10,12 @@ from typing import Any, Callable
 import structlog
 
 from api.status import StatusError
-from bus.ids import new_id
+from bus.ids import new_id, unguessable_id
 from bus import codec
 from bus.connection import Bus
 from bus.message import Message
 from bus.replyto import DIRECT
+from config.answerers import Answerers
 
 RETRYABLE = frozenset(("ServiceUnavailable", "TooManyRequests"))
 RETRY_FIRST_S = 0.05
@@ -33,6 +34,7 @@ class _Call:
     done: Done
     timer: Any
     ttl: float  # the request expires in the queue when its caller stops waiting
+    answerers: Answerers  # whose replies are believed (contract 2)
     items: list = field(default_factory=list)
     first: dict | None = None
     sent: bool = False  # published: a lost connection now leaves the outcome unknown
@@ -98,18 +100,19 @@ class RpcClient:
             send()
 
     def call(self, exchange: str, routing_key: str, body: dict, done: Done, timeout: float, *,
-             message_id: str | None = None, persistent: bool = False, user_id: str | None = None,
-             headers: dict | None = None, retry: bool = False) -> str:
-        """Send one request; `done` gets the reply or a StatusError. With `retry`, an answer that says
-        "try again" (the connection dropped after the request left, a full queue, no consumer) is
-        retried with the same message id until the deadline: the store's dedupe by (user, id) makes
-        that one effect, and a request lost with a broker restart is sent again."""
+             answerers: Answerers, message_id: str | None = None, persistent: bool = False,
+             user_id: str | None = None, headers: dict | None = None, retry: bool = False) -> str:
+        """Send one request; `done` gets the reply of one of `answerers` (`config.answerers`: a reply
+        from any other broker user is dropped and logged), or a StatusError. With `retry`, an answer
+        that says "try again" (the connection dropped after the request left, a full queue, no
+        consumer) is retried with the same message id until the deadline: the store's dedupe by
+        (user, id) makes that one effect, and a request lost with a broker restart is sent again."""
         message_id = message_id or new_id()
         if retry:
             done = self._retrying(exchange, routing_key, body, done, timeout, message_id=message_id,
-                                  persistent=persistent, user_id=user_id, headers=headers)
-        corr = new_id()
-        call = _Call(done, self.bus.call_later(timeout, lambda: self._expire(corr, timeout)), timeout)
+                                  persistent=persistent, user_id=user_id, headers=headers, answerers=answerers)
+        corr = unguessable_id()
+        call = _Call(done, self.bus.call_later(timeout, lambda: self._expire(corr, timeout)), timeout, answerers)
         self.pending[corr] = call
         publish = dict(message_id=message_id, persistent=persistent, user_id=user_id, headers=headers)
         send = lambda: self._send(corr, exchange, routing_key, body, publish)  # noqa: E731
@@ -200,6 +203,10 @@ class RpcClient:
         call = self.pending.get(corr)
         if call is None:
             return  # a late reply to a call that timed out
+        if msg.user_id not in call.answerers:
+            log.warning("rpc.reply_refused", correlation_id=corr, user=msg.user_id,
+                        why="a reply is believed only from the responder the call was sent to")
+            return
         try:
             body = codec.decode(msg.raw, msg.headers, self.max_bytes, self.max_depth + codec.ENVELOPE_LEVELS)
             self._take_reply(corr, call, body)

@@ -13,7 +13,7 @@ from bus.shared import declare_shared
 from bus.topology import Names
 from config.cluster import ClusterFile
 from config.credentials import AS_ITS_CALLERS, actor_url, ensure_secret, read_secret, role_of_actor
-from config.identities import broker_user_of, identity_of, password_for, role_of
+from config.identities import broker_user_of, identity_of, password_for, role_of, users_prefix
 from config.settings import Settings
 from config.users import UserEntry, people
 
@@ -75,7 +75,7 @@ def actor_account_url(settings: Settings, module: str, args) -> str:
 def remove_accounts(settings: Settings) -> list[str]:
     """Delete every broker user of this cluster (`kubus bootstrap --delete`, test teardown)."""
     gone = []
-    for user in accounts.users_with_prefix(settings.admin_url, f"{settings.cluster}-"):
+    for user in accounts.users_with_prefix(settings.admin_url, users_prefix(settings.cluster)):
         if role_of(settings.cluster, user) is not None and accounts.delete_user(settings.admin_url, user):
             gone.append(user)
     return gone

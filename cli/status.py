@@ -13,6 +13,7 @@ import click
 from bus import admin
 from bus.topology import Names
 from api import printers
+from config.identities import users_prefix
 from config.settings import Settings
 
 
@@ -26,7 +27,7 @@ class Broker:
 def broker_view(settings: Settings) -> Broker:
     """The cluster's connections (its broker users') and queues (its names)."""
     names, url = Names(settings.cluster), settings.admin_url
-    users = f"{settings.cluster}-"
+    users = users_prefix(settings.cluster)
     connections = [c for c in admin.get_json(url, "connections") if str(c.get("user", "")).startswith(users)]
     queues = [q for q in admin.get_json(url, f"queues/{admin.vhost_path(url)}")
               if q["name"].startswith(f"{names.cluster}.")]

@@ -5,19 +5,24 @@ Kubernetes user name and groups RBAC sees. One table, `ROLES`, holds the mapping
 
 | role | broker user | Kubernetes user; groups |
 |---|---|---|
-| store | `{c}-store` | `system:kubus:store` |
-| apiserver | `{c}-apiserver` | `system:apiserver`; `system:masters` |
-| scheduler | `{c}-scheduler` | `system:kube-scheduler` |
-| controller | `{c}-controller-<name>` | `system:serviceaccount:kube-system:<sa>` (`CONTROLLER_ACCOUNTS`) |
-| node | `{c}-node-<node>` | `system:node:<node>`; `system:nodes` |
-| hollow | `{c}-hollow` | `system:kubus:hollow-kubelet`; `system:masters` |
-| dns | `{c}-dns` | `system:serviceaccount:kube-system:coredns` (as kubeadm runs CoreDNS) |
-| proxy | `{c}-proxy` | `system:kube-proxy` |
-| ingress | `{c}-ingress` | `system:serviceaccount:kube-system:ingress-controller` |
-| user | `{c}-user-<name>` | `<name>`; the users file's groups |
-| sa | `{c}-sa-<ns>.<name>` | `system:serviceaccount:<ns>:<name>`; `system:serviceaccounts`, `…:<ns>` |
+| store | `{c}.store` | `system:kubus:store` |
+| apiserver | `{c}.apiserver` | `system:apiserver`; `system:masters` |
+| scheduler | `{c}.scheduler` | `system:kube-scheduler` |
+| controller | `{c}.controller.<name>` | `system:serviceaccount:kube-system:<sa>` (`CONTROLLER_ACCOUNTS`) |
+| node | `{c}.node.<node>` | `system:node:<node>`; `system:nodes` |
+| hollow | `{c}.hollow` | `system:kubus:hollow-kubelet`; `system:masters` |
+| dns | `{c}.dns` | `system:serviceaccount:kube-system:coredns` (as kubeadm runs CoreDNS) |
+| proxy | `{c}.proxy` | `system:kube-proxy` |
+| ingress | `{c}.ingress` | `system:serviceaccount:kube-system:ingress-controller` |
+| user | `{c}.user.<name>` | `<name>`; the users file's groups |
+| sa | `{c}.sa.<ns>.<name>` | `system:serviceaccount:<ns>:<name>`; `system:serviceaccounts`, `…:<ns>` |
 
 Every identity also gets `system:authenticated`. An unknown broker user maps to None.
+
+The cluster name is a DNS label and a role a word, neither with a dot: the first dot ends the cluster
+and the second the role, so no two (cluster, role, name) share a broker user — `a.user.store` is the
+person `store` of cluster `a`, `a-user.store` the store of cluster `a-user` — and `{c}.` starts the
+users of cluster `c` alone.
 """
 from __future__ import annotations
 
@@ -91,6 +96,13 @@ ROLES: dict[str, tuple[bool, Callable[[str, People], Identity | None]]] = {
 }
 
 
+def users_prefix(cluster: str) -> str:
+    """What every broker user of `cluster`, and no other cluster's, starts with."""
+    if "." in cluster or not cluster:
+        raise ValueError(f"a cluster name is a DNS label, without dots: {cluster!r}")
+    return f"{cluster}."
+
+
 def broker_user_of(cluster: str, role: str, name: str | None = None) -> str:
     """The broker user of a role (`name`: the controller, node, person, or `<ns>.<name>` of a SA)."""
     if role not in ROLES:
@@ -98,7 +110,7 @@ def broker_user_of(cluster: str, role: str, name: str | None = None) -> str:
     named, _ = ROLES[role]
     if named != bool(name):
         raise ValueError(f"role {role!r} {'needs' if named else 'takes no'} name")
-    return f"{cluster}-{role}-{name}" if named else f"{cluster}-{role}"
+    return f"{users_prefix(cluster)}{role}.{name}" if named else f"{users_prefix(cluster)}{role}"
 
 
 def sa_broker_user(cluster: str, namespace: str, name: str) -> str:
@@ -107,7 +119,7 @@ def sa_broker_user(cluster: str, namespace: str, name: str) -> str:
 
 def role_of(cluster: str, broker_user: str) -> tuple[str, str | None] | None:
     """(role, name part) of a broker user of `cluster`, by its form alone; None if it has none."""
-    match = re.fullmatch(rf"{re.escape(cluster)}-({'|'.join(ROLES)})(?:-(.+))?", broker_user, re.DOTALL)
+    match = re.fullmatch(rf"{re.escape(cluster)}\.({'|'.join(ROLES)})(?:\.(.+))?", broker_user, re.DOTALL)
     if match is None or ROLES[match[1]][0] != (match[2] is not None):
         return None
     return match[1], match[2]

@@ -2,7 +2,7 @@
 
 ```yaml
 - name: alice
-  password: s3cret          # or `token:`; either is the broker password of `{c}-user-alice`
+  password: s3cret          # or `token:`; either is the broker password of `{c}.user.alice`
   groups: [team-a, system:masters]
 ```
 

@@ -23,6 +23,7 @@ from bus.rpc import RpcClient
 from bus.silence import went_silent
 from bus.dead import dead_letter
 from bus.topology import Names
+from config.answerers import api_answerers
 from config.settings import Settings
 from runtime import heap, logs, metrics
 from runtime.cache import Delta
@@ -267,7 +268,8 @@ class Actor:
     def ask(self, body: dict[str, Any], done: Callable[[Any], None]) -> None:
         """A request to the apiserver; `done` gets the reply dict, or the StatusError of a timeout."""
         self.rpc.call(self.names.api, "apiserver", _request(body), self._safe(done, "actor.reply_handler_failed"),
-                      self.settings.request_timeout_s, user_id=self.bus.user, retry=True)
+                      self.settings.request_timeout_s, answerers=api_answerers(self.names.cluster),
+                      user_id=self.bus.user, retry=True)
 
     def tell(self, body: dict[str, Any]) -> None:
         """A request nobody waits for: no reply comes back."""
@@ -286,12 +288,14 @@ class Actor:
     def send_replies(self, replies: list[tuple[str, str | None, list | Iterator[bytes]]]) -> None:
         """Each (reply_to, correlation_id, parts): whole replies to trusted nodes on this actor's own
         connection; the rest — a big read's parts, made as they go; any reply to a node not trusted
-        yet — on its reply connection."""
+        yet — on its reply connection. Every reply carries this actor's broker user as its `user_id`
+        (contract 2: a caller believes a reply only from the responder it asked)."""
         aside = []
         for reply_to, correlation_id, parts in replies:
             if isinstance(parts, list) and self.trusted.covers(reply_to):
                 for part in parts:
-                    self.bus.publish("", reply_to, part, type="reply", correlation_id=correlation_id)
+                    self.bus.publish("", reply_to, part, type="reply", correlation_id=correlation_id,
+                                     user_id=self.bus.user)  # the caller believes only its responder's
             elif isinstance(parts, list):
                 encoded = [part if isinstance(part, bytes) else codec.encode(part) for part in parts]
                 aside.append(Reply(reply_to, correlation_id, iter(encoded)))

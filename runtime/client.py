@@ -21,6 +21,7 @@ from bus import side
 from bus.declare import Bounds, QueueSpec
 from bus.rpc import RETRYABLE, RpcClient, unwrap
 from bus.topology import Names, routing_key
+from config.answerers import api_answerers
 from config.identities import kube_name_of
 from config.settings import Settings, load_settings
 from runtime.cache import Delta
@@ -95,8 +96,8 @@ class Client:
 
         def send() -> None:
             self.rpc.call(self.names.api, "apiserver", body, fut.set_result, timeout or self.settings.request_timeout_s,
-                          message_id=message_id, persistent=self.settings.durable_commands,
-                          user_id=self.bus.user, retry=True)
+                          answerers=api_answerers(self.names.cluster, verb), message_id=message_id,
+                          persistent=self.settings.durable_commands, user_id=self.bus.user, retry=True)
 
         self.bus.run_on_loop(send)
         return fut
@@ -200,7 +201,7 @@ class Client:
             then()
 
         self.rpc.call(self.names.api, "apiserver", body, answered, self.settings.request_timeout_s,
-                      user_id=self.bus.user, retry=True)
+                      answerers=api_answerers(self.names.cluster), user_id=self.bus.user, retry=True)
 
 
 class Watch:

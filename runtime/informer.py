@@ -23,6 +23,7 @@ from bus.message import Message
 from bus.messages import Bookmark, Event, parse_event
 from bus.rpc import RpcClient, unwrap
 from bus.topology import Names
+from config.answerers import Answerers, api_answerers
 from config.identities import broker_user_of
 from runtime.cache import BadEvent, Cache, Delta, Gap, StaleSnapshot
 from runtime.heap import freeze_survivors
@@ -34,11 +35,13 @@ Declare = Callable[[QueueSpec, Callable[[], None]], None]  # declare the queue a
 
 @dataclass(frozen=True)
 class Route:
-    """Where snapshot requests go: the apiservers, or (for an apiserver's own cache) the store."""
+    """Where snapshot requests go: the apiservers, or (for an apiserver's own cache) the store; and
+    whose replies are believed (None: the answerers of `{c}.api`)."""
 
     exchange: str
     key: str
     headers: dict | None = None
+    answerers: Answerers | None = None
 
 MIN_RESYNC_S = 1.0
 BIG_CACHE = 10_000  # objects; a cache this large is frozen out of the garbage collector's scans
@@ -101,7 +104,8 @@ class Informer:
             return  # stopped or restarted meanwhile; a reconnect starts it again
         body = {"verb": "snapshot", "kind": "*", "options": {"keys": list(self.cache.bindings)}}
         self.rpc.call(self.route.exchange, self.route.key, body, lambda reply: self._on_snapshot(gen, reply),
-                      self.timeout, user_id=self.bus.user, headers=self.route.headers)
+                      self.timeout, answerers=self.route.answerers or api_answerers(self.names.cluster),
+                      user_id=self.bus.user, headers=self.route.headers)
 
     def _on_snapshot(self, gen: int, reply: dict[str, Any] | StatusError) -> None:
         if gen != self.generation:

@@ -127,6 +127,7 @@ class ReplyConnection:
             reply.begun = True
             self.unconfirmed += 1
             self.bus.publish("", reply.reply_to, part, type="reply", correlation_id=reply.correlation_id,
+                             user_id=self.bus.user,  # the caller believes only its responder's replies
                              on_confirm=lambda ok, address=reply.reply_to: self._confirmed(address, ok))
             sent += len(part)
         self._schedule()

@@ -18,7 +18,7 @@ export KUBUS_USERS_FILE="$PWD/$users"
 "$kubus" bootstrap --users "$users" > .kubus/bootstrap.txt
 cluster="${KUBUS_CLUSTER:-kubus}"
 password=$(python3 -c "import sys, yaml; print(yaml.safe_load(open(sys.argv[1]))[0]['password'])" "$users")
-(umask 077; printf 'export KUBUS_CLUSTER=%s KUBUS_USERS_FILE=%s\nexport KUBUS_AMQP_URL=amqp://%s-user-admin:%s@127.0.0.1:5672/\n' \
+(umask 077; printf 'export KUBUS_CLUSTER=%s KUBUS_USERS_FILE=%s\nexport KUBUS_AMQP_URL=amqp://%s.user.admin:%s@127.0.0.1:5672/\n' \
   "$cluster" "$KUBUS_USERS_FILE" "$cluster" "$password" > .kubus/demo.env)
 . .kubus/demo.env  # from here on, kubus is the person `admin`, not the broker's guest
 "$kubus" config write --user admin -f .kubus/kubeconfig >/dev/null  # kubectl, through the gateway

@@ -30,6 +30,7 @@ from bus.declare import QueueSpec
 from bus.logstream import LogStream
 from bus.message import Message
 from bus.messages import valid_reply_to
+from config.answerers import store_answerers
 from config.identities import broker_user_of
 from runtime.actor import Consumer
 from store import replica, wal, walpayload
@@ -147,7 +148,7 @@ class ReplicatedStore(StoreActor):
         if self.active:
             self._give_up("it holds the lock itself: another store must serve the copy")
         self.rpc.call("", self.names.store_replica, {"verb": "replica"}, self._copied, REPLICA_WAIT_S,
-                      user_id=self.bus.user, retry=True)
+                      answerers=store_answerers(self.names.cluster), user_id=self.bus.user, retry=True)
 
     def _copied(self, reply: dict | StatusError) -> None:
         if isinstance(reply, StatusError) or not reply.get("ok"):

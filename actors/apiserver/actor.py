@@ -30,6 +30,7 @@ from bus.declare import QueueSpec, apiserver_queue
 from bus.message import Message
 from bus.messages import USER_HEADER, Request, parse_client_request, valid_reply_to
 from bus.topology import segment
+from config.answerers import store_answerers
 from config.settings import Settings
 from config.users import load_users, people
 from runtime import metrics
@@ -69,7 +70,8 @@ class ApiServer(Writes, Services, Actor):
         return [(spec, self.cache.on_delta)]
 
     def snapshot_route(self) -> Route:
-        return Route(self.names.store, "store", {USER_HEADER: self.bus.user})  # apiservers may not be serving yet
+        # apiservers may not be serving yet; only a store answers
+        return Route(self.names.store, "store", {USER_HEADER: self.bus.user}, store_answerers(self.names.cluster))
 
     def on_synced(self) -> None:
         if not self._serving:
@@ -174,8 +176,8 @@ class ApiServer(Writes, Services, Actor):
         sub_id = segment(f"{msg.message_id}.{step}.{call.steps}") if msg.message_id else None
         user = self.bus.user if as_self else msg.user_id
         self.rpc.call(self.names.store, "store", body, self.safe(call, done), self.settings.request_timeout_s,
-                      message_id=sub_id, persistent=self.settings.durable_commands, headers={USER_HEADER: user},
-                      user_id=self.bus.user)
+                      answerers=store_answerers(self.names.cluster), message_id=sub_id,
+                      persistent=self.settings.durable_commands, headers={USER_HEADER: user}, user_id=self.bus.user)
 
     def safe(self, call: Call, step):
         """A continuation of a request: a StatusError it raises is the answer; a bug is a 500."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from api import priority, rbac_defaults
 from bus.messages import USER_HEADER
+from config.answerers import store_answerers
 
 HARMLESS = ("AlreadyExists", "Conflict")
 
@@ -29,7 +30,8 @@ def ensure_defaults(server) -> None:
 
 def _send(server, body: dict, name: str) -> None:
     server.rpc.call(server.names.store, "store", body, lambda reply: _logged(server, name, reply),
-                    server.settings.request_timeout_s, headers={USER_HEADER: server.bus.user}, user_id=server.bus.user)
+                    server.settings.request_timeout_s, answerers=store_answerers(server.names.cluster),
+                    headers={USER_HEADER: server.bus.user}, user_id=server.bus.user)
 
 
 def _logged(server, name: str, reply) -> None:

@@ -14,6 +14,7 @@ import urllib.request
 import pytest
 import yaml
 
+from config.identities import broker_user_of
 from tests.helpers import ROOT, wait_until
 from tests.people import password
 
@@ -83,4 +84,4 @@ def kubectl_for(tmp_path, url: str, ca, token: str):
 
 
 def token_of(settings, person: str) -> str:
-    return f"{settings.amqp_user.replace('-user-admin', f'-user-{person}')}:{password(person)}"
+    return f"{broker_user_of(settings.cluster, 'user', person)}:{password(person)}"

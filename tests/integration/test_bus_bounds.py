@@ -21,10 +21,12 @@ from bus.connection import Bus
 from bus.declare import Bounds, QueueSpec, apiserver_queue, declare_exchanges, declare_queue
 from bus.rpc import RpcClient
 from bus.topology import SCHEMA_VERSION, Names
+from config.answerers import Answerers, api_answerers
 from runtime.client import Client
 from tests.helpers import blocking, delete_topology, read_queue, wait_until
 
 SCHEMA = {"x-kubus-schema": SCHEMA_VERSION}
+NOBODY = Answerers(frozenset())
 NAMESPACE = {"ok": True, "object": {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ok"}}}
 
 
@@ -90,6 +92,7 @@ class FakeApiserver:
 
     def __init__(self, amqp_url: str, names: Names):
         self.amqp_url, self.names = amqp_url, names
+        self.user = urlparse(amqp_url).username  # set on replies, as every responder does (contract 2)
         self.received: list[str] = []
         self.stopping = threading.Event()
         self.thread = threading.Thread(target=self._run, daemon=True)
@@ -111,7 +114,7 @@ class FakeApiserver:
         if REPLIES[name] is not None:
             raw, headers = REPLIES[name]
             channel.basic_publish("", props.reply_to, raw, pika.BasicProperties(
-                correlation_id=props.correlation_id, headers=headers, type="reply"))
+                correlation_id=props.correlation_id, headers=headers, type="reply", user_id=self.user))
 
     def stop(self) -> None:
         self.stopping.set()
@@ -146,7 +149,8 @@ def test_a_raising_callback_is_logged_and_the_connection_survives(fake):
 
     generation = client.bus.generation
     body = {"verb": "get", "kind": "Namespace", "name": "ok"}
-    client.bus.call_soon(lambda: client.rpc.call(client.names.api, "apiserver", body, boom, 5))
+    client.bus.call_soon(lambda: client.rpc.call(client.names.api, "apiserver", body, boom, 5,
+                                                 answerers=api_answerers(client.names.cluster)))
     wait_until(lambda: "ok" in server.received and not client.rpc.pending, what="the reply to the raising call")
     assert client.get("Namespace", "ok")["metadata"]["name"] == "ok"
     assert client.bus.generation == generation, "the connection was dropped"
@@ -171,7 +175,8 @@ def test_a_connection_lost_after_sending_answers_that_the_write_may_have_happene
     generation = client.bus.generation
     pending: Future = Future()  # the RpcClient's own answer; the Client would retry it
     body = {"verb": "get", "kind": "Namespace", "name": "silent"}
-    client.bus.call_soon(lambda: client.rpc.call(client.names.api, "apiserver", body, pending.set_result, 60))
+    client.bus.call_soon(lambda: client.rpc.call(client.names.api, "apiserver", body, pending.set_result, 60,
+                                                 answerers=api_answerers(client.names.cluster)))
     wait_until(lambda: "silent" in server.received, what="the request at the fake apiserver")
     close_connection(settings.admin_url, f"test {settings.cluster}")
     reply = pending.result(30)
@@ -190,7 +195,8 @@ def test_a_full_request_queue_nacks_the_caller_with_too_many_requests(side, amqp
     on_loop(bus, lambda fut: (rpc.setup(), fut.set_result(True)))  # calls wait for the reply consumer
     answers: list[Future] = [Future(), Future()]
     for answer in answers:
-        bus.call_soon(lambda a=answer: rpc.call(names.api, "apiserver", {"verb": "get"}, a.set_result, 10))
+        bus.call_soon(lambda a=answer: rpc.call(names.api, "apiserver", {"verb": "get"}, a.set_result, 10,
+                                                answerers=NOBODY))  # the broker's nack is the answer
     second = answers[1].result(10)
     assert isinstance(second, StatusError) and (second.reason, second.code) == ("TooManyRequests", 429), second
     assert second.message == "the request queue is full; try again later"

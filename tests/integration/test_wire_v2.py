@@ -65,7 +65,7 @@ class Broker:
     def send_batch(self, envelopes: list[dict]) -> None:
         props = pika.BasicProperties(type="commands", headers={SCHEMA_HEADER: SCHEMA_VERSION},
                                      content_type="application/msgpack", reply_to="amq.rabbitmq.reply-to",
-                                     user_id=f"{self.cluster}-apiserver")
+                                     user_id=f"{self.cluster}.apiserver")
         self.ch.basic_publish(f"{self.cluster}.store", "store", msgpack.packb(envelopes), props)
 
     def answers(self, envelopes: list[dict], timeout: float = 15) -> list[dict]:

@@ -15,6 +15,6 @@ def test_a_kubeconfig_names_the_gateway_the_ca_and_the_persons_broker_credential
     cluster = config["clusters"][0]["cluster"]
     assert cluster["server"] == "https://127.0.0.1:16443"
     assert base64.b64decode(cluster["certificate-authority-data"]) == b"-----BEGIN CERTIFICATE-----\n"
-    assert config["users"][0]["user"] == {"token": "demo-user-alice:s3cret-password"}
+    assert config["users"][0]["user"] == {"token": "demo.user.alice:s3cret-password"}
     assert config["contexts"][0]["context"] == {"cluster": "demo", "user": "demo-alice"}
     assert config["current-context"] == "demo"
