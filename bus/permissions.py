@@ -200,10 +200,3 @@ def permissions(names: Names, role: str, name: str | None = None, nodes: tuple[s
     grants = ROLES[role](names, name, tuple(nodes))
     return Permissions(anchored(grants.configure), anchored(grants.write), anchored(grants.read),
                        {names.events: grants.events})
-
-
-def tags(_role: str) -> tuple[str, ...]:
-    """Management tags: none for anyone. The `management` tag opens the management API, where its
-    holder lists every queue, exchange and binding of the vhost — people's watch queues, named after
-    them, included; no actor needs it (`bus.declare.unbind_dropped` remembers bindings instead)."""
-    return ()

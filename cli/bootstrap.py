@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from bus import accounts
 from bus.declare import Bounds
-from bus.permissions import permissions, tags
+from bus.permissions import permissions
 from bus.shared import declare_shared
 from bus.topology import Names
 from config.cluster import ClusterFile
@@ -57,7 +57,7 @@ def ensure_account(settings: Settings, secret: bytes, account: Account) -> str:
     """Create or update one broker user and its permissions; its name."""
     user = broker_user_of(settings.cluster, account.role, account.name)
     password = account.password or password_for(secret, user)
-    accounts.ensure_user(settings.admin_url, user, password, tags(account.role))
+    accounts.ensure_user(settings.admin_url, user, password)
     accounts.apply(settings.admin_url, user, permissions(Names(settings.cluster), account.role, account.name,
                                                          account.nodes))
     return user

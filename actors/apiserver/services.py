@@ -7,7 +7,7 @@ from actors.apiserver.attributes import of_request
 from api.authorization import Attributes, UserInfo
 from api.status import StatusError, bad_request, not_found
 from bus import accounts
-from bus.permissions import permissions, tags
+from bus.permissions import permissions
 from bus.rpc import unwrap
 from config.credentials import read_secret
 from config.identities import password_for, sa_broker_user
@@ -83,7 +83,7 @@ class Services:
             user = sa_broker_user(self.settings.cluster, namespace, name)
             token = password_for(read_secret(self.settings), user, salt=uid)
             if self._sa_users.get(user) != uid:
-                accounts.ensure_user(self.settings.admin_url, user, token, tags("sa"))
+                accounts.ensure_user(self.settings.admin_url, user, token)
                 accounts.apply(self.settings.admin_url, user, permissions(self.names, "sa", f"{namespace}.{name}"))
                 self._sa_users[user] = uid
             return {"token": token, "user": user}

@@ -14,7 +14,7 @@ from pika.exceptions import ChannelClosedByBroker
 
 from bus import accounts, admin
 from bus.declare import dead_queue_arguments, event_queue_arguments, request_queue_arguments
-from bus.permissions import permissions, tags, watch_queue
+from bus.permissions import permissions, watch_queue
 from bus.topology import Names
 from config.identities import broker_user_of, password_for
 from tests.helpers import blocking, delete_topology, management_answers, wait_until
@@ -64,7 +64,7 @@ def cluster(amqp_url):
     users = {short: broker_user_of(names.cluster, role, name) for short, (role, name) in ROLES.items()}
     try:
         for short, (role, name) in ROLES.items():
-            accounts.ensure_user(amqp_url, users[short], password_for(SECRET, users[short]), tags(role))
+            accounts.ensure_user(amqp_url, users[short], password_for(SECRET, users[short]))
             accounts.apply(amqp_url, users[short], permissions(names, role, name))
         _declare_shared(amqp_url, names)
         yield Cluster(amqp_url, names, users)

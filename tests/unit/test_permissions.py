@@ -3,7 +3,7 @@ import re
 
 import pytest
 
-from bus.permissions import ROLES, kubelet_keys, permissions, tags, watch_queue
+from bus.permissions import ROLES, kubelet_keys, permissions, watch_queue
 from bus.topology import Names, segment
 
 N = Names("c1")
@@ -185,9 +185,6 @@ def test_watch_queue_names():
     with pytest.raises(ValueError):
         watch_queue(N, "alice", "")
 
-
-def test_tags():
-    assert tags("scheduler") == ("management",) and tags("user") == () and tags("sa") == ()
 
 
 def test_unknown_role():
