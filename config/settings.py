@@ -71,6 +71,15 @@ class Settings(BaseSettings):
     container_log_max_size: int = Field(10 << 20, ge=1024)  # bytes a log file reaches before it is rotated
     container_log_max_files: int = Field(5, ge=2)  # a container's log files kept, the current one included
 
+    # the gateway's logins (docs/security.md, "Logins at the gateway")
+    gateway_login_ttl_s: float = Field(60.0, gt=0, le=60)  # a token's login is trusted this long, then checked again
+    gateway_refused_ttl_s: float = Field(10.0, gt=0, le=60)  # a refused token is 401 this long without asking again
+    gateway_login_timeout_s: float = Field(3.0, gt=0)  # a login no broker node answered by then is 503
+    gateway_user_failures: int = Field(5, ge=1)  # refused logins of one user before it waits
+    gateway_source_failures: int = Field(20, ge=1)  # refused logins from one client address before it waits
+    gateway_backoff_s: float = Field(1.0, gt=0)  # the first wait; each further refusal doubles it
+    gateway_backoff_max_s: float = Field(300.0, gt=0)  # the longest wait; a key this quiet is forgotten
+
     @model_validator(mode="after")
     def _objects_fit_messages(self) -> "Settings":
         if self.max_object_bytes > self.max_message_bytes // 2:

@@ -47,7 +47,7 @@ async def serve(request: web.Request, address: str, max_bytes: int) -> web.Strea
     path = "/" + request.path.strip("/")
     if path == "/version":  # public, as kube-apiserver's system:public-info-viewer makes it
         return json_response(discovery.VERSION)
-    client = await request.app[POOL].client_for(request.headers.get("Authorization"))
+    client = await request.app[POOL].client_for(request.headers.get("Authorization"), request.remote or "")
     if path == "/api":
         return json_response(discovery.api_versions(address))
     if path == "/apis":

@@ -27,7 +27,10 @@ def status_body(error: StatusError) -> dict:
 
 
 def status_response(error: StatusError) -> web.Response:
-    return json_response(status_body(error), status=error.code)
+    """With `Retry-After` when the status says when to retry (429, 5xx), as kube-apiserver's writers do."""
+    retry = error.details.get("retryAfterSeconds")
+    return json_response(status_body(error), status=error.code,
+                         headers={"Retry-After": str(retry)} if retry else None)
 
 
 def not_found_path(path: str) -> StatusError:
