@@ -12,12 +12,13 @@ lists are replaced. The directives: `$patch: replace|delete` on a map or a list 
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from api.gojson import go_equal, go_key, go_str, go_type, type_name
 from api.mergekeys import Schema
 from api.patch_errors import BAD_PRIMITIVE_LIST, BAD_RETAIN_KEYS, BAD_SET_ORDER, malformed, no_merge_key
+from api.strategic_budget import Budget
 from api.strategic_lookup import MergeIndex
 from api.strategic_order import DIRECTIVE, dedupe_scalars, element_kind, normalize, partition, split_deletions
 from api.status import bad_request
@@ -31,6 +32,11 @@ DELETE_FROM = "$deleteFromPrimitiveList"
 class Options:
     parallel_lists: bool = True  # apply $deleteFromPrimitiveList and friends (vs. carry them, in a 3-way diff)
     ignore_unmatched_nulls: bool = True  # a null for a key the object lacks is dropped (vs. kept)
+    budget: Budget | None = field(default=None, compare=False)  # the list steps a request's patch may take
+
+    def charge(self, *lists: list | None) -> None:
+        if self.budget is not None:
+            self.budget.charge(sum(len(items) for items in lists if items))
 
 
 APPLY = Options()
@@ -43,7 +49,7 @@ def apply(kind: str, obj: dict, patch: Any) -> dict:
         patch = {}
     if not isinstance(patch, dict):
         raise bad_request(f"json: cannot unmarshal {_json_kind(patch)} into Go value of type map[string]interface {{}}")
-    return merge_map(copy.deepcopy(obj), copy.deepcopy(patch), Schema(kind), APPLY)
+    return merge_map(copy.deepcopy(obj), copy.deepcopy(patch), Schema(kind), replace(APPLY, budget=Budget(obj, patch)))
 
 
 def _json_kind(value: Any) -> str:
@@ -171,6 +177,7 @@ def merge_list(original: list, patch: list, schema: Schema, key: str, options: O
     """Go's `mergeSlice`: primitives as a set, maps by merge key; then ordered."""
     if not original and not patch:
         return original
+    options.charge(original, patch)
     kind = element_kind(original, patch)
     if kind != "map":
         if options.parallel_lists and deleting:
@@ -251,6 +258,7 @@ def _merge_ordered_list(original: dict, patch: dict, name: str, order: list, sch
         merged = remove_directives(want)[0]
     else:
         merged = _merge_list_field(have, want, schema, name, False, options)
+    options.charge(merged, have)
     inside, outside = partition(merged, order, strategy.key)
     kind = element_kind(have, want)
     original[name] = normalize(inside, outside, order, have or [], strategy.key, kind)

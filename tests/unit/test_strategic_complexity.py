@@ -7,12 +7,14 @@ import copy
 import json
 from typing import Any
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from api import strategic, strategic_order
 from api.gojson import go_equal, go_in, go_key, go_str
 from api.mergekeys import Schema
+from api.patches import apply_patch
 from api.patch_errors import bad_arg_type, malformed, no_merge_key
 from api.status import StatusError
 from api.strategic import APPLY, COMBINE, merge_map
@@ -258,3 +260,37 @@ def test_merging_lists_of_maps_is_the_same(original, patch, options):
 def test_merging_and_deleting_primitives_is_the_same(original, patch, deleting, options):
     assert outcome(strategic.merge_list, original, patch, ENV, "", options, deleting) == \
         outcome(ref_merge_list, original, patch, ENV, "", options, deleting)
+
+
+# ---- the steps one patch may take ---------------------------------------------------------------------
+def _pod(env: list, finalizers: list) -> dict:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "finalizers": finalizers},
+            "spec": {"containers": [{"name": "c", "image": "busybox", "env": env}]}}
+
+
+def test_a_patch_naming_each_item_once_stays_within_the_bound():
+    """Every directive on the same lists, each list walked by each: the most a fair patch walks."""
+    n = 5_000
+    pod = _pod([{"name": f"E{i}", "value": "v"} for i in range(n)], [f"f{i}" for i in range(n)])
+    env = [{"name": f"E{i}", "value": "w"} for i in reversed(range(0, n, 2))] + \
+        [{"name": f"E{i}", "$patch": "delete"} for i in range(1, n, 2)]
+    patch = {"metadata": {"finalizers": [f"g{i}" for i in range(n)], "$setElementOrder/finalizers": [],
+                          "$deleteFromPrimitiveList/finalizers": [f"f{i}" for i in range(0, n, 2)]},
+             "spec": {"containers": [{"name": "c", "env": env,
+                                      "$setElementOrder/env": [{"name": f"E{i}"} for i in reversed(range(0, n, 2))]}]}}
+    patched = apply_patch("Pod", pod, patch, "strategic")
+    assert [item["name"] for item in patched["spec"]["containers"][0]["env"]] == \
+        [f"E{i}" for i in reversed(range(0, n, 2))]
+    assert len(patched["metadata"]["finalizers"]) == n + n // 2
+
+
+def test_a_patch_naming_one_item_again_and_again_is_413():
+    """Each naming merges into the same container again, walking its growing env: k²/2 steps."""
+    patch = {"spec": {"containers": [{"name": "c", "env": [{"name": f"E{i}"}]} for i in range(1_000)]}}
+    with pytest.raises(StatusError) as refused:
+        apply_patch("Pod", _pod([], []), patch, "strategic")
+    assert (refused.value.reason, refused.value.code) == ("RequestEntityTooLarge", 413)
+    assert refused.value.message == ("The allowed maximum list items merged by a strategic merge patch is 18004, "
+                                     "got more: a list item named many times is merged again each time")
+    few = {"spec": {"containers": [{"name": "c", "env": [{"name": f"E{i}"}]} for i in range(10)]}}
+    assert len(apply_patch("Pod", _pod([], []), few, "strategic")["spec"]["containers"][0]["env"]) == 10
