@@ -41,10 +41,6 @@ def go_equal(left: Any, right: Any) -> bool:
     return left == right
 
 
-def go_in(value: Any, items: list) -> bool:
-    return any(go_equal(value, item) for item in items)
-
-
 def go_key(value: Any) -> Hashable:
     """`value` as a dict key that matches exactly the values `go_equal` to it, so a linear search by
     `go_equal` becomes one hashed lookup: 1 and 1.0 share a key, 1 and true do not, maps ignore the
