@@ -5,7 +5,7 @@ list sorts by the `%v` text of its items, an error prints a map as `map[k:v]`.""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Hashable
 
 TYPE_NAMES = {"nil": "<nil>", "bool": "bool", "float64": "float64", "string": "string",
               "slice": "[]interface {}", "map": "map[string]interface {}"}
@@ -41,8 +41,21 @@ def go_equal(left: Any, right: Any) -> bool:
     return left == right
 
 
-def go_in(value: Any, items: list) -> bool:
-    return any(go_equal(value, item) for item in items)
+def go_key(value: Any) -> Hashable:
+    """`value` as a dict key that matches exactly the values `go_equal` to it, so a linear search by
+    `go_equal` becomes one hashed lookup: 1 and 1.0 share a key, 1 and true do not, maps ignore the
+    order of their keys, and a NaN (equal to nothing, itself included) gets a key of its own."""
+    if isinstance(value, str) or value is None:
+        return value
+    if isinstance(value, bool):
+        return ("bool", value)
+    if isinstance(value, (int, float)):
+        return ("float64", value) if value == value else object()
+    if isinstance(value, list):
+        return ("slice", tuple(go_key(item) for item in value))
+    if isinstance(value, dict):
+        return ("map", frozenset((k, go_key(v)) for k, v in value.items()))
+    raise TypeError(f"not a JSON value: {type(value).__name__}")
 
 
 def go_str(value: Any) -> str:

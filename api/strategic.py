@@ -12,14 +12,15 @@ lists are replaced. The directives: `$patch: replace|delete` on a map or a list 
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from api.gojson import go_equal, go_in, go_str, go_type, type_name
+from api.gojson import go_equal, go_key, go_str, go_type, type_name
 from api.mergekeys import Schema
 from api.patch_errors import BAD_PRIMITIVE_LIST, BAD_RETAIN_KEYS, BAD_SET_ORDER, malformed, no_merge_key
-from api.strategic_order import (DIRECTIVE, dedupe_scalars, element_kind, find_by_key, normalize, partition,
-                                 split_deletions)
+from api.strategic_budget import Budget
+from api.strategic_lookup import MergeIndex
+from api.strategic_order import DIRECTIVE, dedupe_scalars, element_kind, normalize, partition, split_deletions
 from api.status import bad_request
 
 RETAIN_KEYS = "$retainKeys"
@@ -31,6 +32,11 @@ DELETE_FROM = "$deleteFromPrimitiveList"
 class Options:
     parallel_lists: bool = True  # apply $deleteFromPrimitiveList and friends (vs. carry them, in a 3-way diff)
     ignore_unmatched_nulls: bool = True  # a null for a key the object lacks is dropped (vs. kept)
+    budget: Budget | None = field(default=None, compare=False)  # the list steps a request's patch may take
+
+    def charge(self, *lists: list | None) -> None:
+        if self.budget is not None:
+            self.budget.charge(sum(len(items) for items in lists if items))
 
 
 APPLY = Options()
@@ -43,7 +49,7 @@ def apply(kind: str, obj: dict, patch: Any) -> dict:
         patch = {}
     if not isinstance(patch, dict):
         raise bad_request(f"json: cannot unmarshal {_json_kind(patch)} into Go value of type map[string]interface {{}}")
-    return merge_map(copy.deepcopy(obj), copy.deepcopy(patch), Schema(kind), APPLY)
+    return merge_map(copy.deepcopy(obj), copy.deepcopy(patch), Schema(kind), replace(APPLY, budget=Budget(obj, patch)))
 
 
 def _json_kind(value: Any) -> str:
@@ -84,6 +90,7 @@ def _retain_keys(original: dict, patch: dict, options: Options) -> None:
         return
     if not isinstance(keep, list):
         raise malformed(BAD_RETAIN_KEYS)
+    keep = {name for name in keep if isinstance(name, str)}  # map keys are strings: nothing else matches
     for key, value in patch.items():
         if value is not None and not key.startswith((DELETE_FROM, SET_ORDER)) and key not in keep:
             raise malformed(BAD_RETAIN_KEYS)
@@ -170,10 +177,12 @@ def merge_list(original: list, patch: list, schema: Schema, key: str, options: O
     """Go's `mergeSlice`: primitives as a set, maps by merge key; then ordered."""
     if not original and not patch:
         return original
+    options.charge(original, patch)
     kind = element_kind(original, patch)
     if kind != "map":
         if options.parallel_lists and deleting:
-            return [item for item in original if not go_in(item, patch)]
+            gone = {go_key(item) for item in patch}
+            return [item for item in original if go_key(item) not in gone]
         merged = dedupe_scalars(original + patch)
     else:
         if not key:
@@ -185,39 +194,39 @@ def merge_list(original: list, patch: list, schema: Schema, key: str, options: O
 
 
 def _special_items(original: list, patch: list, key: str) -> tuple[list, list]:
-    """Apply the items carrying `$patch` (delete by key, replace the list); return the rest."""
-    rest, replace = [], False
+    """Apply the items carrying `$patch` (delete by key, replace the list); return the rest. Every
+    item is a map (the lists' element kind): the deletions can wait until the patch is read."""
+    rest, gone, replace = [], set(), False
     for item in patch:
         if DIRECTIVE not in item:
             rest.append(item)
         elif item[DIRECTIVE] == "delete":
             if key not in item:
                 raise no_merge_key(item, key)
-            original = _without_key(original, key, item[key])
+            gone.add(go_key(item[key]))
         elif item[DIRECTIVE] == "replace":
             replace = True
         elif item[DIRECTIVE] == "merge":
             raise malformed("merging lists cannot yet be specified in the patch")
         else:
             raise malformed(f"unknown patch type: {go_str(item[DIRECTIVE])} in map: {go_str(item)}")
-    return (rest, []) if replace else (original, rest)
-
-
-def _without_key(items: list, key: str, value: Any) -> list:
-    while (found := find_by_key(items, key, value)) >= 0:
-        items = items[:found] + items[found + 1:]
-    return items
+    if replace:
+        return rest, []
+    return [item for item in original if key not in item or go_key(item[key]) not in gone], rest
 
 
 def _merge_items(merged: list, patch: list, key: str, schema: Schema, options: Options) -> list:
+    index = MergeIndex(merged, key)
     for item in patch:
         if key not in item:
             raise no_merge_key(item, key)
-        found = find_by_key(merged, key, item[key])
+        found = index.find(item[key])
         if found >= 0:
             merged[found] = merge_map(merged[found], item, schema, options)
+            index.replaced(found, merged[found])
         else:
             merged.append(item)
+            index.append(item)
     return merged
 
 
@@ -249,6 +258,7 @@ def _merge_ordered_list(original: dict, patch: dict, name: str, order: list, sch
         merged = remove_directives(want)[0]
     else:
         merged = _merge_list_field(have, want, schema, name, False, options)
+    options.charge(merged, have)
     inside, outside = partition(merged, order, strategy.key)
     kind = element_kind(have, want)
     original[name] = normalize(inside, outside, order, have or [], strategy.key, kind)
