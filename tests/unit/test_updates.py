@@ -48,3 +48,25 @@ def test_forbidden(edits, field, words):
     causes = pod_spec_update(OLD, changed(**edits))
     assert [c.field for c in causes] == [field]
     assert words in causes[0].message
+
+
+class _Counted(dict):
+    """A toleration that counts how often it is compared whole."""
+    compared = 0
+
+    def __eq__(self, other):
+        _Counted.compared += 1
+        return dict.__eq__(self, other)
+
+    __hash__ = None
+
+
+def test_an_update_keeping_thousands_of_tolerations_compares_each_a_bounded_number_of_times():
+    """12,000 tolerations cost 1.4 s of the apiserver's mailbox an update when each old one was looked
+    for in the new list by a scan; now each is hashed once."""
+    n = 3000
+    old = [_Counted(key=f"k{i}", operator="Exists", effect="NoSchedule") for i in range(n)]
+    new = [_Counted(t) for t in reversed(old)] + [_Counted(key="extra", operator="Exists")]
+    _Counted.compared = 0
+    assert pod_spec_update({"tolerations": old}, {"tolerations": new}) == []
+    assert _Counted.compared <= 2 * n
