@@ -46,3 +46,15 @@ def placed(info: KindInfo, verb: str, namespace: str | None, name: str | None, o
     if name:
         meta["name"] = name
     return {**obj, "metadata": meta}
+
+
+def names_the_pod(what: str, namespace: str | None, name: str | None, obj) -> None:
+    """A pod subresource's object (a Binding, an Eviction) may name only the request's pod: BadRequest
+    as kube-apiserver's create handler and its BindingREST / EvictionREST answer."""
+    meta = obj.get("metadata") if isinstance(obj, dict) else None
+    if not isinstance(meta, dict):
+        return
+    if meta.get("namespace") not in (None, "", namespace):
+        raise bad_request(CREATE_MISMATCH)
+    if meta.get("name") not in (None, "", name):
+        raise bad_request(f"name in URL does not match name in {what} object")

@@ -33,6 +33,8 @@ class Writes:
             body["guard"] = guard
         if req.verb in scope.PLACED and isinstance(req.object, dict):
             body["object"] = scope.placed(info, req.verb, req.namespace, req.name, req.object)
+        elif req.verb == "bind":
+            scope.names_the_pod("Binding", req.namespace, req.name, req.object)
         if req.verb == "patch":
             self._patch(call, info, guard)
         elif req.verb == "delete" and _dry_run(req):

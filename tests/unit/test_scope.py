@@ -73,6 +73,24 @@ def test_a_cluster_scoped_object_loses_its_namespace():
     assert placed["metadata"] == {"name": "n1"}
 
 
+@pytest.mark.parametrize("meta, message", [
+    pytest.param({"name": "p", "namespace": "team-b"},
+                 "the namespace of the provided object does not match the namespace sent on the request",
+                 id="other-namespace"),
+    pytest.param({"name": "q"}, "name in URL does not match name in Binding object", id="other-pod"),
+    pytest.param({"name": "p", "namespace": "default"}, None, id="its-pod"),
+    pytest.param({}, None, id="unnamed"),
+])
+def test_a_binding_names_only_the_requests_pod(meta, message):
+    binding = {"metadata": meta, "target": {"name": "n1"}}
+    if message is None:
+        assert scope.names_the_pod("Binding", "default", "p", binding) is None
+        return
+    with pytest.raises(StatusError) as err:
+        scope.names_the_pod("Binding", "default", "p", binding)
+    assert (err.value.code, err.value.message) == (400, message)
+
+
 def _store(state: State, **body) -> dict:
     [part] = execute(state, parse_request({"options": {}, **body}), 64 << 10)
     return msgpack.unpackb(part)
