@@ -112,7 +112,8 @@ def test_leases(namespace, name, message):
                  'node "n2"', id="node-requested-another"),
     pytest.param("Node", "update", None, "n1", {"metadata": {"name": "n2"}}, 'nodes "n2" is forbidden: node "n1" '
                  'is not allowed to modify node "n2"', id="node-object-names-another"),
-    pytest.param("Lease", "update", "kube-node-lease", "n1", {"metadata": {"name": "n2", "namespace": "kube-node-lease"}},
+    pytest.param("Lease", "update", "kube-node-lease", "n1",
+                 {"metadata": {"name": "n2", "namespace": "kube-node-lease"}},
                  'leases.coordination.k8s.io "n2" is forbidden: can only access node lease with the same name as the '
                  'requesting node', id="lease-object-names-another"),
     pytest.param("Lease", "update", "default", "n1", {"metadata": {"name": "n1", "namespace": "kube-node-lease"}},
