@@ -18,19 +18,21 @@ KUBELET_LABEL_DOMAINS = ("kubelet.kubernetes.io", "node.kubernetes.io")
 
 
 def admit(node_name: str, verb: str, kind: str, subresource: str | None, obj: dict | None,
-          old: dict | None, node: dict | None = None, user: str = "") -> None:
+          old: dict | None, node: dict | None = None, user: str = "", namespace: str | None = None,
+          name: str | None = None) -> None:
     """None when node `node_name` may do this; otherwise the Forbidden kube-apiserver gives. `node` is
     the live Node (a mirror pod's owner UID must be its UID); `user` names the caller when no node can
-    be read from it."""
+    be read from it; `namespace` and `name` are the request's, when it names them (an object naming
+    others is refused: both must be the node's own)."""
     operation = OPERATIONS.get(verb, verb.upper())
     if not node_name:
         raise admission_forbidden(kind, obj or old, f'could not determine node from user "{user}"')
     if kind == "Pod":
         _pod(node_name, operation, subresource or "", obj, old, node)
     elif kind == "Node":
-        _node(node_name, operation, obj, old)
+        _node(node_name, operation, obj, old, name)
     elif kind == "Lease":
-        _lease(node_name, operation, obj or old)
+        _lease(node_name, obj or old, namespace, name)
 
 
 def _deny(kind: str, obj: dict | None, why: str):
@@ -129,11 +131,11 @@ def _projections(volumes: list[dict]) -> list[dict]:
     return [s for v in volumes for s in (v.get("projected") or {}).get("sources") or []]
 
 
-def _node(node_name: str, operation: str, obj, old) -> None:
+def _node(node_name: str, operation: str, obj, old, requested: str | None) -> None:
     target = obj or old
-    name = (target.get("metadata") or {}).get("name", "")
-    if name != node_name:
-        _deny("Node", target, f'node "{node_name}" is not allowed to modify node "{name}"')
+    for name in _names(target, requested):
+        if name != node_name:
+            _deny("Node", target, f'node "{node_name}" is not allowed to modify node "{name}"')
     spec, labels = obj.get("spec") or {} if obj else {}, ((obj or {}).get("metadata") or {}).get("labels") or {}
     if operation == "CREATE":
         if spec.get("configSource") is not None:
@@ -176,9 +178,14 @@ def forbidden_labels(keys: set[str]) -> list[str]:
                   or (_in_domain(k, "kubernetes.io", "k8s.io") and not is_kubelet_label(k)))
 
 
-def _lease(node_name: str, operation: str, lease: dict) -> None:
+def _lease(node_name: str, lease: dict, namespace: str | None, name: str | None) -> None:
     meta = lease.get("metadata") or {}
-    if meta.get("namespace") != NODE_LEASE_NAMESPACE:
+    if {meta.get("namespace"), namespace} - {None} != {NODE_LEASE_NAMESPACE}:
         _deny("Lease", lease, f'can only access leases in the "{NODE_LEASE_NAMESPACE}" system namespace')
-    if meta.get("name") != node_name:
+    if set(_names(lease, name)) != {node_name}:
         _deny("Lease", lease, "can only access node lease with the same name as the requesting node")
+
+
+def _names(obj: dict, requested: str | None) -> list[str]:
+    """The name the request asks for (if any) and the object's own: each must be the node's."""
+    return [*([requested] if requested else []), (obj.get("metadata") or {}).get("name", "")]

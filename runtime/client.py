@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterator
 
 import structlog
 
-from api.registry import lookup
+from api.registry import known, lookup
 from api.status import StatusError
 from bus.connection import Bus
 from bus import side
@@ -111,8 +111,10 @@ class Client:
         return reply
 
     def create(self, obj: dict, namespace: str | None = None, **kw: Any) -> dict:
+        """In `namespace`, else the object's own, else `default` (a request names its scope, contract 5)."""
+        kind = obj.get("kind", "")
         ns = namespace or (obj.get("metadata") or {}).get("namespace")
-        return self.request("create", obj.get("kind", ""), namespace=ns, obj=obj, **kw)["object"]
+        return self.request("create", kind, namespace=_ns(kind, ns) if known(kind) else ns, obj=obj, **kw)["object"]
 
     def get(self, kind: str, name: str, namespace: str | None = None) -> dict:
         return self.request("get", kind, namespace=_ns(kind, namespace), name=name)["object"]
@@ -125,13 +127,15 @@ class Client:
 
     def update(self, obj: dict, **kw: Any) -> dict:
         meta = obj["metadata"]
-        return self.request("update", obj["kind"], namespace=meta.get("namespace"), name=meta.get("name"), obj=obj,
-                            resource_version=meta.get("resourceVersion"), **kw)["object"]
+        return self.request("update", obj["kind"], namespace=_ns(obj["kind"], meta.get("namespace")),
+                            name=meta.get("name"), obj=obj, resource_version=meta.get("resourceVersion"),
+                            **kw)["object"]
 
     def update_status(self, obj: dict, **kw: Any) -> dict:
         meta = obj["metadata"]
-        return self.request("updateStatus", obj["kind"], namespace=meta.get("namespace"), name=meta.get("name"),
-                            obj=obj, resource_version=meta.get("resourceVersion"), **kw)["object"]
+        return self.request("updateStatus", obj["kind"], namespace=_ns(obj["kind"], meta.get("namespace")),
+                            name=meta.get("name"), obj=obj, resource_version=meta.get("resourceVersion"),
+                            **kw)["object"]
 
     def patch(self, kind: str, name: str, patch: dict | list, namespace: str | None = None,
               subresource: str | None = None, patch_type: str | None = None) -> dict:

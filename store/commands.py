@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator
 
+from api import scope
+from api.registry import lookup
 from api.status import StatusError, bad_request
 from bus import codec
 from bus.messages import Request
@@ -30,14 +32,15 @@ def failure(exc: StatusError) -> bytes:
 
 def _dispatch(state: State, req: Request, chunk_bytes: int) -> Parts:
     verb, opts = req.verb, req.options
+    scope.require_namespace(req.kind, verb, req.namespace)  # the store never takes a namespace from a body
     if req.guard is not None:
         _check_guard(state, req)
     if verb == "get":
         return [_one(state.get(req.kind, req.namespace, _name(req)))]
     if verb == "create":
-        return [_one(state.create(req.kind, req.namespace, _object(req)), req.warnings)]
+        return [_one(state.create(req.kind, req.namespace, _placed(req)), req.warnings)]
     if verb in ("update", "updateStatus"):
-        return [_one(state.update(req.kind, req.namespace, _object(req), req.resourceVersion,
+        return [_one(state.update(req.kind, req.namespace, _placed(req), req.resourceVersion,
                                   status_only=verb == "updateStatus"), req.warnings)]
     if verb == "delete":
         return [_one(state.delete(req.kind, req.namespace, _name(req), opts), req.warnings)]
@@ -74,6 +77,11 @@ def _object(req: Request) -> dict:
     if not isinstance(req.object, dict):
         raise bad_request(f"{req.verb} needs an object")
     return req.object
+
+
+def _placed(req: Request) -> dict:
+    """The object where the request puts it (a guard was checked there, quotas are charged there)."""
+    return scope.placed(lookup(req.kind), req.verb, req.namespace, req.name, _object(req))
 
 
 def _chunks(entries: Iterable[Entry], rev: int, limit: int, lazy: bool) -> Parts:

@@ -170,7 +170,7 @@ class State:
         meta = dict(_metadata(obj))
         obj = {**obj, "metadata": meta}
         if info.namespaced:
-            meta["namespace"] = meta.get("namespace") or namespace or "default"
+            meta["namespace"] = namespace  # the request's (api/scope.py placed the object there)
             home = self.objects.get(("Namespace", "", meta["namespace"]))
             if home is None:
                 raise not_found("Namespace", meta["namespace"])
@@ -210,7 +210,7 @@ class State:
                status_only: bool = False) -> Entry:
         info = lookup(kind)
         meta = _metadata(obj)
-        oid = oid_of(info, meta.get("namespace") or namespace, meta.get("name", ""))
+        oid = oid_of(info, namespace, meta.get("name", ""))  # the request's namespace, never the body's
         old = self.objects.get(oid)
         if old is None:
             raise not_found(info.kind, oid[2])

@@ -22,6 +22,7 @@ from actors.apiserver.policycache import POLICY_KINDS, PolicyCache
 from actors.apiserver.services import Services
 from actors.apiserver.watches import WatchBounds, Watches
 from actors.apiserver.writes import Writes
+from api import scope
 from api.authorization import Attributes, Decision, UserInfo, audit_annotations
 from api.registry import known, lookup
 from api.status import StatusError, internal_error, too_large
@@ -143,6 +144,7 @@ class ApiServer(Writes, Services, Actor):
         req = call.req
         call.user = self.authn.user(call.msg.user_id)
         call.decision = self.authz.check(of_request(call.user, req))
+        scope.require_namespace(req.kind, req.verb, req.namespace)  # contract 5: a write needs one
         if req.verb in OBJECT_VERBS and len(call.msg.raw) > self.settings.max_object_bytes + REQUEST_ENVELOPE:
             raise too_large(self.settings.max_object_bytes)
         if req.kind in REVIEWS:

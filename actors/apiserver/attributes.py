@@ -1,6 +1,7 @@
 """What the authorizer sees of a request (Kubernetes' request attributes): verb, API group,
-resource and subresource, namespace and name. A snapshot or watch asks for several keys: each is
-its own list (or watch) of a kind in a namespace, or on a node."""
+resource and subresource, namespace and name — the request's, never its object's: a request without
+a namespace is at the cluster scope. A snapshot or watch asks for several keys: each is its own list
+(or watch) of a kind in a namespace, or on a node."""
 from __future__ import annotations
 
 from api.authorization import Attributes, UserInfo
@@ -31,7 +32,7 @@ def of_request(user: UserInfo, req: Request) -> list[Attributes]:
         verb, sub = "patch", req.options.get("subresource") or ""
     else:
         verb, sub = VERBS[req.verb]
-    namespace = (req.namespace or "default") if info.namespaced else ""
+    namespace = (req.namespace or "") if info.namespaced else ""  # none: the cluster scope (contract 5)
     return [Attributes(user, verb, info.plural, info.group, sub, namespace, req.name or "",
                        field_selector=_name_selector(req))]
 

@@ -9,13 +9,12 @@ from actors.apiserver import admission
 from actors.apiserver.admission import Attempt
 from actors.apiserver.admission.podsecurity import enforced
 from actors.apiserver.attributes import of_request
-from api import service
+from api import scope, service
 from api.admission import admit, admit_status
 from api.authorization import forbidden
 from api.node_authorizer import node_identity
 from api.patches import apply_patch
 from api.registry import KindInfo, lookup
-from api.status import bad_request
 from api.times import now
 from bus.rpc import unwrap
 
@@ -32,15 +31,17 @@ class Writes:
         guard = self._node_guard(call, info)
         if guard:
             body["guard"] = guard
-        if req.verb in ("update", "updateStatus"):
-            _check_name(req)
+        if req.verb in scope.PLACED and isinstance(req.object, dict):
+            body["object"] = scope.placed(info, req.verb, req.namespace, req.name, req.object)
+        elif req.verb == "bind":
+            scope.names_the_pod("Binding", req.namespace, req.name, req.object)
         if req.verb == "patch":
             self._patch(call, info, guard)
         elif req.verb == "delete" and _dry_run(req):
             self._get_for(call, info, guard, "get", lambda r: self.finish(call, {"ok": True, **unwrap(r)}))
         elif req.verb in ("create", "update", "updateStatus"):
             if self._needs_old(call, info):
-                get = {"verb": "get", "kind": info.kind, "namespace": _namespace(info, req), "name": req.name,
+                get = {"verb": "get", "kind": info.kind, "namespace": req.namespace, "name": req.name,
                        "options": {}}
                 self.call_store(call, get, "old", lambda r: self._admit(call, info, body, unwrap(r)["object"]),
                                 as_self=True)
@@ -56,12 +57,12 @@ class Writes:
         if call.req.verb != "update":
             return False
         if info.kind == "Pod":
-            return enforced(self.cache, call.req.namespace or "default")
+            return enforced(self.cache, call.req.namespace)
         return info.kind in ("Namespace", "Role", "ClusterRole", "Service") or (
             info.kind == "Node" and node_identity(call.user)[1])
 
     def _admit(self, call, info: KindInfo, body: dict, old: dict | None) -> None:
-        attempt = self.admit_object(call, info, _carried(info, old, call.req.object), old,
+        attempt = self.admit_object(call, info, _carried(info, old, body["object"]), old,
                                     call.req.verb == "updateStatus")
         body["object"] = attempt.obj
         if _dry_run(call.req):
@@ -78,7 +79,7 @@ class Writes:
 
     def admit_object(self, call, info: KindInfo, obj, old: dict | None, status_only: bool = False) -> Attempt:
         req = call.req
-        namespace = (req.namespace or "default") if info.namespaced else ""
+        namespace = (req.namespace or "") if info.namespaced else ""
         attempt = Attempt(OPERATIONS[req.verb], info, "status" if status_only else "", namespace,
                           req.name or _name_of(obj), None, old, call.user, self.cache)
         if status_only:
@@ -121,9 +122,9 @@ class Writes:
         req = call.req
         current = unwrap(reply)["object"]
         status_only = req.options.get("subresource") == "status"
-        patched = _carried(info, current, apply_patch(info.kind, current, req.object,
-                                                      req.options.get("patchType") or "merge",
-                                                      self.settings.max_object_bytes))
+        patched = apply_patch(info.kind, current, req.object, req.options.get("patchType") or "merge",
+                              self.settings.max_object_bytes)
+        patched = _carried(info, current, scope.placed(info, "update", req.namespace, req.name, patched))
         admitted = self.admit_object(call, info, patched, current, status_only)
         if _dry_run(req):
             self._answer_dry_run(call, admitted)
@@ -160,15 +161,6 @@ def _mutated(attempt: Attempt, parsed: dict) -> dict:
     return attempt.obj
 
 
-def _namespace(info: KindInfo, req) -> str | None:
-    """Where an update's object lives: the request's namespace, else its own, else `default` (as the
-    store reads it)."""
-    if not info.namespaced:
-        return None
-    meta = (req.object or {}).get("metadata") if isinstance(req.object, dict) else None
-    return req.namespace or (meta.get("namespace") if isinstance(meta, dict) else None) or "default"
-
-
 def _name_of(obj) -> str:
     meta = obj.get("metadata") if isinstance(obj, dict) else None
     return (meta.get("name") or meta.get("generateName") or "") if isinstance(meta, dict) else ""
@@ -176,10 +168,3 @@ def _name_of(obj) -> str:
 
 def _dry_run(req) -> bool:
     return "All" in (req.options.get("dryRun") or ())
-
-
-def _check_name(req) -> None:
-    meta = (req.object or {}).get("metadata")
-    name = meta.get("name") if isinstance(meta, dict) else None
-    if req.name and name and name != req.name:
-        raise bad_request(f"the name of the object ({name}) does not match the name on the URL ({req.name})")

@@ -10,6 +10,7 @@ from actors.gateway.bodies import read_body
 from actors.gateway.calls import call
 from actors.gateway.paths import Target
 from actors.gateway.responses import json_response
+from api import scope
 from api.status import bad_request
 from runtime.client import Client
 
@@ -20,9 +21,7 @@ async def evict(request: web.Request, client: Client, target: Target, max_bytes:
     body = await read_body(request, max_bytes)
     if not isinstance(body, dict) or body.get("kind") not in (None, "Eviction"):
         raise bad_request("the body of an eviction must be a policy/v1 Eviction")
-    name = (body.get("metadata") or {}).get("name")
-    if name and name != target.name:
-        raise bad_request("name in URL does not match name in Eviction object")
+    scope.names_the_pod("Eviction", target.namespace, target.name, body)
     given = body.get("deleteOptions") or {}
     options = {key: given[key] for key in DELETE_OPTIONS if given.get(key) is not None}
     await call(client, "delete", "Pod", namespace=target.namespace, name=target.name, options=options)

@@ -45,16 +45,21 @@ def test_a_binding_key_is_a_list_or_watch_of_a_kind(user, key, expected):
 
 
 @pytest.mark.parametrize("body, expected", [
-    pytest.param({"verb": "updateStatus", "kind": "Pod", "name": "p"}, ("update", "pods", "status", "default"),
-                 id="status"),
-    pytest.param({"verb": "bind", "kind": "Pod", "name": "p", "object": {"target": {"name": "n"}}},
-                 ("create", "pods", "binding", "default"), id="binding"),
-    pytest.param({"verb": "logs", "kind": "Pod", "name": "p"}, ("get", "pods", "log", "default"), id="log"),
+    pytest.param({"verb": "updateStatus", "kind": "Pod", "namespace": "dev", "name": "p"},
+                 ("update", "pods", "status", "dev"), id="status"),
+    pytest.param({"verb": "bind", "kind": "Pod", "namespace": "dev", "name": "p", "object": {"target": {"name": "n"}}},
+                 ("create", "pods", "binding", "dev"), id="binding"),
+    pytest.param({"verb": "logs", "kind": "Pod", "namespace": "dev", "name": "p"}, ("get", "pods", "log", "dev"),
+                 id="log"),
     pytest.param({"verb": "patch", "kind": "deploy", "namespace": "shop", "name": "d"},
                  ("patch", "deployments", "", "shop"), id="patch"),
     pytest.param({"verb": "list", "kind": "Node"}, ("list", "nodes", "", ""), id="cluster-scoped"),
-    pytest.param({"verb": "token", "kind": "ServiceAccount", "name": "default", "options": {"pod": "p"}},
-                 ("create", "serviceaccounts", "token", "default"), id="token"),
+    pytest.param({"verb": "token", "kind": "ServiceAccount", "namespace": "dev", "name": "default",
+                  "options": {"pod": "p"}}, ("create", "serviceaccounts", "token", "dev"), id="token"),
+    # scope is the request's: without a namespace, the cluster scope (not `default`, not the body's)
+    pytest.param({"verb": "list", "kind": "Pod"}, ("list", "pods", "", ""), id="list-every-namespace"),
+    pytest.param({"verb": "create", "kind": "Pod", "object": {"metadata": {"namespace": "dev"}}},
+                 ("create", "pods", "", ""), id="create-not-in-the-bodys"),
 ])
 def test_a_request_is_a_kubernetes_verb_on_a_resource(body, expected):
     [attrs] = of_request(ALICE, parse_request(body))

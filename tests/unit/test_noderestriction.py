@@ -105,3 +105,23 @@ def test_leases(namespace, name, message):
     assert err.value.message == message
     assert nr.admit("n1", "create", "Lease", None, {"metadata": {"name": "n1", "namespace": "kube-node-lease"}},
                     None) is None
+
+
+@pytest.mark.parametrize("kind, verb, namespace, name, obj, message", [
+    pytest.param("Node", "update", None, "n2", node(), 'nodes "n1" is forbidden: node "n1" is not allowed to modify '
+                 'node "n2"', id="node-requested-another"),
+    pytest.param("Node", "update", None, "n1", {"metadata": {"name": "n2"}}, 'nodes "n2" is forbidden: node "n1" '
+                 'is not allowed to modify node "n2"', id="node-object-names-another"),
+    pytest.param("Lease", "update", "kube-node-lease", "n1",
+                 {"metadata": {"name": "n2", "namespace": "kube-node-lease"}},
+                 'leases.coordination.k8s.io "n2" is forbidden: can only access node lease with the same name as the '
+                 'requesting node', id="lease-object-names-another"),
+    pytest.param("Lease", "update", "default", "n1", {"metadata": {"name": "n1", "namespace": "kube-node-lease"}},
+                 'leases.coordination.k8s.io "n1" is forbidden: can only access leases in the "kube-node-lease" '
+                 'system namespace', id="lease-requested-elsewhere"),
+])
+def test_the_request_and_its_object_must_both_be_the_nodes_own(kind, verb, namespace, name, obj, message):
+    """A node's rights are checked on what the request names and on the object it carries."""
+    with pytest.raises(StatusError) as err:
+        nr.admit("n1", verb, kind, None, obj, obj, namespace=namespace, name=name)
+    assert err.value.message == message
