@@ -122,13 +122,13 @@ class RpcClient:
             self._waiting.append(send)
         return corr
 
-    def expect(self, done: Done, timeout: float) -> str:
+    def expect(self, done: Done, timeout: float, answerers: Answerers) -> str:
         """A correlation id whose reply, timeout or lost connection goes to `done`, for a message this
         client's connection sends by other means naming `DIRECT` as its reply address (an apiserver's
         `commands` batch asking for its outcomes); `forget(corr)` if that message never leaves."""
-        corr = new_id()
+        corr = unguessable_id()
         self.pending[corr] = _Call(done, self.bus.call_later(timeout, lambda: self._expire(corr, timeout)), timeout,
-                                   sent=True)
+                                   answerers, sent=True)
         return corr
 
     def forget(self, corr: str) -> None:

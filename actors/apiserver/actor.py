@@ -51,7 +51,8 @@ class ApiServer(Writes, Services, Actor):
             if settings.audit_log else None
         self.batches = CommandBatches(self.bus, self.names.store, settings.max_message_bytes,
                                       settings.durable_commands, self._queue_full,
-                                      Outcomes(self.rpc, settings.request_timeout_s) if self.audit else None)
+                                      Outcomes(self.rpc, settings.request_timeout_s, store_answerers(settings.cluster))
+                                      if self.audit else None)
         self.cache = PolicyCache()
         users = load_users(settings.users_file) if settings.users_file else []
         self.authn = Authenticator(settings.cluster, people(users), self.cache)

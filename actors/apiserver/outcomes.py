@@ -13,6 +13,7 @@ import structlog
 
 from api.status import StatusError
 from bus.rpc import RpcClient
+from config.answerers import Answerers
 
 log = structlog.get_logger("apiserver.outcomes")
 
@@ -23,8 +24,8 @@ UNKNOWN = "the store's answer did not reach this apiserver; the request may have
 
 
 class Outcomes:
-    def __init__(self, rpc: RpcClient, timeout_s: float):
-        self.rpc, self.timeout_s = rpc, timeout_s
+    def __init__(self, rpc: RpcClient, timeout_s: float, answerers: Answerers):
+        self.rpc, self.timeout_s, self.answerers = rpc, timeout_s, answerers  # the store's user: who answers
 
     def expect(self, waiting: list[Outcome | None], expires: list[float | None]) -> str | None:
         """The correlation id a batch carries when some of its commands (`waiting`, in the batch's
@@ -35,7 +36,8 @@ class Outcomes:
             settle(waiting, StatusError("ServiceUnavailable", "no reply address"))
             return None
         deadline = max((e for e in expires if e is not None), default=time.time() + self.timeout_s)
-        return self.rpc.expect(lambda reply: settle(waiting, reply), max(deadline - time.time(), 0) + GRACE_S)
+        return self.rpc.expect(lambda reply: settle(waiting, reply), max(deadline - time.time(), 0) + GRACE_S,
+                               self.answerers)
 
     def forget(self, corr: str | None) -> None:
         """The batch never reached the store (its requests are answered or redelivered otherwise)."""
