@@ -94,3 +94,19 @@ def sort_scalars(values: list) -> list:
 def json_text(value: Any) -> str:
     """A value as compact JSON, for the byte-wise comparisons json-patch makes of scalars."""
     return json.dumps(value, separators=(",", ":"), sort_keys=True)
+
+
+def go_quote(text: str) -> str:
+    """Go's `%q` of a string: double-quoted, backslash escapes, printable Unicode kept."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def go_quote_list(items: list[str] | tuple[str, ...]) -> str:
+    """Go's `%q` of a []string: `["a" "b"]`, elements separated by spaces."""
+    return "[" + " ".join(go_quote(i) for i in items) + "]"
+
+
+def go_json(value: Any) -> str:
+    """Go's `json.Marshal` (as a field error prints a list or struct): compact, `<>&` escaped."""
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")

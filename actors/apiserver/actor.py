@@ -9,21 +9,20 @@ import time
 import uuid
 from dataclasses import dataclass, field
 
-from actors.apiserver.authn import Authenticator
-from actors.apiserver.authz import Authorizer
-from actors.apiserver.attributes import REVIEWS, of_request
-from actors.apiserver.attributes import VERBS
+from actors.apiserver.attributes import REVIEWS, VERBS, of_request
 from actors.apiserver.audit import DEFAULT_POLICY, load_policy, success_code
 from actors.apiserver.auditlog import AuditLog
+from actors.apiserver.authn import Authenticator
+from actors.apiserver.authz import Authorizer, audit_annotations
+from actors.apiserver.authz.rules import Attributes, Decision, UserInfo
 from actors.apiserver.batches import CommandBatches
-from actors.apiserver.outcomes import Outcome, Outcomes
 from actors.apiserver.defaults import ensure_defaults
+from actors.apiserver.outcomes import Outcome, Outcomes
 from actors.apiserver.policycache import POLICY_KINDS, PolicyCache
 from actors.apiserver.services import Services
 from actors.apiserver.watches import WatchBounds, Watches
 from actors.apiserver.writes import Writes
 from api import scope
-from api.authorization import Attributes, Decision, UserInfo, audit_annotations
 from api.registry import known, lookup
 from api.status import StatusError, internal_error, too_large
 from bus.codec import DecodeError

@@ -4,8 +4,8 @@ a namespace is at the cluster scope. A snapshot or watch asks for several keys: 
 (or watch) of a kind in a namespace, or on a node."""
 from __future__ import annotations
 
-from api.authorization import Attributes, UserInfo
-from api.node_authorizer import node_identity
+from actors.apiserver.authz.node import node_identity
+from actors.apiserver.authz.rules import Attributes, UserInfo
 from api.registry import known, lookup
 from bus.messages import Request
 from bus.topology import NONE, word

@@ -9,7 +9,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from api.authorization import Attributes, UserInfo
+from actors.apiserver.authz.rules import Attributes, UserInfo
 from api.registry import known, lookup
 from api.times import micro_time
 

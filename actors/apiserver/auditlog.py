@@ -21,7 +21,7 @@ from typing import Any, Callable
 import structlog
 
 from actors.apiserver.audit import Policy, audit_event, omitted_stages, response_status, rule_for
-from api.authorization import Attributes
+from actors.apiserver.authz.rules import Attributes
 
 log = structlog.get_logger("audit")
 

@@ -3,7 +3,7 @@ and the users file give the Kubernetes user and groups. A ServiceAccount's ident
 as the ServiceAccount does."""
 from __future__ import annotations
 
-from api.authorization import UserInfo
+from actors.apiserver.authz.rules import UserInfo
 from api.status import StatusError
 from config.identities import SA_PREFIX, identity_of
 

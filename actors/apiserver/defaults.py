@@ -5,7 +5,8 @@ two system PriorityClasses (`scheduling/bootstrap-system-priority-classes`). Sev
 race; the loser's AlreadyExists or Conflict is harmless."""
 from __future__ import annotations
 
-from api import priority, rbac_defaults
+from actors.apiserver.authz import bootstrap
+from api import priority
 from bus.messages import USER_HEADER
 from config.answerers import store_answerers
 
@@ -17,10 +18,10 @@ def ensure_defaults(server) -> None:
         if server.cache.get("PriorityClass", None, default["metadata"]["name"]) is None:
             _send(server, {"verb": "create", "kind": "PriorityClass", "object": default, "options": {}},
                   default["metadata"]["name"])
-    for default in (*rbac_defaults.cluster_roles(), *rbac_defaults.cluster_role_bindings()):
+    for default in (*bootstrap.cluster_roles(), *bootstrap.cluster_role_bindings()):
         kind, name = default["kind"], default["metadata"]["name"]
         existing = server.cache.get(kind, None, name)
-        wanted = rbac_defaults.reconcile(existing, default)
+        wanted = bootstrap.reconcile(existing, default)
         if wanted is None:
             continue
         body = {"verb": "update" if existing else "create", "kind": kind, "name": name, "object": wanted,

@@ -4,7 +4,7 @@ and the access reviews behind `kubus auth can-i` and `whoami`."""
 from __future__ import annotations
 
 from actors.apiserver.attributes import of_request
-from api.authorization import Attributes, UserInfo
+from actors.apiserver.authz.rules import Attributes, UserInfo
 from api.status import StatusError, bad_request, not_found
 from bus import accounts
 from bus.permissions import permissions

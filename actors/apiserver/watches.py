@@ -16,7 +16,7 @@ from typing import Callable
 
 import structlog
 
-from api.authorization import Attributes, UserInfo
+from actors.apiserver.authz.rules import Attributes, UserInfo
 from api.status import StatusError
 from bus import side
 from bus.connection import Bus

@@ -9,10 +9,10 @@ from actors.apiserver import admission
 from actors.apiserver.admission import Attempt
 from actors.apiserver.admission.podsecurity import enforced
 from actors.apiserver.attributes import of_request
+from actors.apiserver.authz import forbidden
+from actors.apiserver.authz.node import node_identity
 from api import scope, service
 from api.admission import admit, admit_status
-from api.authorization import forbidden
-from api.node_authorizer import node_identity
 from api.patches import apply_patch
 from api.registry import KindInfo, lookup
 from api.times import now

@@ -8,9 +8,9 @@ from actors.apiserver import admission
 from actors.apiserver.admission import Attempt
 from actors.apiserver.attributes import of_key, of_request
 from actors.apiserver.authz import Authorizer
+from actors.apiserver.authz.rules import UserInfo
 from actors.apiserver.policycache import PolicyCache
 from api.admission import admit
-from api.authorization import UserInfo
 from api.registry import lookup
 from api.status import StatusError
 from bus.messages import parse_request

@@ -8,8 +8,8 @@ from types import SimpleNamespace
 import pytest
 
 from actors.apiserver import watches as watches_module
+from actors.apiserver.authz.rules import Attributes, UserInfo
 from actors.apiserver.watches import WatchBounds, Watches
-from api.authorization import Attributes, UserInfo
 from api.status import StatusError
 from bus.topology import Names
 

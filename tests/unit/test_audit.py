@@ -9,7 +9,7 @@ from pydantic import ValidationError
 
 from actors.apiserver.audit import DEFAULT_POLICY, Policy, level_for, load_policy, request_uri
 from actors.apiserver.auditlog import AuditLog
-from api.authorization import Attributes, UserInfo
+from actors.apiserver.authz.rules import Attributes, UserInfo
 from api.times import micro_time
 
 T0 = datetime(2026, 11, 23, 15, 4, 5, 123456, tzinfo=timezone.utc).timestamp()

@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from api.authorization import UserInfo
-from api.node_authorizer import node_identity
+from actors.apiserver.authz.node import node_identity
+from actors.apiserver.authz.rules import UserInfo
 from api.registry import KindInfo
 
 

@@ -2,8 +2,8 @@
 `escalate`), and a binding grants only a role its writer holds (or may `bind`)."""
 from __future__ import annotations
 
-from api import escalation
-from api.authorization import Attributes
+from actors.apiserver.authz import escalation
+from actors.apiserver.authz.rules import Attributes
 
 ROLES = ("Role", "ClusterRole")
 BINDINGS = ("RoleBinding", "ClusterRoleBinding")

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import copy
 
-from api.escalation import covers
-from api.node_authorizer import node_rules
-from api.rbac import AUTOUPDATE, RBAC_GROUP, RBAC_VERSION, new_rule
+from actors.apiserver.authz.escalation import covers
+from actors.apiserver.authz.node import node_rules
+from actors.apiserver.authz.rules import new_rule
+from api.rbac import AUTOUPDATE, RBAC_GROUP, RBAC_VERSION
 
 BOOTSTRAP_LABELS = {"kubernetes.io/bootstrapping": "rbac-defaults"}
 AGGREGATE = "rbac.authorization.k8s.io/aggregate-to-"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from api.node_authorizer import node_authorize, node_identity, selects_node
-from api.rbac import Attributes, Decision, UserInfo
+from actors.apiserver.authz.node import node_authorize, node_identity, selects_node
+from actors.apiserver.authz.rules import Attributes, Decision, UserInfo
 
 N1 = UserInfo("system:node:n1", ("system:nodes", "system:authenticated"))
 ALLOW = Decision(True)

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from typing import Callable
 
-from api.authorization import (PRIVILEGED_GROUP, REGISTRY, RbacSource, RoleRefError, aggregate_errors, authorize,
-                               new_forbidden, role_ref_rules, rules_for)
-from api.rbac import RBAC_GROUP, Attributes, Decision, UserInfo, go_quote, go_quote_list
+from actors.apiserver.authz import authorize, new_forbidden
+from actors.apiserver.authz.rbac import (PRIVILEGED_GROUP, REGISTRY, RbacSource, RoleRefError, aggregate_errors,
+                                         role_ref_rules, rules_for)
+from actors.apiserver.authz.rules import Attributes, Decision, UserInfo
+from api.gojson import go_quote, go_quote_list
+from api.rbac import RBAC_GROUP
 from api.status import StatusError
 
 Authorizer = Callable[[Attributes], Decision]

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Callable
 
-from api.rbac import Attributes, Decision, UserInfo, go_quote, new_rule, rules_allow
+from actors.apiserver.authz.rules import Attributes, Decision, UserInfo, new_rule, rules_allow
+from api.gojson import go_quote
 
 NODE_PREFIX = "system:node:"
 NODES_GROUP = "system:nodes"

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from api.escalation import (breakdown, check_binding_write, check_role_write, compact_rules, compact_string,
-                            confirm_no_escalation, covers)
-from api.rbac import Attributes, Decision, UserInfo
+from actors.apiserver.authz.escalation import (breakdown, check_binding_write, check_role_write, compact_rules,
+                                               compact_string, confirm_no_escalation, covers)
+from actors.apiserver.authz.rules import Attributes, Decision, UserInfo
 from api.status import StatusError
-from tests.unit.test_authorization import GROUP, Source, cluster_role, crb, group, rb, role, user
+from tests.unit.apiserver.authz.test_rbac import GROUP, Source, cluster_role, crb, group, rb, role, user
 
 ALICE = UserInfo("alice", ("dev", "system:authenticated"))
 DEPLOYS = {"verbs": ["create", "delete"], "apiGroups": ["apps"], "resources": ["deployments"]}

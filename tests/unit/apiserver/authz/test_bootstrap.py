@@ -5,13 +5,14 @@ import copy
 
 import pytest
 
-from api import rbac_defaults
+from actors.apiserver.authz import bootstrap as rbac_defaults
+from actors.apiserver.authz.rbac import rbac_authorize
+from actors.apiserver.authz.rules import Attributes, UserInfo
 from api.aggregation import aggregate
-from api.authorization import Attributes, UserInfo, rbac_authorize
 from api.rbac import AUTOUPDATE
 from api.registry import lookup
 from api.validation import validate
-from tests.unit.test_authorization import GROUP, Source
+from tests.unit.apiserver.authz.test_rbac import GROUP, Source
 
 ROLES = rbac_defaults.cluster_roles()
 BINDINGS = rbac_defaults.cluster_role_bindings()

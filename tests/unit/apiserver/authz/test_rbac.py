@@ -5,9 +5,9 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from api.authorization import (Attributes, Decision, UserInfo, audit_annotations, authorize, forbidden, rbac_authorize,
-                               rules_for)
-from api.rbac import rule_allows
+from actors.apiserver.authz import audit_annotations, authorize, forbidden
+from actors.apiserver.authz.rbac import rbac_authorize, rules_for
+from actors.apiserver.authz.rules import Attributes, Decision, UserInfo, rule_allows
 
 GROUP = "rbac.authorization.k8s.io"
 ALICE = UserInfo("alice", ("dev", "system:authenticated"))

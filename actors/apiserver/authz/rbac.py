@@ -1,17 +1,12 @@
-"""Who may do what. The RBAC authorizer walks the bindings in the apiserver's cache the way
-kube-apiserver's `rbac.go` and `VisitRulesFor` do; `authorize` is the union kube-apiserver runs
-(system:masters first, then Node, then RBAC); `forbidden` is the 403 a denied request gets."""
+"""The RBAC authorizer: it walks the bindings in the apiserver's cache the way kube-apiserver's
+`rbac.go` and `VisitRulesFor` do (the union that runs it is this package's `__init__`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Iterable, Iterator, Protocol
 
-from api.node_authorizer import node_authorize
-from api.rbac import Attributes, Decision, UserInfo, go_quote, rule_allows
-from api.status import StatusError
-
-__all__ = ["Attributes", "Decision", "UserInfo", "RbacSource", "authorize", "rbac_authorize", "rules_for",
-           "role_ref_rules", "forbidden", "new_forbidden", "audit_annotations", "aggregate_errors"]
+from actors.apiserver.authz.rules import Attributes, Decision, UserInfo, rule_allows
+from api.gojson import go_quote
 
 PRIVILEGED_GROUP = "system:masters"
 SA_PREFIX = "system:serviceaccount:"
@@ -141,62 +136,3 @@ def rbac_authorize(attrs: Attributes, source: RbacSource) -> Decision:
         elif rule_allows(attrs, item.rule):
             return Decision(True, f"RBAC: allowed by {describe(item)}")
     return Decision(False, f"RBAC: {aggregate_errors(errors)}" if errors else "")
-
-
-def authorize(attrs: Attributes, source: RbacSource) -> Decision:
-    """The union: system:masters may do anything; then the node authorizer, then RBAC. The first
-    allow wins; if none allows, their reasons are joined with newlines."""
-    if PRIVILEGED_GROUP in attrs.user.groups:
-        return Decision(True)
-    node = node_authorize(attrs)
-    if node.allowed:
-        return node
-    rbac = rbac_authorize(attrs, source)
-    if rbac.allowed:
-        return rbac
-    return Decision(False, "\n".join(r for r in (node.reason, rbac.reason) if r))
-
-
-def audit_annotations(decision: Decision) -> dict[str, str]:
-    return {"authorization.k8s.io/decision": "allow" if decision.allowed else "forbid",
-            "authorization.k8s.io/reason": decision.reason}
-
-
-# ---- the 403 -------------------------------------------------------------------------------------
-
-def forbidden_message(attrs: Attributes) -> str:
-    user, verb = go_quote(attrs.user.name), attrs.verb
-    if not attrs.resource_request:
-        return f"User {user} cannot {verb} path {go_quote(attrs.path)}"
-    resource, group = go_quote(attrs.combined_resource), go_quote(attrs.api_group)
-    head = f"User {user} cannot {verb} resource {resource} in API group {group}"
-    if attrs.namespace:
-        return f"{head} in the namespace {go_quote(attrs.namespace)}"
-    return f"{head} at the cluster scope"
-
-
-def _sanitize(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def forbidden(attrs: Attributes, reason: str = "") -> StatusError:
-    """What a denied request gets: `pods "web-1" is forbidden: User "u" cannot … : <reason>`."""
-    message = _sanitize(forbidden_message(attrs))
-    why = f"{message}: {reason}" if reason else message
-    if not attrs.resource_request:
-        return new_forbidden("", "", "", why)
-    return new_forbidden(attrs.api_group, attrs.resource, attrs.name, why)
-
-
-def new_forbidden(group: str, resource: str, name: str, why: str) -> StatusError:
-    """apimachinery `NewForbidden`: the prefix names `resource.group` (no subresource), details carry
-    group, kind (= the resource) and name, each only when set."""
-    qualified = f"{resource}.{group}" if group else resource
-    if not group and not resource:
-        message = f"forbidden: {why}"
-    elif not name:
-        message = f"{qualified} is forbidden: {why}"
-    else:
-        message = f"{qualified} {go_quote(name)} is forbidden: {why}"
-    details = {k: v for k, v in (("name", name), ("group", group), ("kind", resource)) if v}
-    return StatusError("Forbidden", message, details=details)
