@@ -7,9 +7,10 @@ from typing import Any, Callable
 from pydantic import TypeAdapter, ValidationError
 
 from api import defaults, validation
-from api.registry import KindInfo, lookup
 from api.causes import causes_of
-from api.status import Cause, bad_request, invalid
+from api.errors import invalid
+from api.registry import KindInfo, lookup
+from api.status import Cause, bad_request
 
 def _parse(info: KindInfo, obj: dict) -> dict:
     try:

@@ -135,6 +135,20 @@ DEFAULTERS: dict[str, Callable[[dict], Any]] = {
 }
 
 
+def limit_range_item(item: dict) -> dict:
+    """SetDefaults_LimitRangeItem (applied on decode): for `Container`, a missing default limit is the
+    max, a missing default request is the default limit, else the min."""
+    if item.get("type") != "Container":
+        return item
+    item = dict(item)
+    default = item["default"] = dict(item.get("default") or {})
+    request = item["defaultRequest"] = dict(item.get("defaultRequest") or {})
+    for source, target in ((item.get("max"), default), (default, request), (item.get("min"), request)):
+        for name, q in (source or {}).items():
+            target.setdefault(name, q)
+    return item
+
+
 def apply(kind: str, obj: dict) -> None:
     defaulter = DEFAULTERS.get(kind)
     if defaulter:

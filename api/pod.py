@@ -194,3 +194,10 @@ class Pod(Resource):
     KIND = "Pod"
     spec: PodSpec
     status: PodStatus | None = None
+
+
+def own_spec(pod: dict) -> dict:
+    """A pod whose spec's own fields may be set without changing `pod`: the pod and its spec are new
+    dicts, everything below is shared (the admission plugins that call this set spec fields only;
+    copying the whole pod three times was a tenth of an apiserver's create)."""
+    return {**pod, "spec": dict(pod.get("spec") or {})}

@@ -7,7 +7,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Iterable
 
-from api.policy import admission_forbidden
+from api.errors import admission_forbidden
 from api.quantity import Amount, amount, parse_quantity
 from api.registry import known, lookup
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from api import ingress_validation, names, policy, quantity, rbac, selectors, service_validation
+from api import ingress_validation, names, policy_validation, quantity, rbac, selectors, service_validation
 from api.registry import KindInfo
 from api.status import Cause
 
@@ -149,8 +149,8 @@ VALIDATORS: dict[str, Callable[[dict], list[Cause]]] = {
     "Pod": pod, "ReplicaSet": _workload, "Deployment": _workload,
     "Role": rbac.validate_role, "ClusterRole": rbac.validate_cluster_role,
     "RoleBinding": rbac.validate_role_binding, "ClusterRoleBinding": rbac.validate_cluster_role_binding,
-    "PriorityClass": policy.validate_priority_class, "LimitRange": policy.validate_limit_range,
-    "ResourceQuota": policy.validate_resource_quota, "Service": service_validation.validate_service,
+    "PriorityClass": policy_validation.validate_priority_class, "LimitRange": policy_validation.validate_limit_range,
+    "ResourceQuota": policy_validation.validate_resource_quota, "Service": service_validation.validate_service,
     "EndpointSlice": service_validation.validate_endpoint_slice, "Ingress": ingress_validation.validate_ingress,
     "IngressClass": ingress_validation.validate_ingress_class,
 }

@@ -10,8 +10,9 @@ from typing import Callable, Iterator
 
 import click
 
+from api.errors import not_found
 from api.registry import KindInfo
-from api.status import StatusError, not_found
+from api.status import StatusError
 from cli.session import connected
 from cli.verbs_patch import object_name, targets
 from runtime.cache import Delta

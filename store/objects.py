@@ -5,9 +5,10 @@ import secrets
 import uuid
 from typing import Any
 
+from api.errors import invalid
 from api.names import MAX_GENERATED_PREFIX
+from api.status import Cause
 from api.times import rfc3339 as now_rfc3339
-from api.status import Cause, invalid
 
 _ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # Kubernetes' generateName alphabet: no vowels, no 0/1/3
 IMMUTABLE = ("name", "namespace", "uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds")

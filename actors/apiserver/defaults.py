@@ -5,8 +5,8 @@ two system PriorityClasses (`scheduling/bootstrap-system-priority-classes`). Sev
 race; the loser's AlreadyExists or Conflict is harmless."""
 from __future__ import annotations
 
+from actors.apiserver.admission import priority
 from actors.apiserver.authz import bootstrap
-from api import priority
 from bus.messages import USER_HEADER
 from config.answerers import store_answerers
 

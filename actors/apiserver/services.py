@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from actors.apiserver.attributes import of_request
 from actors.apiserver.authz.rules import Attributes, UserInfo
-from api.status import StatusError, bad_request, not_found
+from api.errors import not_found
+from api.status import StatusError, bad_request
 from bus import accounts
 from bus.permissions import permissions
 from bus.rpc import unwrap

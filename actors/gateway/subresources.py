@@ -12,9 +12,10 @@ from actors.gateway.bodies import object_body, read_body, media_type
 from actors.gateway.calls import call, dry_run, typed, with_warnings
 from actors.gateway.paths import Target
 from actors.gateway.responses import json_response, not_found_path
+from api.errors import conflict
 from api.patches import CONTENT_TYPES, apply_patch
 from api.printers import selector_text
-from api.status import StatusError, bad_request, conflict
+from api.status import StatusError, bad_request
 from runtime.client import Client
 
 SCALABLE = {"Deployment", "ReplicaSet"}

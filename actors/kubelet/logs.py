@@ -10,7 +10,8 @@ from pathlib import Path
 
 from actors.kubelet.logfiles import LogStream
 from actors.kubelet.worker import PodWorker
-from api.status import bad_request, not_found
+from api.errors import not_found
+from api.status import bad_request
 
 MAX_CHUNK = 256 * 1024  # one reply's text, at most; as far back as `tail` looks
 BLOCK = 8 * 1024

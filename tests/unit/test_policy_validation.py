@@ -1,6 +1,6 @@
 import pytest
 
-from api import policy
+from api import policy_validation as policy
 
 
 def messages(causes):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from api.status import already_exists, conflict, not_found
+from api.errors import already_exists, conflict, not_found
 
 
 @pytest.mark.parametrize("make", [not_found, already_exists, conflict])

@@ -1,12 +1,17 @@
 """Admission, in Kubernetes' order: every mutating plugin, then (after the object is validated)
 every validating plugin. A plugin is a small class with `mutate(attempt)` and/or
 `validate(attempt)`; it changes `attempt.obj`, adds warnings and audit annotations, or raises a
-StatusError. The Kubernetes logic lives in `api/`; these are the wiring to the apiserver's cache."""
+StatusError. Each plugin is one file here, its Kubernetes logic and its wiring to the apiserver's cache
+together (Kubernetes' `plugin/pkg/admission/<name>`); ORDER lists them once, in Kubernetes'
+`AllOrderedPlugins` order, and a plugin runs in each phase it has a method for. ResourceQuota, last
+in Kubernetes' list, is the store's (`store/quotas.py` over `api/quota.py`): it cannot race there."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
+from actors.apiserver.admission import (ingressclass, limitranger, noderestriction, podsecurity, priority, rbacwrites,
+                                        serviceaccount, tolerationseconds)
 from actors.apiserver.authz.node import node_identity
 from actors.apiserver.authz.rules import UserInfo
 from api.registry import KindInfo
@@ -44,26 +49,25 @@ class Attempt:
         return self.kind == "Pod" and self.operation == "CREATE" and not self.subresource
 
 
-def _plugins():
-    from actors.apiserver.admission import ingressclass, limits, noderestriction, podsecurity, priority, \
-        rbacwrites, serviceaccount, tolerations
-    mutating = [limits.LimitRanger(), serviceaccount.ServiceAccount(), noderestriction.NodeRestriction(),
-                priority.Priority(), tolerations.DefaultTolerationSeconds(), ingressclass.DefaultIngressClass()]
-    validating = [limits.LimitRanger(), podsecurity.PodSecurity(), priority.Priority(), rbacwrites.RbacWrites()]
-    # ResourceQuota, last in Kubernetes' list, is the store's (store/quotas.py): it cannot race there
-    return mutating, validating
-
-
-MUTATING, VALIDATING = _plugins()
+ORDER = (  # a new plugin is one file and one line here
+    limitranger.LimitRanger(),
+    serviceaccount.ServiceAccount(),
+    noderestriction.NodeRestriction(),
+    podsecurity.PodSecurity(),
+    priority.Priority(),
+    tolerationseconds.DefaultTolerationSeconds(),
+    ingressclass.DefaultIngressClass(),
+    rbacwrites.RbacWrites(),  # kubus's: Kubernetes checks escalation in the RBAC REST storage
+)
+MUTATING = tuple(plugin for plugin in ORDER if hasattr(plugin, "mutate"))
+VALIDATING = tuple(plugin for plugin in ORDER if hasattr(plugin, "validate"))
 
 
 def mutate(attempt: Attempt) -> None:
     for plugin in MUTATING:
-        if hasattr(plugin, "mutate"):
-            plugin.mutate(attempt)
+        plugin.mutate(attempt)
 
 
 def validate(attempt: Attempt) -> None:
     for plugin in VALIDATING:
-        if hasattr(plugin, "validate"):
-            plugin.validate(attempt)
+        plugin.validate(attempt)

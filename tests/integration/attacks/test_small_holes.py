@@ -11,9 +11,9 @@ import dns.message
 import dns.query
 import pytest
 
+from actors.apiserver.admission.serviceaccount import MIRROR_ANNOTATION
 from actors.dns.tcp import MAX_CONNECTIONS
 from actors.proxy import nftables
-from api.serviceaccounts import MIRROR_ANNOTATION
 from api.status import StatusError
 from runtime.client import Client
 from tests.e2e.conftest import free_port

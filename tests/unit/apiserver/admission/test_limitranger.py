@@ -1,6 +1,6 @@
 import pytest
 
-from api import limitranger
+from actors.apiserver.admission import limitranger
 from api.status import StatusError
 
 

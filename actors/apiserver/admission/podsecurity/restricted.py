@@ -1,10 +1,11 @@
 """The restricted level's own Pod Security checks (pod-security-admission v0.35.6 `policy/check_*.go`),
-in the style of `api.podsecurity_checks`, whose helpers they share; the registry is `api.podsecurity`."""
+in the style of `checks.py`, whose helpers they share; the registry is `policy.py`."""
 from __future__ import annotations
 
 from typing import Any
 
-from api.podsecurity_checks import _containers, _names, _setters, _who, dig, Finding, join_quote, pluralize
+from actors.apiserver.admission.podsecurity.checks import (_containers, _names, _setters, _who, dig, Finding,
+                                                           join_quote, pluralize)
 
 
 def allow_privilege_escalation(meta: dict, spec: dict) -> Finding:

@@ -2,7 +2,7 @@
 not-ready or unreachable node gets 300 s of each, so its eviction waits out short blips."""
 from __future__ import annotations
 
-from api.policy import own_spec
+from api.pod import own_spec
 
 NOT_READY = "node.kubernetes.io/not-ready"
 UNREACHABLE = "node.kubernetes.io/unreachable"
@@ -26,3 +26,16 @@ def admit_pod(pod: dict, not_ready: int = DEFAULT_SECONDS, unreachable: int = DE
     spec = pod.setdefault("spec", {})
     spec["tolerations"] = (spec.get("tolerations") or []) + missing
     return pod
+
+
+# ---- the plugin in the apiserver's chain ----------------------------------------------------------
+
+class DefaultTolerationSeconds:
+    name = "DefaultTolerationSeconds"
+
+    def mutate(self, a) -> None:
+        if a.kind != "Pod" or a.subresource or a.operation not in ("CREATE", "UPDATE"):
+            return
+        if a.operation == "UPDATE" and (a.obj.get("spec") or {}).get("tolerations"):
+            return  # what it was given at its creation is there
+        a.obj = admit_pod(a.obj)

@@ -1,6 +1,6 @@
 import pytest
 
-from api import tolerationseconds as ts
+from actors.apiserver.admission import tolerationseconds as ts
 
 
 def pod(*tolerations):

@@ -3,7 +3,7 @@
 Each check is one small function of (pod metadata, pod spec) returning None when allowed or a
 (ForbiddenReason, ForbiddenDetail) pair, so the strings can be compared with upstream's tests one
 check at a time. Which version of a check runs for a level and `v1.x`, and in what order, is the
-registry's business (`api.podsecurity.CHECKS`). Objects are plain dicts in Kubernetes JSON shape;
+registry's business (`policy.CHECKS`). Objects are plain dicts in Kubernetes JSON shape;
 a missing key is Go's nil pointer.
 """
 from __future__ import annotations

@@ -3,8 +3,9 @@ pod templates only warned about; namespaces with invalid labels are refused, and
 made stricter warns about the pods it already has."""
 from __future__ import annotations
 
-from api import podsecurity
-from api.status import StatusError, invalid
+from actors.apiserver.admission.podsecurity import policy
+from api.errors import invalid
+from api.status import StatusError
 
 TEMPLATED = ("ReplicaSet", "Deployment")
 
@@ -28,7 +29,7 @@ def enforced(cache, namespace: str) -> bool:
     """Whether the namespace's labels ask for more than `privileged` (only then does a pod update
     need its stored pod, to judge whether the change is significant)."""
     labels = _labels(cache, namespace)
-    return not _unlabelled(labels) and not podsecurity.parse_policy(labels)[0].fully_privileged()
+    return not _unlabelled(labels) and not policy.parse_policy(labels)[0].fully_privileged()
 
 
 class PodSecurity:
@@ -47,7 +48,7 @@ class PodSecurity:
         if _unlabelled(labels):
             a.annotations.update(PRIVILEGED)
             return
-        result = podsecurity.admit(labels, a.kind, a.obj, a.subresource, a.old)
+        result = policy.admit(labels, a.kind, a.obj, a.subresource, a.old)
         a.annotations.update(result.audit_annotations)
         if result.forbidden_message:
             raise StatusError("Forbidden", f'pods "{a.name}" is forbidden: {result.forbidden_message}',
@@ -57,6 +58,6 @@ class PodSecurity:
     def _namespace(self, a) -> None:
         labels = (a.obj.get("metadata") or {}).get("labels") or {}
         old_labels = ((a.old or {}).get("metadata") or {}).get("labels") if a.old else None
-        causes = podsecurity.label_causes(labels, old=old_labels) if a.old else podsecurity.label_causes(labels)
+        causes = policy.label_causes(labels, old=old_labels) if a.old else policy.label_causes(labels)
         if causes:
             raise invalid("Namespace", a.name, causes)

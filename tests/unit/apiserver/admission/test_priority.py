@@ -1,6 +1,6 @@
 import pytest
 
-from api import priority
+from actors.apiserver.admission import priority
 from api.status import StatusError
 
 

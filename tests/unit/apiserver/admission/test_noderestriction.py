@@ -1,6 +1,6 @@
 import pytest
 
-from api import noderestriction as nr
+from actors.apiserver.admission import noderestriction as nr
 from api.status import StatusError
 
 NODE = {"metadata": {"name": "n1", "uid": "u1"}}

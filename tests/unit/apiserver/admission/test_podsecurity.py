@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from api import podsecurity as psa
-from api.podsecurity_checks import go_quote
+from actors.apiserver.admission.podsecurity import policy as psa
+from actors.apiserver.admission.podsecurity.checks import go_quote
+from actors.apiserver.admission.podsecurity.namespace import namespace_warnings
 from api.status import Cause
 
 P = "pod-security.kubernetes.io/"
@@ -434,4 +435,4 @@ EXISTING = 'existing pods in namespace "ns" violate the new PodSecurity enforce 
         f"a: {BASELINE_REASONS}"], id="deadline"),
 ])
 def test_namespace_warnings(new, old, pods, kwargs, expected):
-    assert psa.namespace_warnings(new, old, pods, **kwargs) == expected
+    assert namespace_warnings(new, old, pods, **kwargs) == expected

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import copy
 
-from api.policy import admission_forbidden
+from api.defaults import limit_range_item
+from api.errors import admission_forbidden
 from api.quantity import Amount, amount
 from api.quota import aggregate, amounts
 
@@ -13,22 +14,8 @@ ANNOTATION = "kubernetes.io/limit-ranger"
 _MAX_MILLI = 2**63 // 1000  # beyond it Kubernetes compares whole units, not thousandths
 
 
-def default_item(item: dict) -> dict:
-    """SetDefaults_LimitRangeItem (applied on decode): for `Container`, a missing default limit is the
-    max, a missing default request is the default limit, else the min."""
-    if item.get("type") != "Container":
-        return item
-    item = dict(item)
-    default = item["default"] = dict(item.get("default") or {})
-    request = item["defaultRequest"] = dict(item.get("defaultRequest") or {})
-    for source, target in ((item.get("max"), default), (default, request), (item.get("min"), request)):
-        for name, q in (source or {}).items():
-            target.setdefault(name, q)
-    return item
-
-
 def _items(limit_ranges: list[dict], kind: str) -> list[dict]:
-    return [default_item(i) for lr in limit_ranges for i in (lr.get("spec") or {}).get("limits") or []
+    return [limit_range_item(i) for lr in limit_ranges for i in (lr.get("spec") or {}).get("limits") or []
             if i.get("type") == kind]
 
 
@@ -91,7 +78,7 @@ def aggregate_message(errors: list[str]) -> str:
 def pod_errors(pod: dict, limit_range: dict) -> list[str]:
     """PodValidateLimitFunc for one LimitRange, in its item order."""
     spec, errors = pod.get("spec") or {}, []
-    for item in [default_item(i) for i in (limit_range.get("spec") or {}).get("limits") or []]:
+    for item in [limit_range_item(i) for i in (limit_range.get("spec") or {}).get("limits") or []]:
         kind = item.get("type")
         if kind == "Container":
             for c in (spec.get("containers") or []) + (spec.get("initContainers") or []):
@@ -158,3 +145,19 @@ def _ratio(kind: str, name: str, bound: Amount, requests: dict, limits: dict) ->
     ratio, whole = l / r, _ceil(bound.value)
     observed, allowed = (ratio * 1000, _ceil(bound.value * 1000)) if whole <= _MAX_MILLI else (ratio, whole)
     return f"{head}, but provided ratio is {ratio:f}" if observed > allowed else None
+
+
+# ---- the plugin in the apiserver's chain ----------------------------------------------------------
+
+class LimitRanger:
+    name = "LimitRanger"
+
+    def mutate(self, a) -> None:
+        ranges = a.cache.list("LimitRange", a.namespace) if a.pod_create else None
+        if ranges:
+            a.obj = default(a.obj, ranges)
+
+    def validate(self, a) -> None:
+        ranges = a.cache.list("LimitRange", a.namespace) if a.pod_create else None
+        if ranges:
+            validate(a.obj, ranges)

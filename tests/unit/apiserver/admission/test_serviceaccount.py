@@ -1,6 +1,6 @@
 import pytest
 
-from api import serviceaccounts as sa
+from actors.apiserver.admission import serviceaccount as sa
 from api.status import StatusError
 
 MIRROR = {"kubernetes.io/config.mirror": "abc"}
