@@ -2,7 +2,7 @@
 becomes `io.k8s.api.<group>.<version>.<Name>` (the meta types `io.k8s.apimachinery.pkg.apis.meta.v1.…`),
 optional fields lose pydantic's `anyOf [X, null]`, and each kind carries its
 `x-kubernetes-group-version-kind`. (kubectl takes strategic-merge keys from its own compiled-in
-types for every kind kubus serves, so the schemas do not repeat api/mergekeys.)"""
+types for every kind kubus serves, so the schemas do not repeat api/patch/mergekeys.)"""
 from __future__ import annotations
 
 import sys

@@ -2,7 +2,7 @@
 
 Like `kubectl apply` (client-side), the manifest is kept in the
 `kubectl.kubernetes.io/last-applied-configuration` annotation. An apply sends a strategic merge
-patch of the three-way difference (api/strategic_diff): fields the manifest sets and the object
+patch of the three-way difference (api/patch/diff): fields the manifest sets and the object
 lacks or holds otherwise, and deletions of what the last applied manifest set and this one no
 longer does — a map key, an env var or a container (by merge key), a finalizer. Fields nobody's
 manifest set (a pod's `nodeName`, a controller's annotations and env vars, defaults) stay.
@@ -12,9 +12,9 @@ from __future__ import annotations
 import copy
 import json
 
+from api.patch.diff import three_way
 from api.registry import lookup
 from api.status import StatusError
-from api.strategic_diff import three_way
 from runtime.client import Client
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"

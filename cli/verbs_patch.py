@@ -1,5 +1,5 @@
 """`kubus patch`: a merge, JSON (RFC 6902) or strategic merge patch, sent as it is through the
-apiserver's patch verb, which applies it (api/patches) to the object as stored; and the
+apiserver's patch verb, which applies it (api/patch/apply) to the object as stored; and the
 read-modify-write that other verbs (label, annotate, set image) use.
 """
 from __future__ import annotations

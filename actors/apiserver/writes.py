@@ -13,7 +13,7 @@ from actors.apiserver.authz import forbidden
 from actors.apiserver.authz.node import node_identity
 from api import scope, service
 from api.admission import admit, admit_status
-from api.patches import apply_patch
+from api.patch.apply import apply_patch
 from api.registry import KindInfo, lookup
 from api.times import now
 from bus.rpc import unwrap

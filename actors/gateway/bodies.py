@@ -9,7 +9,7 @@ import yaml
 from aiohttp import web
 
 from actors.gateway import protobuf
-from api.patches import CONTENT_TYPES
+from api.patch.apply import CONTENT_TYPES
 from api.status import StatusError, bad_request, too_large
 
 PROTOBUF = "application/vnd.kubernetes.protobuf"

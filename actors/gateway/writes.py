@@ -9,7 +9,7 @@ from actors.gateway.calls import call, dry_run, typed, with_warnings
 from actors.gateway.paths import Target
 from actors.gateway.responses import json_response
 from api import fieldvalidation
-from api.patches import CONTENT_TYPES
+from api.patch.apply import CONTENT_TYPES
 from api.status import StatusError, bad_request
 from runtime.client import Client
 

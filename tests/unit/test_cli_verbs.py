@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 import click
 import pytest
 
-from api.jsonpatch import apply_json_patch
+from api.patch.jsonpatch import apply_json_patch
 from api.registry import lookup
 from api.status import StatusError
 from cli.verbs import container_name, deployment_manifest, key_values, manifest_namespace, pod_manifest, set_images

@@ -1,4 +1,4 @@
-"""JSON patch (api/jsonpatch) and JSON merge patch (api/mergepatch), checked against the oracle
+"""JSON patch (api/patch/jsonpatch) and JSON merge patch (api/patch/mergepatch), checked against the oracle
 `kubectl patch --local --type json|merge` (the apiserver's json-patch v4 library): tables, then
 random operations and merge patches on a Pod."""
 from __future__ import annotations
@@ -8,12 +8,11 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
-from api.jsonpatch import apply_json_patch
-from api.mergepatch import merge_patch
-from api.patches import apply_patch
+from api.patch.apply import apply_patch
+from api.patch.jsonpatch import apply_json_patch
+from api.patch.mergepatch import merge_patch
 from api.status import StatusError
 from tests.kubectl_oracle import OracleError, kubectl_patch, needs_kubectl
 

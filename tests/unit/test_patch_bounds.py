@@ -1,4 +1,4 @@
-"""What a patch may build (api/jsonpatch, api/patches): JSON patch `copy` amplification is refused
+"""What a patch may build (api/patch/jsonpatch, api/patch/apply): JSON patch `copy` amplification is refused
 while applying, before the copy is made (kube-apiserver's fix of CVE-2019-1002100), and at most
 10,000 operations; the memory an attack costs is measured before and after."""
 from __future__ import annotations
@@ -8,8 +8,8 @@ import tracemalloc
 
 import pytest
 
-from api.jsonpatch import MAX_COPY_BYTES, apply_json_patch
-from api.patches import apply_patch
+from api.patch.apply import apply_patch
+from api.patch.jsonpatch import MAX_COPY_BYTES, apply_json_patch
 from api.status import StatusError
 
 CONFIGMAP = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "default"},

@@ -1,4 +1,4 @@
-"""Strategic merge patch's list work in O(n log n) (api/strategic_order, api/strategic_lookup) gives
+"""Strategic merge patch's list work in O(n log n) (api/patch/order, api/patch/lookup) gives
 byte for byte what the O(n²)–O(n³) port it replaced gave, errors included: the old functions are kept
 below as the reference, and random lists, orders and directives go through both."""
 from __future__ import annotations
@@ -8,18 +8,17 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import example, given, settings
-from hypothesis import strategies as st
+from hypothesis import example, given, settings, strategies as st
 
-from api import strategic, strategic_order
 from api.gojson import go_equal, go_key, go_str
-from api.mergekeys import Schema
-from api.patches import apply_patch
-from api.patch_errors import bad_arg_type, malformed, no_merge_key
+from api.patch import strategic, order as strategic_order
+from api.patch.apply import apply_patch
+from api.patch.errors import bad_arg_type, malformed, no_merge_key
+from api.patch.lookup import KeyIndex
+from api.patch.mergekeys import Schema
+from api.patch.order import DIRECTIVE, element_kind, require_merge_keys, split_deletions
+from api.patch.strategic import APPLY, COMBINE, merge_map
 from api.status import StatusError
-from api.strategic import APPLY, COMBINE, merge_map
-from api.strategic_lookup import KeyIndex
-from api.strategic_order import DIRECTIVE, element_kind, require_merge_keys, split_deletions
 
 
 # ---- REFERENCE: the implementation before the walls (main at ba7580a), kept as it was --------------

@@ -1,6 +1,6 @@
-"""The three-way strategic merge patch `kubus apply` sends (api/strategic_diff): the patch kubectl
+"""The three-way strategic merge patch `kubus apply` sends (api/patch/diff): the patch kubectl
 1.32 was measured sending, what the patch does to a live object (applied by the oracle,
-`kubectl patch --local`, and by api/strategic), and random manifests taken from one to another."""
+`kubectl patch --local`, and by api/patch/strategic), and random manifests taken from one to another."""
 from __future__ import annotations
 
 import copy
@@ -9,11 +9,10 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
-from api.strategic import apply
-from api.strategic_diff import three_way, two_way
+from api.patch.diff import three_way, two_way
+from api.patch.strategic import apply
 from cli.apply import LAST_APPLIED, with_last_applied
 from tests.kubectl_oracle import kubectl_patch, needs_kubectl
 from tests.unit.test_strategic_merge import DEPLOYMENT_OBJECTS, POD_OBJECTS

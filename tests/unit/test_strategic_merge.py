@@ -1,4 +1,4 @@
-"""Strategic merge patch (api/strategic), checked against the oracle `kubectl patch --local
+"""Strategic merge patch (api/patch/strategic), checked against the oracle `kubectl patch --local
 --type strategic`: a table of the directives and merge keys, then random Pods and Deployments."""
 from __future__ import annotations
 
@@ -8,12 +8,11 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
-from api.patches import apply_patch
+from api.patch.apply import apply_patch
+from api.patch.strategic import apply
 from api.status import StatusError
-from api.strategic import apply
 from tests.kubectl_oracle import OracleError, kubectl_patch, needs_kubectl
 
 ENV = [{"name": "A", "value": "1"}, {"name": "B", "value": "2"}]

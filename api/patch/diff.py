@@ -15,10 +15,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from api.gojson import go_equal, go_str, go_type, sort_scalars
-from api.mergekeys import Schema
-from api.patch_errors import malformed, no_merge_key
-from api.strategic import COMBINE, DELETE_FROM, DIRECTIVE, RETAIN_KEYS, SET_ORDER, merge_map
-from api.strategic_order import dedupe_scalars, element_kind, sort_by
+from api.patch.errors import malformed, no_merge_key
+from api.patch.mergekeys import Schema
+from api.patch.order import dedupe_scalars, element_kind, sort_by
+from api.patch.strategic import COMBINE, DELETE_FROM, DIRECTIVE, RETAIN_KEYS, SET_ORDER, merge_map
 
 
 @dataclass(frozen=True)

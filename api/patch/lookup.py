@@ -12,7 +12,7 @@ import heapq
 from typing import Any, Hashable
 
 from api.gojson import go_key
-from api.patch_errors import malformed
+from api.patch.errors import malformed
 
 
 def item_key(item: Any, key: str, kind: str) -> Hashable:

@@ -1,13 +1,13 @@
 """Patches of an object, the three kinds the Kubernetes API takes, by their patch type: JSON merge
-patch (`merge`, api/mergepatch), JSON patch (`json`, api/jsonpatch) and strategic merge patch
-(`strategic`, api/strategic)."""
+patch (`merge`, api/patch/mergepatch), JSON patch (`json`, api/patch/jsonpatch) and strategic merge patch
+(`strategic`, api/patch/strategic)."""
 from __future__ import annotations
 
 from typing import Any
 
-from api import strategic
-from api.jsonpatch import MAX_COPY_BYTES, apply_json_patch
-from api.mergepatch import merge_patch
+from api.patch import strategic
+from api.patch.jsonpatch import MAX_COPY_BYTES, apply_json_patch
+from api.patch.mergepatch import merge_patch
 from api.status import Cause, StatusError
 
 PATCH_TYPES = ("merge", "json", "strategic")

@@ -5,7 +5,7 @@ Patch items keep the patch's order (or `$setElementOrder`'s), server-only items 
 order, and the two are interleaved: a server-only item goes before a patch item only when both
 are in the live list and it came first there. So env [A, B] patched with [delete A, C] is [C, B].
 
-Each step costs O(n log n) in the list's length — places are looked up by hash (api/strategic_lookup),
+Each step costs O(n log n) in the list's length — places are looked up by hash (api/patch/lookup),
 never searched item by item — for the patch is a tenant's input and the apiserver has one mailbox.
 """
 from __future__ import annotations
@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import Hashable
 
 from api.gojson import go_key, go_str, go_type
-from api.patch_errors import LIST_OF_LISTS, bad_arg_type, malformed, no_merge_key, unprocessable
-from api.strategic_lookup import KeyIndex, first_places, item_key
+from api.patch.errors import LIST_OF_LISTS, bad_arg_type, malformed, no_merge_key, unprocessable
+from api.patch.lookup import KeyIndex, first_places, item_key
 
 DIRECTIVE = "$patch"
 

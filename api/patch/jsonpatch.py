@@ -5,7 +5,7 @@ first segment is not checked to be empty — and whose messages it keeps
 (`testing value /metadata/name failed: test failed`).
 
 A body that is not a list of operations is a 400 BadRequest; an operation that does not apply
-is a 422 Invalid (api/patch_errors), and the object is left as it was.
+is a 422 Invalid (api/patch/errors), and the object is left as it was.
 
 A patch is bounded as kube-apiserver bounds it (CVE-2019-1002100): at most 10,000 operations (413),
 and what its `copy` operations add, counted as JSON before each copy is made, at most `copy_limit`
@@ -20,7 +20,7 @@ import re
 from typing import Any
 
 from api.gojson import go_type, json_text
-from api.patch_errors import unprocessable
+from api.patch.errors import unprocessable
 from api.status import StatusError, bad_request
 
 MAX_OPERATIONS = 10000  # the apiserver's maxJSONPatchOperations

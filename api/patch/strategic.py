@@ -3,7 +3,7 @@ pkg/util/strategicpatch/patch.go v0.32.4 (mergeMap, mergeSlice and their helpers
 what kube-apiserver and `kubectl patch --local` answer, down to the order of list items.
 
 A patch is a JSON object merged into the live one: `null` deletes a key; maps merge key by key;
-lists named in `api/mergekeys` merge item by item (by merge key, or as a set of primitives), other
+lists named in `api/patch/mergekeys` merge item by item (by merge key, or as a set of primitives), other
 lists are replaced. The directives: `$patch: replace|delete` on a map or a list item (a list item
 `{$patch: replace}` replaces the whole list), `$retainKeys: [...]` (clear the keys it lacks),
 `$setElementOrder/<list>: [...]` (the order of the merged list) and
@@ -16,11 +16,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from api.gojson import go_equal, go_key, go_str, go_type, type_name
-from api.mergekeys import Schema
-from api.patch_errors import BAD_PRIMITIVE_LIST, BAD_RETAIN_KEYS, BAD_SET_ORDER, malformed, no_merge_key
-from api.strategic_budget import Budget
-from api.strategic_lookup import MergeIndex
-from api.strategic_order import DIRECTIVE, dedupe_scalars, element_kind, normalize, partition, split_deletions
+from api.patch.budget import Budget
+from api.patch.errors import BAD_PRIMITIVE_LIST, BAD_RETAIN_KEYS, BAD_SET_ORDER, malformed, no_merge_key
+from api.patch.lookup import MergeIndex
+from api.patch.mergekeys import Schema
+from api.patch.order import DIRECTIVE, dedupe_scalars, element_kind, normalize, partition, split_deletions
 from api.status import bad_request
 
 RETAIN_KEYS = "$retainKeys"
