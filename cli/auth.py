@@ -9,8 +9,8 @@ import sys
 import click
 import yaml
 
+from api.printers import columns as printers
 from api.registry import known, lookup
-from api import printers
 from cli.session import connected
 
 

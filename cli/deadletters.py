@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import click
 
+from api.printers import columns as printers, workloads
 from api.times import rfc3339
 from bus.deadletters import DeadLetter, DeadLettersError, peek, requeue
 from bus.topology import Names
-from api import printers
 from config.settings import Settings
 from runtime import logs as logging_setup
 
@@ -67,7 +67,7 @@ def _row(letter: DeadLetter) -> list[str]:
     reason = " ".join(letter.reason.split())
     if len(reason) > REASON_WIDTH:
         reason = reason[:REASON_WIDTH - 1] + "…"
-    age = printers.age(rfc3339(letter.when)) if letter.when else "<unknown>"
+    age = workloads.age(rfc3339(letter.when)) if letter.when else "<unknown>"
     return [letter.id, age, letter.actor, reason, letter.exchange or "(default)", ",".join(letter.routing_keys),
             _size(letter.size)]
 

@@ -6,11 +6,12 @@ import json
 import yaml
 
 from api.annotations import FILTER_RESULT, SCORE_RESULT, SELECTED_NODE
+from api.printers.columns import table
+from api.printers.workloads import age, pod_status
 from api.resources import pod_requests, quantity_of
 from api.times import seconds
 from cli.apply import LAST_APPLIED
 from cli.describe_net import service_lines
-from api.printers import age, pod_status, table
 from runtime.client import Client
 
 

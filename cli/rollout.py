@@ -4,9 +4,9 @@ from __future__ import annotations
 import time
 
 from actors.controllers import rollout as util
+from api.printers.columns import table
 from api.status import StatusError
 from api.times import rfc3339
-from api.printers import table
 from runtime.client import Client
 
 RESTARTED_AT = "kubectl.kubernetes.io/restartedAt"

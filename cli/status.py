@@ -10,9 +10,9 @@ from urllib.parse import quote
 
 import click
 
+from api.printers import columns as printers
 from bus import admin
 from bus.topology import Names
-from api import printers
 from config.identities import users_prefix
 from config.settings import Settings
 

@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import click
 
+from api.printers.columns import table
+from api.printers.workloads import age
 from api.registry import KINDS, KindInfo
 from cli.describe import event_order
-from api.printers import age, table
 from cli.session import connected
 from cli.verbs_patch import targets
 

@@ -14,7 +14,7 @@ from actors.gateway.paths import Target
 from actors.gateway.responses import json_response, not_found_path
 from api.errors import conflict
 from api.patch.apply import CONTENT_TYPES, apply_patch
-from api.printers import selector_text
+from api.printers.workloads import selector_text
 from api.status import StatusError, bad_request
 from runtime.client import Client
 

@@ -2,7 +2,7 @@
 `kubus` CLI prints (wide-only columns at priority 1, which kubectl shows with `-o wide`)."""
 from __future__ import annotations
 
-from api import printers
+from api.printers import columns as printers
 
 TABLE_CONTENT_TYPE = "application/json;as=Table;v=v1;g=meta.k8s.io"
 

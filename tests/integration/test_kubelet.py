@@ -166,7 +166,7 @@ def init_pod(name: str, node: str, notes: dict[str, str], policy: str = "Always"
 
 
 def shown_status(client: Client, name: str) -> str:
-    from api.printers import pod_status
+    from api.printers.workloads import pod_status
 
     return pod_status(client.get("Pod", name))
 

@@ -1,7 +1,8 @@
 """Table cells kubectl users read: selectors and the wide workload columns."""
 from __future__ import annotations
 
-from api.printers import header, row, selector_text
+from api.printers.columns import header, row
+from api.printers.workloads import selector_text
 
 
 def test_selector_text_as_kubectl_prints_it():
@@ -40,7 +41,7 @@ def test_the_front_doors_kinds_print_kubectls_columns():
 # ---- the pod STATUS column, as kubectl's printPod computes it ---------------------------------------
 import pytest  # noqa: E402
 
-from api.printers import pod_status  # noqa: E402
+from api.printers.workloads import pod_status  # noqa: E402
 
 RUNNING = {"running": {"startedAt": "2024-01-01T00:00:00Z"}}
 DONE = {"terminated": {"exitCode": 0, "reason": "Completed"}}
@@ -132,7 +133,7 @@ def test_pod_status_column_matches_kubectl(pod, shown):
 
 
 def test_networking_kinds_print_kubectls_columns():
-    from api import printers
+    from api.printers import columns as printers
     slice_ = {"metadata": {"name": "web-abcde"}, "addressType": "IPv4", "ports": [{"port": 8080}],
               "endpoints": [{"addresses": [f"10.244.0.{i}"]} for i in range(2, 7)]}
     assert printers.row("EndpointSlice", slice_, False, False)[:4] == [

@@ -7,7 +7,7 @@ import pytest
 from actors.kubelet.runtimes.simulated import INIT_EXIT_CODE, STARTUP, SimulatedRuntime
 from actors.kubelet.status import pod_status
 from actors.kubelet.worker import PodWorker
-from api.printers import pod_status as shown
+from api.printers.workloads import pod_status as shown
 
 
 class Clock:

@@ -1,4 +1,5 @@
-"""Tables like kubectl's: one row per object, columns per kind, wide adds more."""
+"""kubectl's columns of the core and workload kinds (`pkg/printers/internalversion/printers.go`):
+STATUS of a pod, AGE, a selector, one row function per kind."""
 from __future__ import annotations
 
 from datetime import datetime, timezone
@@ -182,7 +183,7 @@ def _lease(lease: dict, wide: bool) -> list[str]:
             age(lease["metadata"].get("creationTimestamp"))]
 
 
-def _named(obj: dict, wide: bool) -> list[str]:
+def named(obj: dict, wide: bool) -> list[str]:
     return [obj["metadata"]["name"], age(obj["metadata"].get("creationTimestamp"))]
 
 
@@ -236,29 +237,3 @@ COLUMNS: dict[str, tuple[list[str], list[str], Row]] = {
     "PriorityClass": (["NAME", "VALUE", "GLOBAL-DEFAULT", "AGE", "PREEMPTIONPOLICY"], [], _priority_class),
     "ResourceQuota": (["NAME", "AGE", "REQUEST", "LIMIT"], [], _quota),
 }
-GENERIC = (["NAME", "AGE"], [], _named)  # a kind without columns of its own
-
-
-def _networking_columns() -> None:
-    """The networking kinds' columns live in their own module, which uses `age` from this one."""
-    from api.printers_net import COLUMNS as NETWORKING
-    COLUMNS.update(NETWORKING)
-
-
-_networking_columns()
-
-
-def header(kind: str, wide: bool, namespaced_all: bool, labels: bool = False) -> list[str]:
-    base, extra, _ = COLUMNS.get(kind, GENERIC)
-    return (["NAMESPACE"] if namespaced_all else []) + base + (extra if wide else []) + (["LABELS"] if labels else [])
-
-
-def row(kind: str, obj: dict, wide: bool, namespaced_all: bool, labels: bool = False) -> list[str]:
-    cells = COLUMNS.get(kind, GENERIC)[2](obj, wide)
-    shown = [",".join(f"{k}={v}" for k, v in sorted((obj["metadata"].get("labels") or {}).items())) or "<none>"]
-    return ([obj["metadata"].get("namespace", "")] if namespaced_all else []) + cells + (shown if labels else [])
-
-
-def table(rows: list[list[str]]) -> str:
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return "\n".join("   ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows)

@@ -2,7 +2,7 @@
 (`pkg/printers/internalversion/printers.go`)."""
 from __future__ import annotations
 
-from api.printers import age
+from api.printers.workloads import age
 
 MORE = 3  # kubectl lists this many endpoints, then "+ N more..."
 

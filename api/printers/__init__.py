@@ -1,0 +1,2 @@
+"""kubectl's tables: `columns.py` the header, row and table of any kind, `workloads.py` and
+`networking.py` the columns of each kind."""
