@@ -14,8 +14,8 @@ from typing import Any
 from urllib.parse import ParseResult, quote, unquote, urlparse
 
 from bus.admin import AdminError
-from bus.urls import first, management_base
 from bus.permissions import Permissions
+from config.urls import first, management_base
 
 TIMEOUT_S = 5.0
 

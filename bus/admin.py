@@ -1,6 +1,6 @@
 """A tiny client of RabbitMQ's management HTTP API, for what AMQP cannot ask: a queue's bindings.
 
-The API listens on the AMQP host (`bus.urls.management_base`) and takes the same credentials; of
+The API listens on the AMQP host (`config.urls.management_base`) and takes the same credentials; of
 several nodes, the first is asked.
 Calls block for at most `TIMEOUT_S`: run them off the ioloop thread.
 """
@@ -12,7 +12,7 @@ import urllib.request
 from typing import NamedTuple
 from urllib.parse import ParseResult, quote, unquote, urlparse
 
-from bus.urls import first, management_base
+from config.urls import first, management_base
 
 TIMEOUT_S = 2.0
 

@@ -15,16 +15,16 @@ import structlog
 from pika.adapters.select_connection import IOLoop
 from tenacity.wait import wait_exponential_jitter
 
-from bus.ids import new_id
 from bus import codec, frames, hotpath, transport
 from bus.acks import Acks
-from bus.metrics import STATS
+from bus.ids import new_id
 from bus.message import Message, make_message
+from bus.metrics import STATS
 from bus.nodes import Nodes
 from bus.silence import SilenceWatch
 from bus.staleleader import StaleLeaderGuard
 from bus.topology import SCHEMA_HEADER, SCHEMA_VERSION
-from bus.urls import split
+from config.urls import split
 
 log = structlog.get_logger("bus")
 transport.install()
@@ -282,7 +282,7 @@ class Bus:
             STATS.redelivered += method.redelivered
             if ch is self.channel:
                 self._acks.delivered(method.delivery_tag)
-            handler(make_message(self, ch, method, props, body))
+            handler(make_message(self.settle, ch, method, props, body))
 
         return channel.basic_consume(queue, on_message, exclusive=exclusive)
 
@@ -291,7 +291,7 @@ class Bus:
         def on_message(ch, method, props, body):
             STATS.delivered += 1
             STATS.redelivered += method.redelivered
-            msg = make_message(self, ch, method, props, body)
+            msg = make_message(self.settle, ch, method, props, body)
             msg.settled = True
             handler(msg)
 

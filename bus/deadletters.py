@@ -20,7 +20,7 @@ import pika.exceptions as errors
 
 from bus.dead import DEAD_EXCHANGE  # an older dead letter without it: the exchange is inferred from the key
 from bus.topology import DEAD_REASON, Names
-from bus.urls import first, split
+from config.urls import first, split
 
 DEAD_ACTOR = "x-kubus-dead-actor"
 DEAD_ROUTING_KEY = "x-kubus-dead-routing-key"

@@ -10,7 +10,7 @@ import struct
 import pika
 from pika import frame, spec
 
-from bus.urls import split
+from config.urls import split
 
 PROTOCOL = frame.ProtocolHeader().marshal()
 HEAD = struct.Struct(">BHI")  # a frame's type, channel and payload size

@@ -2,10 +2,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
-if TYPE_CHECKING:
-    from bus.connection import Bus
+Settle = Callable[[Any, int, str], None]  # (channel, delivery tag, "ack" | "requeue" | "drop")
 
 
 @dataclass
@@ -44,11 +43,12 @@ class Message:
             self.settle(how)
 
 
-def make_message(bus: "Bus", channel, method, props, raw: bytes) -> Message:
+def make_message(settle_on: Settle, channel, method, props, raw: bytes) -> Message:
+    """The delivery as a Message; `settle_on` is how its connection settles a delivery (`Bus.settle`)."""
     tag = method.delivery_tag
 
     def settle(how: str) -> None:
-        bus.settle(channel, tag, how)
+        settle_on(channel, tag, how)
 
     return Message(
         raw=raw,

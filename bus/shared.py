@@ -8,7 +8,7 @@ import pika
 from bus.declare import DEFAULT_BOUNDS, Bounds, QueueSpec, apiserver_queue, dead_queue_arguments, queue_arguments, \
     store_queue
 from bus.topology import Names
-from bus.urls import split
+from config.urls import split
 
 EXCHANGES = (("api", "direct"), ("store", "direct"), ("events", "topic"), ("dead", "fanout"))
 

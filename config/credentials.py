@@ -9,9 +9,9 @@ import secrets
 from pathlib import Path
 from urllib.parse import quote, urlparse, urlunparse
 
-from bus.urls import each
 from config.identities import broker_user_of, password_for
 from config.settings import Settings
+from config.urls import each
 
 SECRET_BYTES = 32
 

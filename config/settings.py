@@ -9,7 +9,7 @@ from urllib.parse import unquote, urlparse
 from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from bus.urls import first
+from config.urls import first
 
 
 class Settings(BaseSettings):

@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass, field
 from typing import IO
 
-from bus import urls
+from config import urls
 from config.cluster import ActorSpec, HostSpec, NodeSpec, load_cluster
 from config.credentials import AS_ITS_CALLERS, actor_url, read_secret, role_of_actor
 from config.settings import Settings

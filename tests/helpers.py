@@ -13,7 +13,7 @@ import pika
 
 from bus.replyto import DIRECT
 from bus.topology import Names
-from bus.urls import first, management_base, split
+from config.urls import first, management_base, split
 
 ROOT = Path(__file__).resolve().parent.parent
 

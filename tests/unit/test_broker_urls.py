@@ -6,8 +6,8 @@ from urllib.parse import urlparse
 
 import pytest
 
-from bus.urls import first, management_base, split
 from config.credentials import url_as
+from config.urls import first, management_base, split
 
 NODES = "amqp://guest:guest@127.0.0.1:5701/, amqp://guest:guest@127.0.0.1:5702/,amqp://guest:guest@127.0.0.1:5703/"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from bus.urls import prefer
 from config.cluster import ActorSpec, ClusterFile, HostSpec, load_cluster
+from config.urls import prefer
 from runtime.supervisor import kubelets, placed
 from tests.helpers import ROOT
 
