@@ -1,6 +1,4 @@
-"""Resource types shaped like Kubernetes v1 / apps/v1, with defaults and validation."""
-from api.admission import admit
-from api.registry import KINDS, KindInfo, lookup
-from api.status import Cause, StatusError
-
-__all__ = ["admit", "KINDS", "KindInfo", "lookup", "Cause", "StatusError"]
+"""The API kubus serves, shaped like Kubernetes' core/v1, apps/v1, rbac/v1 and friends: what several
+actors share — the kinds' models (`registry.py` lists them), their defaults and validation, status
+errors, selectors and quantities, patches (`patch/`) and kubectl's tables (`printers/`). Import the
+module you need; this package imports nothing, so an actor pays only for what it uses."""

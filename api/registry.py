@@ -4,13 +4,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from api.apps import Deployment, ReplicaSet
+from api.discovery import EndpointSlice
 from api.meta import Resource
 from api.misc import Event, Lease, Namespace
 from api.node import Node
 from api.pod import Pod
 from api.policy import LimitRange, PriorityClass, ResourceQuota, ServiceAccount
 from api.rbac import ClusterRole, ClusterRoleBinding, Role, RoleBinding
-from api.discovery import EndpointSlice
 from api.service import Endpoints, Ingress, IngressClass, Service
 from api.status import StatusError
 
@@ -89,3 +89,9 @@ def lookup(name: str) -> KindInfo:
 
 def known(name: str) -> bool:
     return (name or "").lower() in _ALIASES
+
+
+# The reviews a request may ask for, answered by the apiserver and routed by the gateway
+REVIEWS = {"SelfSubjectAccessReview": ("authorization.k8s.io", "selfsubjectaccessreviews"),
+           "SubjectAccessReview": ("authorization.k8s.io", "subjectaccessreviews"),
+           "SelfSubjectReview": ("authentication.k8s.io", "selfsubjectreviews")}

@@ -9,7 +9,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 
-from actors.apiserver.attributes import REVIEWS, VERBS, of_request
+from actors.apiserver.attributes import VERBS, of_request
 from actors.apiserver.audit import DEFAULT_POLICY, load_policy, success_code
 from actors.apiserver.auditlog import AuditLog
 from actors.apiserver.authn import Authenticator
@@ -23,7 +23,7 @@ from actors.apiserver.services import Services
 from actors.apiserver.watches import WatchBounds, Watches
 from actors.apiserver.writes import Writes
 from api import scope
-from api.registry import known, lookup
+from api.registry import REVIEWS, known, lookup
 from api.status import StatusError, internal_error, too_large
 from bus.codec import DecodeError
 from bus.declare import QueueSpec, apiserver_queue

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from actors.apiserver.authz.node import node_identity
 from actors.apiserver.authz.rules import Attributes, UserInfo
-from api.registry import known, lookup
+from api.registry import REVIEWS, known, lookup
 from bus.messages import Request
 from bus.topology import NONE, word
 
@@ -14,9 +14,6 @@ from bus.topology import NONE, word
 VERBS = {"create": ("create", ""), "get": ("get", ""), "list": ("list", ""), "update": ("update", ""),
          "updateStatus": ("update", "status"), "delete": ("delete", ""), "bind": ("create", "binding"),
          "logs": ("get", "log"), "token": ("create", "token")}
-REVIEWS = {"SelfSubjectAccessReview": ("authorization.k8s.io", "selfsubjectaccessreviews"),
-           "SubjectAccessReview": ("authorization.k8s.io", "subjectaccessreviews"),
-           "SelfSubjectReview": ("authentication.k8s.io", "selfsubjectreviews")}
 
 
 def of_request(user: UserInfo, req: Request) -> list[Attributes]:

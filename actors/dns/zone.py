@@ -6,6 +6,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
+from api.discovery import ready
 from api.service import HEADLESS, SERVICE_NAME_LABEL
 
 
@@ -66,7 +67,7 @@ class Zone:
             ports = tuple((p.get("name") or "", (p.get("protocol") or "TCP"), p["port"])
                           for p in s.get("ports") or [] if p.get("port"))
             for e in s.get("endpoints") or []:
-                if (e.get("conditions") or {}).get("ready") is not False:
+                if ready(e):
                     out += [Endpoint(a, e.get("hostname"), ports) for a in e.get("addresses") or []]
         return out
 

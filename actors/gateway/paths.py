@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from actors.apiserver.attributes import REVIEWS
-from api.registry import KINDS, KindInfo
+from api.registry import KINDS, REVIEWS, KindInfo
 
 BY_PLURAL: dict[tuple[str, str], KindInfo] = {(info.api_version, info.plural): info for info in KINDS.values()}
 REVIEW_PATHS = {(f"{group}/v1", plural): kind for kind, (group, plural) in REVIEWS.items()}

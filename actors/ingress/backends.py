@@ -1,9 +1,9 @@
 """Where an Ingress backend's traffic goes: its Service's port (by number or by name) and that port's
 usable endpoints, read from the ingress actor's cache of Services and EndpointSlices (the proxy's
-rules: ready endpoints, else serving-terminating ones)."""
+rules, `api.discovery.usable`: ready endpoints, else serving-terminating ones)."""
 from __future__ import annotations
 
-from actors.proxy.table import usable
+from api.discovery import usable
 from api.service import SERVICE_NAME_LABEL
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from api.discovery import usable
 from api.service import HEADLESS, SERVICE_NAME_LABEL
 
 SKIP_LABELS = ("service.kubernetes.io/service-proxy-name", "service.kubernetes.io/headless")
@@ -69,25 +70,3 @@ def _service_ports(svc: dict, slices: list[dict]) -> Table:
         if port.get("nodePort"):
             out[(NODE_PORT_HOST, port["nodePort"], protocol)] = served
     return out
-
-
-def usable(slices: list[dict], port_name: str, protocol: str) -> tuple[tuple[str, int], ...]:
-    """The ready endpoints of the port, else the serving-terminating ones (deduplicated by ip:port,
-    the non-terminating one winning; nil ready/serving read as true, nil terminating as false)."""
-    found: dict[tuple[str, int], tuple[bool, bool, bool]] = {}
-    for s in slices:
-        number = next((p.get("port") for p in s.get("ports") or []
-                       if (p.get("name") or "") == port_name and p.get("protocol", "TCP") == protocol), None)
-        if not number:
-            continue
-        for e in s.get("endpoints") or []:
-            if not e.get("addresses"):
-                continue
-            c = e.get("conditions") or {}
-            state = (c.get("ready") is not False, c.get("serving") is not False, c.get("terminating") is True)
-            key = (e["addresses"][0], number)
-            if key not in found or found[key][2] and not state[2]:
-                found[key] = state
-    ready = [k for k, (r, _, _) in found.items() if r]
-    chosen = ready or [k for k, (_, serving, terminating) in found.items() if serving and terminating]
-    return tuple(sorted(chosen, key=lambda k: f"{k[0]}:{k[1]}"))

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from actors.proxy.table import build, usable
+from actors.proxy.table import build
+from api.discovery import usable
 
 
 def service(name="web", **spec) -> dict:
