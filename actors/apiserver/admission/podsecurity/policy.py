@@ -2,8 +2,9 @@
 policy, the versioned check registry, the enforce/warn/audit decision for pods and pod templates,
 and (in `namespace.py`) the dry run of existing pods when a namespace's enforce level tightens.
 
-The checks themselves live in `checks.py` (the restricted level's own in `restricted.py`); this module says which of them run for a level and version, and
-turns their findings into Kubernetes' exact messages.
+The checks themselves live in `checks.py` (the restricted level's own in `restricted.py`); this
+module says which of them run for a level and version, and turns their findings into Kubernetes'
+exact messages.
 """
 from __future__ import annotations
 
