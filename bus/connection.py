@@ -15,11 +15,11 @@ import structlog
 from pika.adapters.select_connection import IOLoop
 from tenacity.wait import wait_exponential_jitter
 
+from bus.ids import new_id
 from bus import codec, frames, hotpath, transport
 from bus.acks import Acks
-from bus.ids import new_id
-from bus.message import Message, make_message
 from bus.metrics import STATS
+from bus.message import Message, make_message
 from bus.nodes import Nodes
 from bus.silence import SilenceWatch
 from bus.staleleader import StaleLeaderGuard

@@ -10,17 +10,18 @@ import click
 import yaml
 
 from api import selectors
-from api.printers import columns as printers
 from api.registry import lookup
 from api.status import StatusError
-from cli import jsonpath, manifests, metadata, nodes, rollout as rollout_view
-from cli.apply import apply_one
+from api.printers import columns as printers
+from cli import jsonpath, manifests, metadata, nodes
 from cli.auth import auth
 from cli.deadletters import dead_letters
-from cli.describe import describe as describe_text
 from cli.expose import expose
-from cli.kubeconfig import config_group
+from cli import rollout as rollout_view
+from cli.apply import apply_one
+from cli.describe import describe as describe_text
 from cli.session import client as _client, connected, fail as _fail, kind_info as _kind
+from cli.kubeconfig import config_group
 from cli.status import status
 from cli.verbs import create, run, set_group
 from cli.verbs_patch import patch

@@ -6,15 +6,16 @@ import ipaddress
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
-from api import selectors, service
-from api.errors import already_exists, conflict, forbidden, invalid, not_found
+from api import selectors
 from api.fieldselectors import parse_fields
 from api.registry import KindInfo, lookup
+from api.errors import already_exists, conflict, forbidden, invalid, not_found
 from api.status import bad_request, too_large, Cause
 from api.updates import pod_spec_update, update_causes
 from bus import codec
 from bus.digest import KeyDigest
 from bus.topology import matcher, object_key
+from api import service
 from store import deletion, objects
 from store.allocators import Allocation, AllocationError
 from store.quotas import QuotaIndex, charges
