@@ -20,7 +20,7 @@ from cli.expose import expose
 from cli import rollout as rollout_view
 from cli.apply import apply_one
 from cli.describe import describe as describe_text
-from cli.session import client as _client, connected, fail as _fail, kind_info as _kind
+from cli.session import Commands, client as _client, connected, fail as _fail, kind_info as _kind
 from cli.kubeconfig import config_group
 from cli.status import status
 from cli.verbs import create, run, set_group
@@ -34,7 +34,7 @@ ALL = "pods,services,deployments,replicasets"
 OUTPUTS = ("wide", "yaml", "json", "name")  # `kubus get all`: the workload kinds kubus serves
 
 
-@click.group()
+@click.group(cls=Commands)
 def main() -> None:
     """kubus: a Kubernetes-style control plane on RabbitMQ."""
 
