@@ -252,8 +252,10 @@ def logs(name, namespace, container, follow, tail, previous, limit_bytes) -> Non
 @click.option("-f", "--filename", "path", default=None, help="Cluster file (default: config/cluster.yaml).")
 def up(path: str | None) -> None:
     """Start every actor of a cluster file as its own process; Ctrl-C stops them all."""
+    from cli.up import check_accounts
     from runtime.supervisor import run_cluster
 
+    check_accounts(path)
     sys.exit(run_cluster(path))
 
 
