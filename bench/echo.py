@@ -16,11 +16,10 @@ import sys
 import threading
 import time
 import uuid
-
-import pika
+from concurrent.futures import Future
 
 from bench.harness import ROOT, CpuMeter, broker_pid, progress, result_line, wait_for
-from bus import codec
+from bus import codec, side
 from bus.connection import Bus
 from bus.replyto import DIRECT
 from config.settings import Settings
@@ -64,12 +63,11 @@ class Trips:
         self.send()
 
 
-def consumers(queue: str) -> int:
-    conn = pika.BlockingConnection(pika.URLParameters(Settings().admin_url))
-    try:
-        return conn.channel().queue_declare(queue, passive=True).method.consumer_count
-    finally:
-        conn.close()
+def consumers(bus: Bus, queue: str) -> int | None:
+    """How many consumers `queue` has, asked on a side channel of the running `bus`."""
+    answer: Future = Future()
+    bus.call_soon(lambda: side.consumer_count(bus, queue, answer.set_result))
+    return answer.result(10)
 
 
 def run(inflight: int, total: int, batch: int) -> tuple[float, dict[str, float]]:
@@ -86,7 +84,7 @@ def run(inflight: int, total: int, batch: int) -> tuple[float, dict[str, float]]
     server = subprocess.Popen([sys.executable, "-m", "bench.echo", "--serve", queue], cwd=ROOT)
     try:
         wait_for(ready.is_set, 10, "the reply consumer")
-        wait_for(lambda: consumers(queue), 30, "the echo process to consume")
+        wait_for(lambda: consumers(client, queue), 30, "the echo process to consume")
         cpu = CpuMeter({"broker": broker_pid(), "echo": server.pid, "bench": os.getpid()})
         started = time.monotonic()
         for _ in range(max(1, inflight // batch)):

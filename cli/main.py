@@ -17,14 +17,14 @@ from cli import jsonpath, manifests, metadata, nodes
 from cli.auth import auth
 from cli.deadletters import dead_letters
 from cli.expose import expose
-from cli import rollout as rollout_view
 from cli.apply import apply_one
 from cli.describe import describe as describe_text
-from cli.session import client as _client, connected, fail as _fail, kind_info as _kind
+from cli.session import Commands, client as _client, connected, fail as _fail, kind_info as _kind
 from cli.kubeconfig import config_group
 from cli.status import status
 from cli.verbs import create, run, set_group
 from cli.verbs_patch import patch
+from cli.verbs_rollout import rollout, scale
 from cli.verbs_tables import api_resources, events
 from cli.verbs_wait import wait
 from runtime.client import Client, Watch
@@ -34,7 +34,7 @@ ALL = "pods,services,deployments,replicasets"
 OUTPUTS = ("wide", "yaml", "json", "name")  # `kubus get all`: the workload kinds kubus serves
 
 
-@click.group()
+@click.group(cls=Commands)
 def main() -> None:
     """kubus: a Kubernetes-style control plane on RabbitMQ."""
 
@@ -225,86 +225,6 @@ def describe(kind, name, namespace) -> None:
         click.echo(describe_text(client, info.kind, client.get(info.kind, name, namespace)))
 
 
-@main.group()
-def rollout() -> None:
-    """Follow or undo a Deployment's rollout."""
-
-
-@rollout.command("status")
-@click.argument("target")
-@click.option("-n", "--namespace", default="default")
-@click.option("-w", "--watch/--no-watch", default=True)
-def rollout_status(target: str, namespace: str, watch: bool) -> None:
-    """Print the rollout's progress until it completes (exit 0) or misses its deadline (exit 1)."""
-    name = _deployment_name(target)
-    with connected() as client:
-        events = client.watch("Deployment", namespace) if watch else None
-        last = None
-        d = client.get("Deployment", name, namespace)
-        while True:
-            message, done = rollout_view.status_line(d)
-            if message != last:
-                click.echo(message)
-                last = message
-            if done or not watch:
-                return
-            d = next(delta.object for delta in events if delta.object["metadata"]["name"] == name)
-
-
-@rollout.command("undo")
-@click.argument("target")
-@click.option("-n", "--namespace", default="default")
-@click.option("--to-revision", type=int, default=None)
-def rollout_undo(target: str, namespace: str, to_revision: int | None) -> None:
-    """Roll back to the previous revision (or --to-revision)."""
-    with connected() as client:
-        click.echo(rollout_view.undo(client, _deployment_name(target), namespace, to_revision))
-
-
-def _rollout_action(action, *args) -> None:
-    """Run one rollout action on `deployment/NAME` and print its line."""
-    def command(target: str, namespace: str) -> None:
-        with connected() as client:
-            click.echo(action(client, _deployment_name(target), namespace, *args))
-    return command
-
-
-for _name, _help, _action, _args in (
-        ("history", "List the Deployment's revisions.", rollout_view.history, ()),
-        ("restart", "Roll every pod of the Deployment, one template change.", rollout_view.restart, ()),
-        ("pause", "Stop the Deployment from rolling out template changes.", rollout_view.pause, (True,)),
-        ("resume", "Let a paused Deployment roll out again.", rollout_view.pause, (False,))):
-    rollout.command(_name, help=_help)(click.argument("target")(click.option("-n", "--namespace", default="default")(
-        _rollout_action(_action, *_args))))
-
-
-@main.command()
-@click.argument("target")
-@click.argument("name", required=False)
-@click.option("--replicas", type=int, required=True)
-@click.option("-n", "--namespace", default="default")
-def scale(target: str, name: str | None, replicas: int, namespace: str) -> None:
-    """Set replicas of a Deployment or ReplicaSet: `kubus scale deployment/web --replicas 5` (or `deployment web`)."""
-    kind, _, slashed = target.partition("/")
-    if slashed and name:
-        raise click.UsageError("give the target as KIND/NAME or KIND NAME, not both")
-    name = slashed or name
-    info = _kind(kind if name else "deployment")
-    if info.kind not in ("Deployment", "ReplicaSet"):
-        raise click.BadParameter(f"{target}: only deployments and replicasets scale", param_hint="target")
-    name = name or kind
-    with connected() as client:
-        client.patch(info.kind, name, {"spec": {"replicas": replicas}}, namespace)
-    click.echo(f"{info.resource}/{name} scaled")
-
-
-def _deployment_name(target: str) -> str:
-    kind, _, name = target.partition("/")
-    if name and _kind(kind).kind != "Deployment":
-        raise click.BadParameter(f"{target}: only deployments roll out")
-    return name or kind
-
-
 @main.command()
 @click.argument("name")
 @click.option("-n", "--namespace", default=None)
@@ -332,14 +252,16 @@ def logs(name, namespace, container, follow, tail, previous, limit_bytes) -> Non
 @click.option("-f", "--filename", "path", default=None, help="Cluster file (default: config/cluster.yaml).")
 def up(path: str | None) -> None:
     """Start every actor of a cluster file as its own process; Ctrl-C stops them all."""
+    from cli.up import check_accounts
     from runtime.supervisor import run_cluster
 
+    check_accounts(path)
     sys.exit(run_cluster(path))
 
 
 for command in (nodes.cordon, nodes.uncordon, nodes.drain, metadata.label, metadata.annotate, auth,
                 dead_letters, create, run, set_group, patch, wait, events, api_resources, status, config_group,
-                expose):
+                expose, rollout, scale):
     main.add_command(command)
 
 

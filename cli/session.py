@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import time
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Iterator, NoReturn
 
 import click
 
@@ -43,15 +43,26 @@ def _apiserver_within(connected: Client, seconds: float) -> bool:
 
 @contextmanager
 def connected() -> Iterator[Client]:
-    """A client for one command; a StatusError inside ends the command with kubectl's wording."""
+    """A client for one command (a StatusError inside ends the command: see `Commands`)."""
     with client() as c:
+        yield c
+
+
+class Commands(click.Group):
+    """The `kubus` command group, the one place a command's failure becomes a message: whatever the
+    cluster refuses (a StatusError) or a broker that does not answer ends the command with kubectl's
+    wording and exit 1, never a traceback — subgroups run inside this `invoke`."""
+
+    def invoke(self, ctx: click.Context):
         try:
-            yield c
+            return super().invoke(ctx)
         except StatusError as exc:
             fail(exc)
+        except ConnectionError as exc:
+            raise click.ClickException(str(exc)) from None
 
 
-def fail(exc: StatusError) -> None:
+def fail(exc: StatusError) -> NoReturn:
     if exc.reason == "Unauthorized":  # kubectl's words, and where kubus's credentials come from
         raise click.ClickException("You must be logged in to the server (Unauthorized): KUBUS_AMQP_URL names "
                                    "no user of this cluster (`kubus bootstrap` makes them; `make demo` "

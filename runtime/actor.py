@@ -9,11 +9,10 @@ import signal
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import structlog
 
-from api.events import event
 from bus import codec, side
 from bus.connection import INTERNAL_ERROR, Bus
 from bus.declare import Bounds, QueueSpec, declare_queue
@@ -23,12 +22,12 @@ from bus.rpc import RpcClient
 from bus.silence import went_silent
 from bus.dead import dead_letter
 from bus.topology import Names
-from config.answerers import api_answerers
 from config.settings import Settings
 from runtime import heap, logs, metrics
 from runtime.cache import Delta
 from runtime.informer import Informer
-from runtime.replies import Reply, ReplyConnection
+from runtime.replies import ReplyConnection
+from runtime.talking import Talking
 
 Handler = Callable[[Message], None]
 LOCK_RETRY_S = 0.5
@@ -44,7 +43,7 @@ class Consumer:
     undecodable: Callable[[Message, codec.DecodeError], None] | None = None  # told before one is dead-lettered
 
 
-class Actor:
+class Actor(Talking):
     """Subclasses set `name` and override `consumers()` and the `on_*` hooks."""
 
     name = "actor"
@@ -263,45 +262,6 @@ class Actor:
 
     def dead_letter(self, msg: Message, reason: str, detail: str) -> None:
         dead_letter(self.bus, self.names, msg, reason, detail, self.name)
-
-    # ---- talking to the apiserver -------------------------------------------------------------
-    def ask(self, body: dict[str, Any], done: Callable[[Any], None]) -> None:
-        """A request to the apiserver; `done` gets the reply dict, or the StatusError of a timeout."""
-        self.rpc.call(self.names.api, "apiserver", _request(body), self._safe(done, "actor.reply_handler_failed"),
-                      self.settings.request_timeout_s, answerers=api_answerers(self.names.cluster),
-                      user_id=self.bus.user, retry=True)
-
-    def tell(self, body: dict[str, Any]) -> None:
-        """A request nobody waits for: no reply comes back."""
-        self.rpc.tell(self.names.api, "apiserver", _request(body), ttl=self.settings.request_timeout_s,
-                      user_id=self.bus.user)
-
-    def record(self, obj: dict, reason: str, message: str, type_: str, component: str) -> None:
-        """An Event about `obj`, told: a lost one costs nothing."""
-        ev = event(obj, reason, message, type_, component)
-        self.tell({"verb": "create", "kind": "Event", "namespace": ev["metadata"]["namespace"], "object": ev})
-
-    def reply(self, msg: Message, body: dict[str, Any] | bytes) -> None:
-        if msg.reply_to:
-            self.send_replies([(msg.reply_to, msg.correlation_id, [body])])
-
-    def send_replies(self, replies: list[tuple[str, str | None, list | Iterator[bytes]]]) -> None:
-        """Each (reply_to, correlation_id, parts): whole replies to trusted nodes on this actor's own
-        connection; the rest — a big read's parts, made as they go; any reply to a node not trusted
-        yet — on its reply connection. Every reply carries this actor's broker user as its `user_id`
-        (contract 2: a caller believes a reply only from the responder it asked)."""
-        aside = []
-        for reply_to, correlation_id, parts in replies:
-            if isinstance(parts, list) and self.trusted.covers(reply_to):
-                for part in parts:
-                    self.bus.publish("", reply_to, part, type="reply", correlation_id=correlation_id,
-                                     user_id=self.bus.user)  # the caller believes only its responder's
-            elif isinstance(parts, list):
-                encoded = [part if isinstance(part, bytes) else codec.encode(part) for part in parts]
-                aside.append(Reply(reply_to, correlation_id, iter(encoded)))
-            else:
-                aside.append(Reply(reply_to, correlation_id, parts))
-        self.replies.add(aside)
 
     # ---- slow work ---------------------------------------------------------------------------
     def offload(self, work: Callable[[], Any], done: Callable[[Any], None]) -> None:

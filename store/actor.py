@@ -40,10 +40,10 @@ from store.outbox import Outbox
 from store.outcomes import outcome_replies
 from store.sqlite import SqliteBackend
 from store.state import State
+from store.upkeep import Upkeep
 from store.writer import Writer
 
 COMPACT_EVERY_S = 30.0
-COMPACT_ROWS = 2000  # log rows and dedupe ids dropped per transaction
 ALIVE_EVERY_S = 1.0
 EXIT_DISK, EXIT_FENCED, EXIT_BEHIND = 70, 75, 76
 CHUNK_ENVELOPE = 4096  # a list or snapshot reply's own fields: its items fill the message limit less this
@@ -68,7 +68,7 @@ def make_backend(settings: Settings, kind: str = "sqlite") -> Backend:
     return SqliteBackend(settings.data_dir / f"{settings.cluster}.store.db", fsync=settings.store_fsync)
 
 
-class StoreActor(Actor):
+class StoreActor(Upkeep, Actor):
     name = "store"
     singleton = True
 
@@ -311,48 +311,6 @@ class StoreActor(Actor):
         """An event the broker will not take goes to `{c}.dead` (its head, if it is too big) with the reason."""
         body = raw if len(raw) <= self.settings.max_message_bytes // 2 else codec.encode({"rev": rev, "key": key})
         publish_dead(self.bus, self.names, key, body, "unpublishable", why, self.name, type="event")
-
-    # ---- background ------------------------------------------------------------------------
-    def send_bookmarks(self) -> None:
-        """Count and digest per changed routing key, only once every event up to `rev` is out; while a
-        batch is being committed, right after it."""
-        self.bookmarks_due = self.committing
-        if self.committing:
-            return
-        if not self.active or self.bus.channel is None or not self.outbox.caught_up(self.state.rev):
-            if self.active and self.outbox.failed and self.bus.channel is not None:
-                self.outbox.restart(self._backend(lambda b: list(b.log_after(self.outbox.confirmed))))
-            return
-        for key, digest in self.bookmarks.take(self.state.digests, self.clock()):
-            self.bus.publish(self.names.events, key, {
-                "type": "BOOKMARK", "kind": key.split(".", 1)[0], "shard": key, "rev": self.state.rev,
-                "count": digest.count, "digest": digest.digest}, type="event", user_id=self.bus.user)
-
-    def _sweep(self) -> None:
-        """Every key's bookmark again, spread over half the sweep period."""
-        takes = int(self.settings.bookmark_sweep_s / 2 / self.settings.bookmark_interval_s)
-        self.bookmarks.sweep(self.state.digests, self.clock(), takes)
-
-    def compact(self) -> None:
-        if not self.active:
-            return
-        keep_from = min(self.outbox.confirmed, self.state.rev - self.settings.log_retention) + 1
-        horizon = self.dedupe.expire(self.clock() - self.settings.dedupe_window_s)
-        self.writer.submit(self._compact_on_writer, keep_from, horizon, self.outbox.confirmed)
-
-    def _compact_on_writer(self, keep_from: int, horizon: float, confirmed: int) -> None:
-        """Drop old log rows and dedupe ids, and record the confirmed revision, between two batches:
-        `COMPACT_ROWS` at a time, the next chunk queued behind the commits that came meanwhile
-        (one long delete held every commit for up to 0.9 s at 500 writes/s)."""
-        try:
-            dropped = self.backend.compact(keep_from, horizon, COMPACT_ROWS)
-            self.backend.commit([], [], [], confirmed)
-        except Exception as exc:
-            self._write_failed(exc)
-        if dropped:
-            self.log.info("store.compacted", dropped=dropped, rev=self.state.rev)
-        if dropped >= COMPACT_ROWS:
-            self.bus.call_soon(lambda: self.writer.submit(self._compact_on_writer, keep_from, horizon, confirmed))
 
     def on_drain(self, done: Callable[[], None]) -> None:
         """Answer what has arrived, wait for the commit in flight, then let the actor stop."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator, Protocol
 
-from store.state import Change, ObjKey
+from store.records import Change, ObjKey
 
 
 @dataclass(frozen=True)

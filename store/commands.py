@@ -10,7 +10,8 @@ from api.registry import lookup
 from api.status import StatusError, bad_request
 from bus import codec
 from bus.messages import Request
-from store.state import Entry, State
+from store.records import Entry
+from store.state import State
 
 
 Parts = list[bytes] | Iterator[bytes]

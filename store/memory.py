@@ -5,7 +5,7 @@ from typing import Iterator
 
 from bus import codec
 from store.backend import Applied, LogRow
-from store.state import Change, ObjKey
+from store.records import Change, ObjKey
 
 
 class MemoryBackend:

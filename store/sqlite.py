@@ -9,7 +9,7 @@ from typing import Iterator
 import msgpack
 
 from store.backend import Applied, Fenced, LogRow
-from store.state import Change, ObjKey
+from store.records import Change, ObjKey
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS objects (kind TEXT, ns TEXT, name TEXT, data BLOB, PRIMARY KEY (kind, ns, name))

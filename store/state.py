@@ -3,8 +3,7 @@ a command makes. Pure logic: persistence and the wire are elsewhere."""
 from __future__ import annotations
 
 import ipaddress
-from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Callable, Iterator
 
 from api import selectors
 from api.fieldselectors import parse_fields
@@ -19,52 +18,11 @@ from api import service
 from store import deletion, objects
 from store.allocators import Allocation, AllocationError
 from store.quotas import QuotaIndex, charges
+from store.records import Change, Entry, ObjKey, oid_of
 
-ObjKey = tuple[str, str, str]  # kind, namespace ("" when cluster-scoped), name
 GENERATE_NAME_TRIES = 8
 SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 IMMORTAL_NAMESPACES = ("default", "kube-system", "kube-public")  # NamespaceLifecycle refuses their deletion
-
-
-@dataclass
-class Entry:
-    """A stored object, its routing key and its msgpack encoding (made once, sent many times).
-    Stored objects are never changed in place: a change builds new dicts around shared parts."""
-
-    obj: dict
-    key: str  # routing key
-    raw: bytes
-
-
-@dataclass
-class Change:
-    """One committed revision: the event it publishes and the row it leaves in the store."""
-
-    rev: int
-    type: str  # ADDED MODIFIED DELETED
-    kind: str
-    oid: ObjKey
-    prev: int
-    from_key: str | None
-    entry: Entry
-
-    @property
-    def key(self) -> str:
-        return self.entry.key
-
-    @property
-    def obj(self) -> dict:
-        return self.entry.obj
-
-    def event(self) -> bytes:
-        fields: dict[str, Any] = {"type": self.type, "kind": self.kind, "rev": self.rev, "prev": self.prev}
-        if self.from_key:
-            fields["from"] = self.from_key
-        return codec.pack_map(fields, {"object": self.entry.raw})
-
-
-def oid_of(info: KindInfo, namespace: str | None, name: str) -> ObjKey:
-    return (info.kind, (namespace or "") if info.namespaced else "", name)
 
 
 class State:

@@ -7,12 +7,12 @@ from typing import Any
 
 from bus import codec
 from store.backend import Applied
-from store.state import ObjKey
+from store.records import ObjKey
 
 
 @dataclass(frozen=True)
 class Replayed:
-    """A committed change as a standby replays it: what the backends read of a `state.Change`."""
+    """A committed change as a standby replays it: what the backends read of a `records.Change`."""
 
     rev: int
     type: str
