@@ -20,11 +20,7 @@ LAYERS = {"api": 0, "config": 0, "bus": 1, "runtime": 2, "store": 3, "actors": 3
 TOP_LEVEL = set(LAYERS) | {"tests"}
 MAX_LINES = 330
 
-PENDING_BUS_URLS = "pending: bus/urls.py (configuration) moves to config/, so config stops importing bus"
-PENDING_CHAIN = ("pending: the chain's move — REVIEWS to api/registry.py (gateway → apiserver) and one "
-                 "'ready' in api/ (ingress → proxy)")
 PENDING_KIT = "pending: what benches and tests share becomes a test kit inside the package"
-PENDING_API_SPLIT = "pending: api/policy.py and api/podsecurity.py split by the chain's move"
 
 
 @dataclass(frozen=True)
@@ -81,10 +77,7 @@ def test_only_bus_imports_pika():
     assert not offenders, f"only bus/ may import pika; these do:{_listing(offenders)}"
 
 
-@pytest.mark.parametrize("package", [
-    pytest.param(package, marks=pytest.mark.xfail(strict=True, reason=PENDING_BUS_URLS))
-    if package == "config" else package
-    for package in LAYERS])
+@pytest.mark.parametrize("package", LAYERS)
 def test_a_package_imports_only_the_layers_below_it(package):
     offenders = [f"{module.name} imports {other}" for module in modules() if module.package == package
                  for other in module.imported_packages() & set(LAYERS)
@@ -97,7 +90,6 @@ def _actor(name: str) -> str | None:
     return parts[1] if parts[0] == "actors" and len(parts) > 2 else None
 
 
-@pytest.mark.xfail(strict=True, reason=PENDING_CHAIN)
 def test_an_actor_never_imports_another_actor():
     offenders = [f"{module.name} imports {name}" for module in modules() if _actor(module.name)
                  for name in module.imports if _actor(name) not in (None, _actor(module.name))]
@@ -110,10 +102,7 @@ def test_product_code_never_imports_tests():
     assert not offenders, f"product code never imports tests/ (a test kit inside the package):{_listing(offenders)}"
 
 
-@pytest.mark.parametrize("package", [
-    pytest.param(package, marks=pytest.mark.xfail(strict=True, reason=PENDING_API_SPLIT))
-    if package == "api" else package
-    for package in LAYERS])
+@pytest.mark.parametrize("package", LAYERS)
 def test_no_module_over_the_limit(package):
     offenders = [f"{module.path.relative_to(ROOT)}: {module.lines} lines" for module in modules()
                  if module.package == package and module.lines > MAX_LINES]
