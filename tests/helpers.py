@@ -4,7 +4,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -14,6 +13,7 @@ import pika
 from bus.replyto import DIRECT
 from bus.topology import Names
 from bus.urls import first, management_base, split
+from runtime import spawn
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -41,16 +41,15 @@ class Procs:
         self.env = env
         self.logdir = logdir
         self.settings = settings
-        self.procs: list[subprocess.Popen] = []
+        self.procs: list[spawn.Process] = []
         self.accounts: dict[tuple[str, str | None], str] = {}  # (role, name) -> the actor's AMQP URL
 
-    def start(self, module: str, *args: str, label: str | None = None, **env: str) -> subprocess.Popen:
-        """Run `python -m module args` as the broker user its role has (made on first use)."""
+    def start(self, module: str, *args: str, label: str | None = None, **env: str) -> spawn.Process:
+        """Run `python -m module args` (forked warm) as the broker user its role has (made on first use)."""
         label = label or module.rsplit(".", 1)[-1]
-        log = open(self.logdir / f"{label}-{len(self.procs)}.log", "w")
         env = {"KUBUS_AMQP_URL": self.url_of(module, args), **env}
-        proc = subprocess.Popen([sys.executable, "-m", module, *args], cwd=ROOT, env={**self.env, **env},
-                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        with open(self.logdir / f"{label}-{len(self.procs)}.log", "w") as log:
+            proc = spawn.start(module, *args, cwd=ROOT, env={**self.env, **env}, stdout=log, stderr=subprocess.STDOUT)
         self.procs.append(proc)
         return proc
 
@@ -63,7 +62,7 @@ class Procs:
             self.accounts[role] = actor_account_url(self.settings, module, args)
         return self.accounts[role]
 
-    def kill9(self, proc: subprocess.Popen) -> None:
+    def kill9(self, proc: spawn.Process) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(10)
 
