@@ -27,9 +27,8 @@ from actors.proxy import leftovers
 from bench.harness import Cluster, median, result_line, serving, wait_for
 from runtime import logs
 from runtime.client import Client
-from tests.e2e.conftest import free_port
-from tests.helpers import kill_containers
-from tests.webserver import REPLICAS, SERVICE, deployment, get, is_ready, ready_pods
+from testkit.hosts import free_port, kill_containers
+from testkit.webserver import REPLICAS, SERVICE, deployment, get, is_ready, ready_pods
 
 
 INGRESS = {"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "metadata": {"name": "shop"},

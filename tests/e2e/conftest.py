@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import socket
 import ssl
 import subprocess
 import urllib.request
@@ -13,18 +12,12 @@ import urllib.request
 import pytest
 import yaml
 
-from config.identities import broker_user_of
 from runtime import spawn
 from tests.helpers import ROOT, wait_until
-from tests.people import password
+from testkit.hosts import free_port
+from testkit.people import token_of  # noqa: F401  (the tests' name for it)
 
 KUBECTL = os.environ.get("KUBUS_KUBECTL", "kubectl")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture
@@ -80,6 +73,3 @@ def kubectl_for(tmp_path, url: str, ca, token: str):
     kubectl.argv = argv
     return kubectl
 
-
-def token_of(settings, person: str) -> str:
-    return f"{broker_user_of(settings.cluster, 'user', person)}:{password(person)}"

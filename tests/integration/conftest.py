@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import control_plane
-from tests.failover import rabbit_script
+from testkit.failover import rabbit_script
 from tests.helpers import wait_until
 from tests.relay import Relay
-from tests.webserver import REPLICAS, SERVICE, deployment, ready_pods
+from testkit.webserver import REPLICAS, SERVICE, deployment, ready_pods
 
 
 @pytest.fixture
