@@ -9,7 +9,7 @@ each pod has its own network namespace and the proxy's nftables rules DNAT to it
 requests/s: GETs, each on a new connection (a proxy picks its endpoint per connection), to one pod's
 address and port, to the Service's ClusterIP (3 replicas behind it), and through the ingress actor
 (an Ingress routing Host shop.example to the Service), from `concurrency` threads.
-Ready to traffic: a replica's readiness is turned off and on again (`tests.webserver`'s flag file);
+Ready to traffic: a replica's readiness is turned off and on again (`testkit.webserver`'s flag file);
 the time runs from the moment a watch sees its Ready condition turn True to the first answer from it
 through the ClusterIP (requests sent back to back meanwhile).
 """

@@ -37,7 +37,7 @@ def apps(procs, settings):
 @pytest.fixture
 def served(node_cluster, procs, tmp_path):
     """node_cluster with the networking controllers and the proxy, and Deployment `web` (3 replicas of
-    tests/webserver.py, readiness flags in tmp_path) behind NodePort Service `web`."""
+    testkit/webserver.py, readiness flags in tmp_path) behind NodePort Service `web`."""
     for name in ("nodeipam", "endpointslice", "replicaset", "deployment", "gc"):
         procs.start("actors.controllers", name, label=f"{name}-controller")
     procs.proxy = procs.start("actors.proxy")
