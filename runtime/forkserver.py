@@ -7,7 +7,7 @@ costs. `runtime.spawn` starts it and speaks to it; `python -m <actor>` stays wha
 The server has no threads and opens no connection, so a child inherits neither. It talks over one
 unix socket (SOCK_SEQPACKET: a message is a datagram, file descriptors ride along):
   → {"argv": [module, *args], "env": {...}, "cwd": path} with the child's stdout and stderr fds
-  ← {"id": n, "pid": pid}            the child is running
+  ← {"id": n, "pid": pid}            the child is running (or {"id": n, "error": text}: no fork)
   ← {"id": n, "exit": code}          it ended (negative: the signal that killed it, as Popen has it)
 A starter that goes away (its end of the socket closes) leaves the children running, as a parent
 of `start_new_session` processes does today."""
@@ -113,7 +113,13 @@ class Server:
         ident, self.next_id = self.next_id, self.next_id + 1
         sys.stdout.flush()
         sys.stderr.flush()
-        pid = os.fork()
+        try:
+            pid = os.fork()
+        except OSError as exc:  # out of processes or memory: that start fails, the server stays
+            for fd in fds:
+                os.close(fd)
+            self._send({"id": ident, "error": str(exc)})
+            return None
         if pid == 0:
             self._become_child(fds)
             return Child(request)

@@ -65,7 +65,7 @@ class ForkServer:
         self.sock = mine
         self.lock = threading.Lock()  # one start at a time
         self.changed = threading.Condition()
-        self.started: dict[int, int] = {}  # id -> pid, until its starter takes it
+        self.started: dict[int, int | OSError] = {}  # id -> pid (or why not), until its starter takes it
         self.exits: dict[int, int] = {}  # id -> exit code
         self.next_id = 1
         self.gone = False
@@ -81,7 +81,10 @@ class ForkServer:
                 self.changed.wait_for(lambda: ident in self.started or self.gone)
                 if self.gone:
                     raise RuntimeError("the fork server exited")
-                return ident, self.started.pop(ident)
+                pid = self.started.pop(ident)
+                if isinstance(pid, OSError):
+                    raise pid
+                return ident, pid
 
     def exit_of(self, ident: int, timeout: float | None) -> int | None:
         """The exit code of child `ident`, waiting up to `timeout` for it (None: still running)."""
@@ -95,8 +98,8 @@ class ForkServer:
         while message := self._recv():
             answer = json.loads(message)
             with self.changed:
-                if "pid" in answer:
-                    self.started[answer["id"]] = answer["pid"]
+                if "pid" in answer or "error" in answer:
+                    self.started[answer["id"]] = answer.get("pid") or OSError(answer["error"])
                 else:
                     self.exits[answer["id"]] = answer["exit"]
                 self.changed.notify_all()
