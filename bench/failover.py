@@ -24,10 +24,10 @@ from pathlib import Path
 from bench.harness import Cluster, median, result_line
 from runtime import logs
 from runtime.client import Client
-from tests.failover import Stores, first_write_after, rabbit_script, restart_node, stream_leader, thaw_node, writes_after
-from tests.helpers import wait_until
-from tests.histories import KEYS, CasClient, register
-from tests.linearizability import linearizable
+from testkit.failover import Stores, first_write_after, rabbit_script, restart_node, stream_leader, thaw_node, writes_after
+from testkit.waiting import wait_until
+from testkit.histories import KEYS, CasClient, register
+from testkit.linearizability import linearizable
 
 FAULTS = ("store-kill", "node-kill", "leader-kill", "store-freeze", "node-freeze")  # node: the active store's
 

@@ -26,7 +26,8 @@ from bench.harness import Cluster, median, result_line, serving, wait_for
 from bench.store import Chains, payload
 from runtime import logs
 from runtime.client import Client
-from tests.e2e.conftest import free_port, token_of
+from testkit.hosts import free_port
+from testkit.people import token_of
 
 POD_URL = "/api/v1/namespaces/default/pods"
 

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -18,9 +17,10 @@ sys.path.insert(0, str(ROOT))
 from cli.bootstrap import actor_account_url, bootstrap, remove_accounts  # noqa: E402
 from config.credentials import AS_ITS_CALLERS  # noqa: E402
 from config.settings import Settings  # noqa: E402
-from runtime import heap  # noqa: E402
-from tests.helpers import delete_topology  # noqa: E402  (also removes the run's actor queues)
-from tests.people import as_person, write_users_file  # noqa: E402
+from bus.testkit import delete_topology  # noqa: E402  (also removes the run's actor queues)
+from runtime import heap, spawn  # noqa: E402
+from testkit.hosts import free_port  # noqa: E402,F401  (the benches' name for it)
+from testkit.people import as_person, write_users_file  # noqa: E402
 
 
 class Cluster:
@@ -40,16 +40,19 @@ class Cluster:
                     "KUBUS_DATA_DIR": str(self.settings.data_dir), "KUBUS_LOG_LEVEL": "warning",
                     "KUBUS_SECRETS_DIR": str(self.base.secrets_dir), "KUBUS_USERS_FILE": str(self.base.users_file),
                     "KUBUS_ADMIN_URL": admin, "PYTHONUNBUFFERED": "1"}
-        self.procs: list[subprocess.Popen] = []
+        self.procs: list[spawn.Process] = []
 
-    def start(self, module: str, *args: str, **env: str) -> subprocess.Popen:
-        log = open(Path(self.dir.name) / f"{module}.{len(self.procs)}.log", "w")
+    def start(self, module: str, *args: str, **env: str) -> spawn.Process:
+        """`python -m module args`, forked warm, as its own broker user (its log in the run's directory)."""
         own = module not in AS_ITS_CALLERS  # a gateway has no broker user: it talks as each caller
         env = {**self.env, **({"KUBUS_AMQP_URL": actor_account_url(self.base, module, args)} if own else {}), **env}
-        proc = subprocess.Popen([sys.executable, "-m", module, *args], cwd=ROOT, env=env, stdout=log,
-                                stderr=subprocess.STDOUT)
+        with open(self.log_of(module, len(self.procs)), "w") as log:
+            proc = spawn.start(module, *args, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
         self.procs.append(proc)
         return proc
+
+    def log_of(self, module: str, index: int) -> Path:
+        return Path(self.dir.name) / f"{module}.{index}.log"
 
     def __enter__(self) -> "Cluster":
         return self
@@ -87,13 +90,6 @@ def wait_for(condition: Callable[[], bool], timeout: float, what: str) -> None:
         if time.monotonic() > deadline:
             raise SystemExit(f"timed out waiting for {what}")
         time.sleep(0.05)
-
-
-def free_port() -> int:
-    """A TCP port on loopback that nothing listens on now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def cpu_seconds(pid: int) -> float:

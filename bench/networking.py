@@ -9,7 +9,7 @@ each pod has its own network namespace and the proxy's nftables rules DNAT to it
 requests/s: GETs, each on a new connection (a proxy picks its endpoint per connection), to one pod's
 address and port, to the Service's ClusterIP (3 replicas behind it), and through the ingress actor
 (an Ingress routing Host shop.example to the Service), from `concurrency` threads.
-Ready to traffic: a replica's readiness is turned off and on again (`tests.webserver`'s flag file);
+Ready to traffic: a replica's readiness is turned off and on again (`testkit.webserver`'s flag file);
 the time runs from the moment a watch sees its Ready condition turn True to the first answer from it
 through the ClusterIP (requests sent back to back meanwhile).
 """
@@ -27,9 +27,8 @@ from actors.proxy import leftovers
 from bench.harness import Cluster, median, result_line, serving, wait_for
 from runtime import logs
 from runtime.client import Client
-from tests.e2e.conftest import free_port
-from tests.helpers import kill_containers
-from tests.webserver import REPLICAS, SERVICE, deployment, get, is_ready, ready_pods
+from testkit.hosts import free_port, kill_containers
+from testkit.webserver import REPLICAS, SERVICE, deployment, get, is_ready, ready_pods
 
 
 INGRESS = {"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "metadata": {"name": "shop"},

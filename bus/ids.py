@@ -8,10 +8,21 @@ must not be able to name the caller's next one, so each is 128 random bits (half
 from __future__ import annotations
 
 import itertools
+import os
 import secrets
 
 _PREFIX = secrets.token_hex(8)
 _COUNTER = itertools.count(1)
+
+
+def _new_prefix() -> None:
+    """A forked process (an actor from the warm parent) is a new sender: its own prefix, or two
+    apiservers of one broker user would send the store the same ids and be deduped into one."""
+    global _PREFIX, _COUNTER
+    _PREFIX, _COUNTER = secrets.token_hex(8), itertools.count(1)
+
+
+os.register_at_fork(after_in_child=_new_prefix)
 
 
 def new_id() -> str:

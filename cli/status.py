@@ -15,6 +15,7 @@ from bus import admin
 from bus.topology import Names
 from config.identities import users_prefix
 from config.settings import Settings
+from runtime.memory import cluster_memory
 
 
 @dataclass
@@ -89,6 +90,22 @@ def cluster_lines(settings: Settings) -> list[str]:
             f"nodes {len(nodes)}: {ready} Ready, {len(nodes) - ready} NotReady"]
 
 
+def memory_line(view: Broker, cluster: str) -> str:
+    """The PSS of the cluster's actor processes on this host (those holding its actors' connections,
+    and the warm parent they were forked from): shared pages counted once. People's and pods'
+    connections are not the cluster's processes, but a gateway's (as its callers) are."""
+    people = (f"{users_prefix(cluster)}user.", f"{users_prefix(cluster)}sa.")
+    ports = {int(c["peer_port"]) for c in view.connections
+             if c.get("peer_port") and _local(str(c.get("peer_host", "")), str(c.get("host", "")))
+             and (not str(c.get("user", "")).startswith(people) or _connection_name(c).startswith("gateway "))}
+    count, kib = cluster_memory(ports)
+    return f"memory on this host: {count} processes, {kib / 1024:.0f} MB PSS"
+
+
+def _local(peer: str, broker: str) -> bool:
+    return peer.startswith("127.") or peer in ("::1", broker)
+
+
 def _ready(node: dict) -> bool:
     return any(c.get("type") == "Ready" and c.get("status") == "True"
                for c in (node.get("status") or {}).get("conditions") or [])
@@ -107,5 +124,6 @@ def status() -> None:
                f"{dead} dead letters" + ("  (kubus dead-letters shows them)" if dead else ""))
     for line in cluster_lines(settings):
         click.echo(line)
+    click.echo(memory_line(view, settings.cluster))
     click.echo("\n" + printers.table(actors_table(view)))
     click.echo("\n" + printers.table(queues_table(view)))

@@ -1,5 +1,6 @@
-"""`kubus up`: every actor of a cluster file as its own OS process, logs prefixed, crashed ones
-restarted with backoff, all stopped together on Ctrl-C or SIGTERM."""
+"""`kubus up`: every actor of a cluster file as its own OS process (forked from the warm parent,
+`runtime.spawn`), logs prefixed, crashed ones restarted — the first time at once, then with
+backoff — all stopped together on Ctrl-C or SIGTERM."""
 from __future__ import annotations
 
 import os
@@ -15,22 +16,23 @@ from config import urls
 from config.cluster import ActorSpec, HostSpec, NodeSpec, load_cluster
 from config.credentials import AS_ITS_CALLERS, actor_url, read_secret, role_of_actor
 from config.settings import Settings
+from runtime import spawn
 
-BACKOFF_START_S = 1.0
+BACKOFF_START_S = 1.0  # the second restart in a row waits this long; the first is at once (a warm start)
 BACKOFF_MAX_S = 30.0
 HEALTHY_AFTER_S = 60.0
 STOP_GRACE_S = 10.0
-TICK_S = 0.5
+TICK_S = 0.1  # how soon a crash is seen (a poll is a lookup: the fork server reports exits)
 
 
 @dataclass
 class Child:
     label: str
-    argv: list[str]
+    argv: list[str]  # module, args
     env: dict[str, str]
-    proc: subprocess.Popen | None = None
+    proc: spawn.Process | subprocess.Popen | None = None
     started: float = 0.0
-    backoff: float = BACKOFF_START_S
+    backoff: float = 0.0
     restart_at: float = 0.0
     restarts: int = 0
     threads: list[threading.Thread] = field(default_factory=list)
@@ -43,7 +45,7 @@ class Supervisor:
         self.stopping = threading.Event()
         self.children = [
             Child(f"{a.name}-{i + 1}" if a.instances > 1 else a.name,
-                  [sys.executable, "-m", a.module, *a.args], {**env, **a.env})
+                  [a.module, *a.args], {**env, **a.env})
             for a in actors for i in range(a.instances)
         ]
         self._metrics_ports(int(env.get("KUBUS_METRICS_PORT") or 0))
@@ -62,16 +64,20 @@ class Supervisor:
             self.out.flush()
 
     def start(self, child: Child) -> None:
-        child.proc = subprocess.Popen(child.argv, env=child.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                      text=True, bufsize=1, start_new_session=True)
+        read, write = os.pipe()
+        try:
+            child.proc = spawn.start(*child.argv, env=child.env, stdout=write, stderr=subprocess.STDOUT)
+        finally:
+            os.close(write)
         child.started = time.monotonic()
-        thread = threading.Thread(target=self._pump, args=(child, child.proc), daemon=True)
+        thread = threading.Thread(target=self._pump, args=(child, read), daemon=True)
         thread.start()
         self.say("kubus", f"started {child.label} (pid {child.proc.pid})")
 
-    def _pump(self, child: Child, proc: subprocess.Popen) -> None:
-        for line in proc.stdout:
-            self.say(child.label, line)
+    def _pump(self, child: Child, read: int) -> None:
+        with open(read, encoding="utf-8", errors="backslashreplace") as lines:
+            for line in lines:
+                self.say(child.label, line)
 
     def check(self, child: Child, now: float) -> None:
         """Restart a child that exited, after its backoff; a long healthy run resets the backoff."""
@@ -82,14 +88,14 @@ class Supervisor:
         code = child.proc.poll()
         if code is None:
             if now - child.started > HEALTHY_AFTER_S:
-                child.backoff = BACKOFF_START_S
+                child.backoff = 0.0
             return
         child.proc = None
         child.restarts += 1
         child.restart_at = now + child.backoff
         self.say("kubus", f"{child.label} exited with {code}; restarting in {child.backoff:.0f}s "
                           f"(restart {child.restarts})")
-        child.backoff = min(child.backoff * 2, BACKOFF_MAX_S)
+        child.backoff = min(max(child.backoff * 2, BACKOFF_START_S), BACKOFF_MAX_S)
 
     def run(self) -> int:
         for child in self.children:
@@ -115,7 +121,7 @@ class Supervisor:
         return 0
 
 
-def _signal(proc: subprocess.Popen, sig: int) -> None:
+def _signal(proc: spawn.Process | subprocess.Popen, sig: int) -> None:
     try:
         os.killpg(proc.pid, sig)
     except ProcessLookupError:

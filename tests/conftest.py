@@ -13,7 +13,7 @@ from actors.proxy import leftovers
 from config.settings import Settings
 from cli.bootstrap import bootstrap, remove_accounts
 from tests.helpers import Procs, delete_topology, kill_containers, wait_until
-from tests.people import as_person, write_users_file
+from testkit.people import as_person, write_users_file
 
 DEFAULT_URL = "amqp://guest:guest@127.0.0.1:5672/"
 

@@ -1,37 +1,22 @@
-"""Test kit: a waiter on conditions, real actor processes, and raw broker access."""
+"""The tests' own kit: real actor processes per test, and raw broker access. What benches share
+with tests (the waiter, the broker clean-up, people, the web server pod …) is `testkit`."""
 from __future__ import annotations
 
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pika
 
 from bus.replyto import DIRECT
-from bus.topology import Names
-from config.urls import first, management_base, split
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def wait_until(condition: Callable[[], Any], timeout: float = 20.0, interval: float = 0.05, what: str = "") -> Any:
-    """Poll `condition` until it returns something truthy; fail with `what` after `timeout`."""
-    deadline = time.monotonic() + timeout
-    last_error: Exception | None = None
-    while time.monotonic() < deadline:
-        try:
-            value = condition()
-            if value:
-                return value
-        except Exception as exc:  # the condition may raise until it holds (e.g. NotFound)
-            last_error = exc
-        time.sleep(interval)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what or condition}"
-                         + (f" (last error: {last_error})" if last_error else ""))
+from bus.testkit import blocking, cluster_queues, delete_topology  # noqa: F401  (the tests' names for them)
+from runtime import spawn
+from runtime.spawn import ROOT  # noqa: F401
+from testkit.hosts import kill_containers  # noqa: F401
+from testkit.waiting import wait_until
 
 
 class Procs:
@@ -41,16 +26,15 @@ class Procs:
         self.env = env
         self.logdir = logdir
         self.settings = settings
-        self.procs: list[subprocess.Popen] = []
+        self.procs: list[spawn.Process] = []
         self.accounts: dict[tuple[str, str | None], str] = {}  # (role, name) -> the actor's AMQP URL
 
-    def start(self, module: str, *args: str, label: str | None = None, **env: str) -> subprocess.Popen:
-        """Run `python -m module args` as the broker user its role has (made on first use)."""
+    def start(self, module: str, *args: str, label: str | None = None, **env: str) -> spawn.Process:
+        """Run `python -m module args` (forked warm) as the broker user its role has (made on first use)."""
         label = label or module.rsplit(".", 1)[-1]
-        log = open(self.logdir / f"{label}-{len(self.procs)}.log", "w")
         env = {"KUBUS_AMQP_URL": self.url_of(module, args), **env}
-        proc = subprocess.Popen([sys.executable, "-m", module, *args], cwd=ROOT, env={**self.env, **env},
-                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        with open(self.logdir / f"{label}-{len(self.procs)}.log", "w") as log:
+            proc = spawn.start(module, *args, cwd=ROOT, env={**self.env, **env}, stdout=log, stderr=subprocess.STDOUT)
         self.procs.append(proc)
         return proc
 
@@ -63,7 +47,7 @@ class Procs:
             self.accounts[role] = actor_account_url(self.settings, module, args)
         return self.accounts[role]
 
-    def kill9(self, proc: subprocess.Popen) -> None:
+    def kill9(self, proc: spawn.Process) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(10)
 
@@ -82,9 +66,6 @@ class Procs:
         return "\n".join(f"--- {p.name}\n{p.read_text()[-4000:]}" for p in sorted(self.logdir.glob("*.log")))
 
 
-def blocking(url: str) -> pika.BlockingConnection:
-    """A connection to the first node of `url` that answers."""
-    return pika.BlockingConnection([pika.URLParameters(one) for one in split(url)])
 
 
 def reply_address(url: str) -> str:
@@ -101,39 +82,8 @@ def reply_address(url: str) -> str:
         conn.close()
 
 
-def cluster_queues(url: str, cluster: str, consumed: bool = False) -> list[str]:
-    """Every queue of the cluster the management API lists (none when it is off); `consumed`: only
-    those it lists with a consumer (its figures lag the queue by up to its stats interval)."""
-    from urllib.parse import urlparse
-
-    import requests
-
-    parsed = urlparse(first(url))
-    try:
-        listed = requests.get(f"{management_base(parsed)}queues?columns=name,consumers",
-                              auth=(parsed.username or "guest", parsed.password or "guest"), timeout=5).json()
-    except Exception:
-        return []
-    return [q["name"] for q in listed if isinstance(q, dict) and q.get("name", "").startswith(f"{cluster}.")
-            and (not consumed or q.get("consumers"))]
 
 
-def delete_topology(url: str, cluster: str, queues: list[str] = ()) -> None:
-    """Remove a test cluster's exchanges and queues, so runs leave nothing behind on the broker."""
-    names = Names(cluster)
-    conn = blocking(url)
-    try:
-        ch = conn.channel()
-        known = [names.apiserver_queue, names.store_queue, names.dead_queue, *queues]
-        for queue in dict.fromkeys(known + cluster_queues(url, cluster)):
-            try:
-                ch.queue_delete(queue)
-            except pika.exceptions.ChannelClosedByBroker:  # an exclusive queue another connection still holds
-                ch = conn.channel()
-        for exchange in (names.api, names.store, names.events, names.dead):
-            ch.exchange_delete(exchange)
-    finally:
-        conn.close()
 
 
 def read_queue(url: str, queue: str) -> list[tuple[Any, bytes]]:
@@ -216,13 +166,3 @@ def raw_call(url: str, exchange: str, routing_key: str, bodies: list[bytes], tim
         conn.close()
 
 
-def kill_containers(data_dir) -> None:
-    """Container processes outlive their kubelet by design; a test's own go with the test: each shim
-    leads its container's process group, so the whole group goes (a pod server would otherwise keep
-    its address, which the next test's pod is given again)."""
-    found = subprocess.run(["pgrep", "-f", f"actors.kubelet.shim {data_dir}/"], capture_output=True, text=True)
-    for pid in found.stdout.split():
-        try:
-            os.killpg(os.getpgid(int(pid)), signal.SIGKILL)
-        except ProcessLookupError:
-            pass

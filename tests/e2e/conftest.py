@@ -5,26 +5,19 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import socket
 import ssl
 import subprocess
-import sys
 import urllib.request
 
 import pytest
 import yaml
 
-from config.identities import broker_user_of
+from runtime import spawn
 from tests.helpers import ROOT, wait_until
-from tests.people import password
+from testkit.hosts import free_port
+from testkit.people import token_of  # noqa: F401  (the tests' name for it)
 
 KUBECTL = os.environ.get("KUBUS_KUBECTL", "kubectl")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture
@@ -39,10 +32,9 @@ def running_gateway(procs, settings, tmp_path, **env: str):
     """A gateway process (with extra `KUBUS_*` environment, if given) until the block ends."""
     port = free_port()
     ca = settings.secrets_dir / f"{settings.cluster}-gateway" / "ca.crt"
-    log = open(tmp_path / "logs" / "gateway.log", "w")
     env = {**procs.env, "KUBUS_GATEWAY_ADDRESS": f"127.0.0.1:{port}", **env}
-    proc = subprocess.Popen([sys.executable, "-m", "actors.gateway"], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-                            env=env, start_new_session=True)
+    with open(tmp_path / "logs" / "gateway.log", "w") as log:
+        proc = spawn.start("actors.gateway", cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env)
     url = f"https://127.0.0.1:{port}"
     try:
         wait_until(lambda: _answers(url, ca), 30, 0.1, what="the gateway to serve /version")
@@ -50,7 +42,6 @@ def running_gateway(procs, settings, tmp_path, **env: str):
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(10)
-        log.close()
 
 
 def _answers(url: str, ca) -> bool:
@@ -82,6 +73,3 @@ def kubectl_for(tmp_path, url: str, ca, token: str):
     kubectl.argv = argv
     return kubectl
 
-
-def token_of(settings, person: str) -> str:
-    return f"{broker_user_of(settings.cluster, 'user', person)}:{password(person)}"

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from tests.e2e.conftest import kubectl_for, token_of
-from tests.people import as_person
+from testkit.people import as_person
 from tests.tenancy import VICTIM_NS, admin_binding, pod, two_tenants
 
 pytestmark = pytest.mark.skipif(shutil.which("kubectl") is None, reason="no kubectl on the PATH")

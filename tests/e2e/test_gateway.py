@@ -9,7 +9,7 @@ import pytest
 
 from tests.e2e.conftest import kubectl_for, token_of
 from tests.fuzz_strategies import node, pod
-from tests.people import as_person
+from testkit.people import as_person
 
 pytestmark = pytest.mark.skipif(shutil.which("kubectl") is None, reason="no kubectl on the PATH")
 

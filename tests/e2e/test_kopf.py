@@ -13,7 +13,7 @@ import pytest
 from tests.e2e.conftest import kubeconfig_for, token_of
 from tests.e2e.kopf_operator import CONDITION, FINALIZER, GUARD, SEEN
 from tests.helpers import ROOT, wait_until
-from tests.people import as_person
+from testkit.people import as_person
 
 POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "watched", "labels": {"kopf": "yes"}},
        "spec": {"containers": [{"name": "c", "image": "busybox"}]}}

@@ -16,7 +16,7 @@ from tests.conftest import control_plane
 from tests.e2e.conftest import kubectl_for, running_gateway, token_of
 from tests.e2e.test_supervisor import Output
 from tests.helpers import ROOT, wait_until
-from tests.people import as_person
+from testkit.people import as_person
 
 pytestmark = pytest.mark.skipif(shutil.which("kubectl") is None, reason="no kubectl on the PATH")
 TAINT = "kubus.io/process=true:NoSchedule"  # keeps the nginx pods (no command) off the process node

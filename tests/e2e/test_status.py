@@ -2,6 +2,7 @@
 its revision and nodes."""
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -28,3 +29,5 @@ def test_status_shows_the_active_store_the_queues_and_the_nodes(cluster, procs, 
     assert any(line.startswith("store ") and line.rstrip().endswith("active") for line in text.splitlines())
     assert f"{settings.cluster}.store " in text and f"{settings.cluster}.apiserver " in text
     assert "nodes 1: 0 Ready, 1 NotReady" in text and "store revision " in text
+    # the store and the apiserver, and the warm parent they were forked from; not the test's own client
+    assert re.search(r"^memory on this host: 3 processes, [1-9]\d* MB PSS$", text, re.M), text

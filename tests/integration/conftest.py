@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import control_plane
-from tests.failover import rabbit_script
+from testkit.failover import rabbit_script
 from tests.helpers import wait_until
 from tests.relay import Relay
-from tests.webserver import REPLICAS, SERVICE, deployment, ready_pods
+from testkit.webserver import REPLICAS, SERVICE, deployment, ready_pods
 
 
 @pytest.fixture
@@ -37,7 +37,7 @@ def apps(procs, settings):
 @pytest.fixture
 def served(node_cluster, procs, tmp_path):
     """node_cluster with the networking controllers and the proxy, and Deployment `web` (3 replicas of
-    tests/webserver.py, readiness flags in tmp_path) behind NodePort Service `web`."""
+    testkit/webserver.py, readiness flags in tmp_path) behind NodePort Service `web`."""
     for name in ("nodeipam", "endpointslice", "replicaset", "deployment", "gc"):
         procs.start("actors.controllers", name, label=f"{name}-controller")
     procs.proxy = procs.start("actors.proxy")

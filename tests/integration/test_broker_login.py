@@ -11,7 +11,7 @@ from bus.accounts import ensure_user
 from bus.login import may_log_in
 from config.credentials import url_as
 from tests.e2e.conftest import free_port
-from tests.people import password
+from testkit.people import password
 
 
 def check(url: str) -> bool:

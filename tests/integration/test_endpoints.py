@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from tests.helpers import ROOT, wait_until
-from tests.webserver import get, web_container
+from testkit.webserver import get, web_container
 
 def web_pod(name: str, port_name: str = "http") -> dict:
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "labels": {"app": "web"}},

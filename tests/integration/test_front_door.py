@@ -13,7 +13,7 @@ import pytest
 from api.status import StatusError
 from runtime.client import Client
 from tests.helpers import ROOT, wait_until
-from tests.people import as_person
+from testkit.people import as_person
 
 VIEW_IN_TEAM_A = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
                   "metadata": {"name": "alice-views", "namespace": "team-a"},

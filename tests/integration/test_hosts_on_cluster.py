@@ -20,7 +20,8 @@ from cli.bootstrap import bootstrap
 from runtime.client import Client
 from tests.conftest import wait_serving
 from tests.e2e.test_supervisor import Output
-from tests.failover import ON_RABBIT_CLUSTER, REPLICATED
+from testkit.failover import REPLICATED
+from tests.failover import ON_RABBIT_CLUSTER
 from tests.fuzz_strategies import pod
 from tests.helpers import ROOT, wait_until
 

@@ -12,7 +12,7 @@ import pytest
 
 from tests.e2e.conftest import free_port
 from tests.helpers import wait_until
-from tests.webserver import get
+from testkit.webserver import get
 
 INGRESS_CLASS = {"apiVersion": "networking.k8s.io/v1", "kind": "IngressClass",
                  "metadata": {"name": "kubus", "annotations": {"ingressclass.kubernetes.io/is-default-class": "true"}},

@@ -17,7 +17,7 @@ from actors.kubelet import podnet
 from tests.conftest import control_plane
 from tests.helpers import ROOT, wait_until
 from actors.proxy import nftables
-from tests.webserver import SERVICE, deployment, get, ready_pods
+from testkit.webserver import SERVICE, deployment, get, ready_pods
 
 pytestmark = pytest.mark.skipif(not (podnet.available() and nftables.available()),
                                 reason="pod network namespaces need root and `ip`, the proxy's rules `nft`")

@@ -13,7 +13,8 @@ from urllib.parse import urlparse
 
 import pika
 
-from tests.failover import ON_RABBIT_CLUSTER, SCRIPT
+from testkit.failover import SCRIPT
+from tests.failover import ON_RABBIT_CLUSTER
 from tests.helpers import wait_until
 
 pytestmark = ON_RABBIT_CLUSTER

@@ -17,12 +17,13 @@ import pytest
 from runtime.client import Client
 from tests.conftest import wait_serving
 from runtime.cache import Delta
-from tests.failover import (ON_RABBIT_CLUSTER, Stores, first_write_after, restart_node, stream_leader, thaw_node,
+from tests.failover import ON_RABBIT_CLUSTER
+from testkit.failover import (Stores, first_write_after, restart_node, stream_leader, thaw_node,
                             writes_after)
 from tests.helpers import wait_until
-from tests.histories import KEYS, CasClient, register
+from testkit.histories import KEYS, CasClient, register
 from tests.integration.test_deployment import deployment
-from tests.linearizability import linearizable
+from testkit.linearizability import linearizable
 
 pytestmark = ON_RABBIT_CLUSTER
 

@@ -11,7 +11,7 @@ import subprocess
 import time
 
 from tests.helpers import wait_until
-from tests.webserver import REPLICAS, get, ready_pods
+from testkit.webserver import REPLICAS, get, ready_pods
 
 def answers(ip: str, port: int, count: int) -> collections.Counter:
     return collections.Counter(get(ip, port)[1] for _ in range(count))

@@ -15,13 +15,14 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 # The layer of each product package: a package imports its own modules and those of lower layers only.
 # The cli is the top of the product (it names the gateway's CA and rollout's revision logic, as kubectl
-# vendors the controllers' utilities); the benches stand on everything, as the tests do.
-LAYERS = {"api": 0, "config": 0, "bus": 1, "runtime": 2, "store": 3, "actors": 3, "cli": 4, "bench": 5}
+# vendors the controllers' utilities); `testkit` (what benches and tests share) stands on the product, and
+# the benches stand on everything, as the tests do.
+LAYERS = {"api": 0, "config": 0, "bus": 1, "runtime": 2, "store": 3, "actors": 3, "cli": 4, "testkit": 5,
+          "bench": 6}
+PRODUCT = frozenset(LAYERS) - {"testkit", "bench"}
+KITS = ("tests", "testkit", "bus.testkit")  # what only benches and tests import
 TOP_LEVEL = set(LAYERS) | {"tests"}
 MAX_LINES = 330
-
-PENDING_KIT = "pending: what benches and tests share becomes a test kit inside the package"
-
 
 @dataclass(frozen=True)
 class Module:
@@ -96,10 +97,12 @@ def test_an_actor_never_imports_another_actor():
     assert not offenders, f"an actor never imports another actor; shared rules go below them:{_listing(offenders)}"
 
 
-@pytest.mark.xfail(strict=True, reason=PENDING_KIT)
-def test_product_code_never_imports_tests():
-    offenders = [module.name for module in modules() if "tests" in module.imported_packages()]
-    assert not offenders, f"product code never imports tests/ (a test kit inside the package):{_listing(offenders)}"
+def test_product_code_never_imports_tests_or_the_kit():
+    offenders = [f"{module.name} imports {name}" for module in modules()
+                 for name in module.imports if name.startswith(KITS)
+                 and (module.package in PRODUCT and module.name != "bus.testkit" or name.split(".")[0] == "tests")]
+    assert not offenders, f"product code imports neither tests/ nor the test kit; benches import only the kit:" \
+                          f"{_listing(offenders)}"
 
 
 @pytest.mark.parametrize("package", LAYERS)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.linearizability import Op, linearizable
+from testkit.linearizability import Op, linearizable
 
 
 def cas(client, call, ret, expect, value, result=True, key="k") -> Op:

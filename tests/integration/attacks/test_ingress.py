@@ -16,8 +16,8 @@ from tests.e2e.conftest import free_port
 from tests.helpers import wait_until
 from tests.integration.test_front_door import namespace
 from tests.integration.test_ingress import INGRESS_CLASS, backend
-from tests.people import as_person
-from tests.webserver import get
+from testkit.people import as_person
+from testkit.webserver import get
 
 TENANT_B_WRITES = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
                    "metadata": {"name": "ingress-writer", "namespace": "team-b"},

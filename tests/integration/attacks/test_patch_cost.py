@@ -10,7 +10,7 @@ import pytest
 
 from api.status import StatusError
 from runtime.client import Client
-from tests.people import as_person
+from testkit.people import as_person
 
 N = 2_000
 RULES = [{"verbs": ["get", "create", "patch"], "apiGroups": [""], "resources": ["pods"]}]

@@ -10,7 +10,7 @@ from api.registry import lookup
 from api.status import StatusError
 from runtime.client import Client
 from tests.helpers import raw_call, wait_until
-from tests.people import as_person
+from testkit.people import as_person
 from tests.tenancy import VICTIM_NS, admin_binding, pod, two_tenants
 
 NO_NAMESPACE = "Namespace parameter required."

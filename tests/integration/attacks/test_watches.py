@@ -10,7 +10,7 @@ from api.status import StatusError
 from runtime.client import Client
 from tests.conftest import control_plane
 from tests.helpers import blocking, wait_until
-from tests.people import as_person
+from testkit.people import as_person
 
 MAX_WATCHES = 3
 POD_READER = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": "pod-reader"},

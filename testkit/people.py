@@ -8,6 +8,7 @@ import yaml
 
 from cli.bootstrap import Account, ensure_account
 from config.credentials import url_as
+from config.identities import broker_user_of
 from config.settings import Settings
 
 PEOPLE = {  # name -> groups
@@ -31,3 +32,8 @@ def as_person(admin: Settings, name: str) -> Settings:
     """Settings that connect as person `name` of the users file (its broker user made now)."""
     user = ensure_account(admin, b"", Account("user", name, password=password(name)))
     return admin.with_(amqp_url=url_as(admin.admin_url, user, password(name)))
+
+
+def token_of(settings: Settings, person: str) -> str:
+    """The gateway's bearer token of a person: their broker user and password."""
+    return f"{broker_user_of(settings.cluster, 'user', person)}:{password(person)}"

@@ -8,7 +8,7 @@ import time
 
 from api.status import StatusError
 from runtime.client import Client
-from tests.linearizability import Op
+from testkit.linearizability import Op
 
 KEYS = ("reg-0", "reg-1", "reg-2")
 

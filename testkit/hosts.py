@@ -1,0 +1,26 @@
+"""What a test leaves on the host: free ports to listen on, container processes to end."""
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+
+
+def free_port() -> int:
+    """A TCP port on loopback that nothing listens on now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def kill_containers(data_dir) -> None:
+    """Container processes outlive their kubelet by design; a test's own go with the test: each shim
+    leads its container's process group, so the whole group goes (a pod server would otherwise keep
+    its address, which the next test's pod is given again)."""
+    found = subprocess.run(["pgrep", "-f", f"actors.kubelet.shim {data_dir}/"], capture_output=True, text=True)
+    for pid in found.stdout.split():
+        try:
+            os.killpg(os.getpgid(int(pid)), signal.SIGKILL)
+        except ProcessLookupError:
+            pass

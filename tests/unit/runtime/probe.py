@@ -1,0 +1,23 @@
+"""`python -m tests.unit.runtime.probe OUT CODE`: what a started process finds itself to be, as
+JSON in OUT, then exit with CODE (`sleep`: wait for a signal instead)."""
+import json
+import os
+import random
+import signal
+import sys
+import threading
+
+from bus import ids
+
+if __name__ == "__main__":
+    out, code = sys.argv[1], sys.argv[2]
+    with open(out, "w") as f:
+        json.dump({"argv": sys.argv[1:], "cwd": os.getcwd(), "env": os.environ.get("PROBE"),
+                   "sid": os.getsid(0), "pid": os.getpid(), "id": ids.new_id()[:16], "random": random.random(),
+                   "threads": threading.active_count(), "sigint": signal.getsignal(signal.SIGINT).__name__,
+                   "sigterm": int(signal.getsignal(signal.SIGTERM))}, f)
+    print("to stdout")
+    print("to stderr", file=sys.stderr)
+    if code == "sleep":
+        signal.pause()
+    sys.exit(int(code))
