@@ -19,11 +19,17 @@ class NodeIpamController(Controller):
     def __init__(self, settings, **kw: Any):
         super().__init__(settings, **kw)
         self.ranges = list(ipaddress.IPv4Network(settings.cluster_cidr).subnets(new_prefix=settings.node_cidr_mask_size))
-        self.pending: dict[str, str] = {}  # node -> the CIDR a write in flight gives it
+        # node -> the CIDR a write gives it, until the cache shows it: the store's answer may come before
+        # its event, and a range freed on the answer alone went to the next node too
+        self.pending: dict[str, str] = {}
 
     def keys_for(self, delta: Delta, old: dict | None) -> list[str]:
+        name = delta.object["metadata"]["name"]
         has = (delta.object.get("spec") or {}).get("podCIDR")
-        return [] if delta.type == "DELETED" or has else [delta.object["metadata"]["name"]]
+        if delta.type == "DELETED" or has:
+            self.pending.pop(name, None)
+            return []
+        return [name]
 
     def reconcile(self, key: str) -> None:
         node = self.get("Node", "", key)
@@ -45,7 +51,9 @@ class NodeIpamController(Controller):
         return next((str(r) for r in self.ranges if str(r) not in taken), None)
 
     def _written(self, key: str, result: dict | StatusError) -> None:
+        if not isinstance(result, StatusError):
+            return  # held in `pending` until the node's event shows the range
         self.pending.pop(key, None)
-        if isinstance(result, StatusError) and result.reason != "NotFound":
+        if result.reason != "NotFound":
             self.log.info("nodeipam.assign_failed", node=key, reason=result.reason, message=result.message[:200])
             self.retry(key)
