@@ -11,23 +11,7 @@ NOT_FOUND = 404  # AMQP's reply code for a queue that does not exist
 
 def consumer_count(bus: Bus, queue: str, done: Callable[[int | None], None]) -> None:
     """How many consumers `queue` has (None if it does not exist)."""
-    answered = []
-
-    def answer(count: int | None) -> None:
-        if not answered:
-            answered.append(count)
-            done(count)
-
-    def on_open(channel) -> None:
-        channel.add_on_close_callback(lambda _c, _r: answer(None))
-
-        def declared(frame) -> None:
-            answer(frame.method.consumer_count)
-            channel.close()
-
-        channel.queue_declare(queue, passive=True, callback=declared)
-
-    bus.side_channel(on_open)
+    _passive(bus, queue, done, lambda frame: frame.method.consumer_count, lambda _reason: None)
 
 
 def try_exclusive(bus: Bus, queue: str, on_result: Callable[[bool], None]) -> None:
@@ -53,19 +37,25 @@ def try_exclusive(bus: Bus, queue: str, on_result: Callable[[bool], None]) -> No
 def queue_exists(bus: Bus, queue: str, done: Callable[[bool | None], None]) -> None:
     """Whether `queue` exists: True, False (the broker said NOT_FOUND), or None when the channel
     closed for another reason (the connection went): nobody can tell."""
+    _passive(bus, queue, done, lambda _frame: True,
+             lambda reason: False if getattr(reason, "reply_code", None) == NOT_FOUND else None)
+
+
+def _passive(bus: Bus, queue: str, done: Callable, found: Callable, closed: Callable) -> None:
+    """Declare `queue` passively on a side channel: `done(found(frame))` when it exists, else
+    `done(closed(reason))` as its channel closes; once either way."""
     answered = []
 
-    def answer(exists: bool | None) -> None:
+    def answer(value) -> None:
         if not answered:
-            answered.append(exists)
-            done(exists)
+            answered.append(value)
+            done(value)
 
     def on_open(channel) -> None:
-        channel.add_on_close_callback(lambda _c, reason: answer(
-            False if getattr(reason, "reply_code", None) == NOT_FOUND else None))
+        channel.add_on_close_callback(lambda _c, reason: answer(closed(reason)))
 
-        def declared(_frame) -> None:
-            answer(True)
+        def declared(frame) -> None:
+            answer(found(frame))
             channel.close()
 
         channel.queue_declare(queue, passive=True, callback=declared)
