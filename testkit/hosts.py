@@ -19,8 +19,23 @@ def kill_containers(data_dir) -> None:
     leads its container's process group, so the whole group goes (a pod server would otherwise keep
     its address, which the next test's pod is given again)."""
     found = subprocess.run(["pgrep", "-f", f"actors.kubelet.shim {data_dir}/"], capture_output=True, text=True)
-    for pid in found.stdout.split():
+    for pid in [int(p) for p in found.stdout.split()] + _working_in(data_dir):
         try:
-            os.killpg(os.getpgid(int(pid)), signal.SIGKILL)
+            os.killpg(os.getpgid(pid), signal.SIGKILL)
         except ProcessLookupError:
             pass
+
+
+def _working_in(data_dir) -> list[int]:
+    """Processes whose working directory is under `data_dir`: a container's children that outlived its
+    shim (a shell's `sleep` after the shell was stopped) and so escaped the search for shims."""
+    root = f"{os.path.realpath(data_dir)}/"
+    found = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                if os.readlink(f"/proc/{entry.name}/cwd").startswith(root):
+                    found.append(int(entry.name))
+            except OSError:
+                pass
+    return found
