@@ -6,7 +6,7 @@ import urllib.request
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from bench.harness import free_port
+from testkit.hosts import free_port
 from runtime import metrics
 
 NAME = "python_gc_duration_seconds"

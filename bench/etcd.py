@@ -10,7 +10,8 @@ import tempfile
 import threading
 import time
 
-from bench.harness import free_port, progress, wait_for
+from testkit.hosts import free_port
+from bench.harness import progress, wait_for
 
 
 def _b64(text: str) -> str:

@@ -19,7 +19,6 @@ from config.credentials import AS_ITS_CALLERS  # noqa: E402
 from config.settings import Settings  # noqa: E402
 from bus.testkit import delete_topology  # noqa: E402  (also removes the run's actor queues)
 from runtime import heap, spawn  # noqa: E402
-from testkit.hosts import free_port  # noqa: E402,F401  (the benches' name for it)
 from testkit.people import as_person, write_users_file  # noqa: E402
 
 

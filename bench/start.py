@@ -27,7 +27,8 @@ from pathlib import Path
 
 import yaml
 
-from bench.harness import ROOT, Cluster, cpu_seconds, free_port, result_line, serving
+from testkit.hosts import free_port
+from bench.harness import ROOT, Cluster, cpu_seconds, result_line, serving
 from cli.bootstrap import bootstrap
 from config.cluster import load_cluster
 from runtime import memory

@@ -12,7 +12,10 @@ from actors.kubelet import podnet
 from actors.proxy import leftovers
 from config.settings import Settings
 from cli.bootstrap import bootstrap, remove_accounts
-from tests.helpers import Procs, delete_topology, kill_containers, wait_until
+from bus.testkit import delete_topology
+from testkit.hosts import kill_containers
+from testkit.waiting import wait_until
+from tests.helpers import Procs
 from testkit.people import as_person, write_users_file
 
 DEFAULT_URL = "amqp://guest:guest@127.0.0.1:5672/"

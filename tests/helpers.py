@@ -12,10 +12,9 @@ from typing import Any
 import pika
 
 from bus.replyto import DIRECT
-from bus.testkit import blocking, cluster_queues, delete_topology  # noqa: F401  (the tests' names for them)
+from bus.testkit import blocking
 from runtime import spawn
-from runtime.spawn import ROOT  # noqa: F401
-from testkit.hosts import kill_containers  # noqa: F401
+from runtime.spawn import ROOT
 from testkit.waiting import wait_until
 
 

@@ -3,7 +3,7 @@ another tenant's namespace, with a pod `web` bound to node-2 (same name as bob's
 node-1)."""
 from __future__ import annotations
 
-from tests.helpers import wait_until
+from testkit.waiting import wait_until
 
 RBAC = "rbac.authorization.k8s.io"
 VICTIM_NS = "team-b"

@@ -13,9 +13,9 @@ import pytest
 import yaml
 
 from runtime import spawn
-from tests.helpers import ROOT, wait_until
+from runtime.spawn import ROOT
+from testkit.waiting import wait_until
 from testkit.hosts import free_port
-from testkit.people import token_of  # noqa: F401  (the tests' name for it)
 
 KUBECTL = os.environ.get("KUBUS_KUBECTL", "kubectl")
 

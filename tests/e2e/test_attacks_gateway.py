@@ -17,9 +17,9 @@ import pytest
 
 from bus.accounts import delete_user
 from cli.bootstrap import Account, ensure_account
-from tests.e2e.conftest import running_gateway, token_of
-from tests.helpers import wait_until
-from testkit.people import as_person
+from testkit.people import as_person, token_of
+from tests.e2e.conftest import running_gateway
+from testkit.waiting import wait_until
 
 PODS = "/api/v1/namespaces/default/pods"
 ATTACKER, ELSEWHERE = "127.0.0.1", "127.0.0.2"  # two client addresses of the loopback network

@@ -10,8 +10,8 @@ import shutil
 import pytest
 import yaml
 
-from tests.e2e.conftest import kubectl_for, token_of
-from testkit.people import as_person
+from testkit.people import as_person, token_of
+from tests.e2e.conftest import kubectl_for
 from tests.tenancy import VICTIM_NS, admin_binding, pod, two_tenants
 
 pytestmark = pytest.mark.skipif(shutil.which("kubectl") is None, reason="no kubectl on the PATH")

@@ -7,7 +7,7 @@ import sys
 
 import yaml
 
-from tests.helpers import ROOT
+from runtime.spawn import ROOT
 
 
 def kubus(procs, *args: str) -> subprocess.CompletedProcess:

@@ -11,7 +11,10 @@ import pytest
 from api.times import now
 from bus.topology import Names
 from tests.e2e.test_cli import kubus
-from tests.helpers import ROOT, cluster_queues, management_answers, wait_until
+from runtime.spawn import ROOT
+from bus.testkit import cluster_queues
+from testkit.waiting import wait_until
+from tests.helpers import management_answers
 
 
 def test_create_namespace_and_deployment(cluster, procs):

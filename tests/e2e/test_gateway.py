@@ -7,9 +7,9 @@ import shutil
 
 import pytest
 
-from tests.e2e.conftest import kubectl_for, token_of
+from testkit.people import as_person, token_of
+from tests.e2e.conftest import kubectl_for
 from tests.fuzz_strategies import node, pod
-from testkit.people import as_person
 
 pytestmark = pytest.mark.skipif(shutil.which("kubectl") is None, reason="no kubectl on the PATH")
 

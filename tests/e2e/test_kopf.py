@@ -10,10 +10,11 @@ import sys
 
 import pytest
 
-from tests.e2e.conftest import kubeconfig_for, token_of
+from testkit.people import as_person, token_of
+from tests.e2e.conftest import kubeconfig_for
 from tests.e2e.kopf_operator import CONDITION, FINALIZER, GUARD, SEEN
-from tests.helpers import ROOT, wait_until
-from testkit.people import as_person
+from runtime.spawn import ROOT
+from testkit.waiting import wait_until
 
 POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "watched", "labels": {"kopf": "yes"}},
        "spec": {"containers": [{"name": "c", "image": "busybox"}]}}

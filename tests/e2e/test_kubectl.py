@@ -13,10 +13,11 @@ import pytest
 import yaml
 
 from tests.conftest import control_plane
-from tests.e2e.conftest import kubectl_for, running_gateway, token_of
+from testkit.people import as_person, token_of
+from tests.e2e.conftest import kubectl_for, running_gateway
 from tests.e2e.test_supervisor import Output
-from tests.helpers import ROOT, wait_until
-from testkit.people import as_person
+from runtime.spawn import ROOT
+from testkit.waiting import wait_until
 
 pytestmark = pytest.mark.skipif(shutil.which("kubectl") is None, reason="no kubectl on the PATH")
 TAINT = "kubus.io/process=true:NoSchedule"  # keeps the nginx pods (no command) off the process node

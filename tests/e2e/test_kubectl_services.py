@@ -8,8 +8,9 @@ import shutil
 import pytest
 
 from tests.conftest import control_plane
-from tests.e2e.conftest import kubectl_for, running_gateway, token_of
-from tests.helpers import wait_until
+from testkit.people import token_of
+from tests.e2e.conftest import kubectl_for, running_gateway
+from testkit.waiting import wait_until
 from testkit.webserver import get, web_container
 
 pytestmark = pytest.mark.skipif(shutil.which("kubectl") is None, reason="no kubectl on the PATH")

@@ -8,11 +8,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from kubernetes import client as k8s
-from kubernetes import watch
+from kubernetes import client as k8s, watch
 
-from tests.e2e.conftest import running_gateway, token_of
-from tests.helpers import wait_until
+from testkit.people import token_of
+from tests.e2e.conftest import running_gateway
+from testkit.waiting import wait_until
 from tests.integration.test_kubelet import phase
 
 MERGE = "application/merge-patch+json"

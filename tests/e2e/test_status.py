@@ -6,7 +6,8 @@ import re
 import subprocess
 import sys
 
-from tests.helpers import ROOT, wait_until
+from runtime.spawn import ROOT
+from testkit.waiting import wait_until
 
 
 def test_status_shows_the_active_store_the_queues_and_the_nodes(cluster, procs, settings):

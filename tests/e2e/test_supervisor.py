@@ -14,7 +14,9 @@ from cli.bootstrap import bootstrap
 from config.cluster import load_cluster
 from runtime.client import Client
 from tests.conftest import wait_serving
-from tests.helpers import ROOT, delete_topology, wait_until
+from runtime.spawn import ROOT
+from bus.testkit import delete_topology
+from testkit.waiting import wait_until
 from tests.integration.test_crud import pod
 
 

@@ -13,7 +13,7 @@ from cli.bootstrap import bootstrap
 from cli.up import refused_users
 from config.cluster import load_cluster
 from config.identities import broker_user_of
-from tests.helpers import ROOT
+from runtime.spawn import ROOT
 
 STORE = {"name": "store", "module": "store"}
 

@@ -6,7 +6,7 @@ import pytest
 
 from tests.conftest import control_plane
 from testkit.failover import rabbit_script
-from tests.helpers import wait_until
+from testkit.waiting import wait_until
 from tests.relay import Relay
 from testkit.webserver import REPLICAS, SERVICE, deployment, ready_pods
 

@@ -6,7 +6,8 @@ import uuid
 from concurrent.futures import Future
 
 from bus.connection import Bus
-from tests.helpers import blocking, wait_until
+from bus.testkit import blocking
+from testkit.waiting import wait_until
 
 
 def test_acks_joined_in_a_turn_never_cover_a_held_delivery(settings):

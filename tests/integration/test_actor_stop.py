@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from tests.helpers import wait_until
+from testkit.waiting import wait_until
 
 
 @pytest.mark.parametrize("module", ["actors.controllers replicaset", "actors.apiserver", "store"])

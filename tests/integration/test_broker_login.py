@@ -10,7 +10,7 @@ import pytest
 from bus.accounts import ensure_user
 from bus.login import may_log_in
 from config.credentials import url_as
-from tests.e2e.conftest import free_port
+from testkit.hosts import free_port
 from testkit.people import password
 
 

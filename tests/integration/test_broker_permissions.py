@@ -17,7 +17,9 @@ from bus.declare import dead_queue_arguments, event_queue_arguments, request_que
 from bus.permissions import permissions, watch_queue
 from bus.topology import Names
 from config.identities import broker_user_of, password_for
-from tests.helpers import blocking, delete_topology, management_answers, wait_until
+from bus.testkit import blocking, delete_topology
+from testkit.waiting import wait_until
+from tests.helpers import management_answers
 
 SECRET = b"test secret"
 ROLES = {  # short name -> (role, name part)

@@ -23,7 +23,9 @@ from bus.rpc import RpcClient
 from bus.topology import SCHEMA_VERSION, Names
 from config.answerers import Answerers, api_answerers
 from runtime.client import Client
-from tests.helpers import blocking, delete_topology, read_queue, wait_until
+from bus.testkit import blocking, delete_topology
+from testkit.waiting import wait_until
+from tests.helpers import read_queue
 
 SCHEMA = {"x-kubus-schema": SCHEMA_VERSION}
 NOBODY = Answerers(frozenset())

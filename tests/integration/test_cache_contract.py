@@ -16,7 +16,9 @@ from api.status import StatusError
 from bus.topology import DEAD_REASON, SCHEMA_HEADER, SCHEMA_VERSION
 from runtime.client import Watch
 from tests.conftest import control_plane
-from tests.helpers import blocking, close_connections_of, management_answers, read_queue, wait_until
+from bus.testkit import blocking
+from testkit.waiting import wait_until
+from tests.helpers import close_connections_of, management_answers, read_queue
 from tests.integration.test_crud import pod
 from tests.integration.test_kubelet import processes, shell_pod, sleeper
 from tests.integration.test_scheduler import bound_to, node

@@ -5,7 +5,7 @@ import pytest
 
 from runtime.client import Client
 from tests.conftest import wait_serving
-from tests.helpers import wait_until
+from testkit.waiting import wait_until
 from tests.integration.test_store_crash import _answered, _check_nothing_lost, _start_writers
 
 pytestmark = pytest.mark.slow

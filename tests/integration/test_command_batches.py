@@ -15,7 +15,7 @@ import pika
 from actors.apiserver.batches import BATCH_COMMANDS
 from actors.apiserver.linger import TAU_S
 from bus.topology import SCHEMA_HEADER, SCHEMA_VERSION
-from tests.helpers import blocking
+from bus.testkit import blocking
 
 
 def _pod(i: int) -> bytes:

@@ -12,7 +12,7 @@ import pytest
 from runtime.client import Client
 from tests.failover import ON_RABBIT_CLUSTER
 from tests.fuzz_strategies import pod
-from tests.helpers import wait_until
+from testkit.waiting import wait_until
 
 pytestmark = ON_RABBIT_CLUSTER
 

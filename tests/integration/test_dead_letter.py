@@ -8,7 +8,9 @@ import pika
 import pytest
 
 from bus.topology import DEAD_REASON, SCHEMA_VERSION, Names
-from tests.helpers import blocking, read_queue, wait_until
+from bus.testkit import blocking
+from testkit.waiting import wait_until
+from tests.helpers import read_queue
 from tests.integration.test_crud import pod
 
 GOOD_HEADERS = {"x-kubus-schema": SCHEMA_VERSION}

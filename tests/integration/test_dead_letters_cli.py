@@ -11,7 +11,9 @@ import pika
 
 from bus.deadletters import REQUEUED, peek
 from bus.topology import SCHEMA_HEADER, SCHEMA_VERSION, Names
-from tests.helpers import ROOT, blocking, wait_until
+from runtime.spawn import ROOT
+from bus.testkit import blocking
+from testkit.waiting import wait_until
 
 GARBAGE = b"\xc1\xc1 not msgpack"
 

@@ -14,7 +14,9 @@ import pika
 
 from bus.replyto import PREFIX
 from bus.topology import SCHEMA_HEADER, SCHEMA_VERSION
-from tests.helpers import blocking, reply_address, wait_until
+from bus.testkit import blocking
+from testkit.waiting import wait_until
+from tests.helpers import reply_address
 
 
 def dead_node_address(url: str) -> str:

@@ -6,7 +6,8 @@ import subprocess
 import sys
 
 from runtime.client import Client
-from tests.helpers import ROOT, wait_until
+from runtime.spawn import ROOT
+from testkit.waiting import wait_until
 
 LABELS = {"app": "web"}
 

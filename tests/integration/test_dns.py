@@ -9,8 +9,8 @@ import dns.rcode
 import dns.rdatatype
 import pytest
 
-from tests.e2e.conftest import free_port
-from tests.helpers import wait_until
+from testkit.hosts import free_port
+from testkit.waiting import wait_until
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from tests.helpers import wait_until
+from testkit.waiting import wait_until
 from tests.integration.test_deployment import deployment, kubus, status
 
 

@@ -10,7 +10,8 @@ import sys
 
 import pytest
 
-from tests.helpers import ROOT, wait_until
+from runtime.spawn import ROOT
+from testkit.waiting import wait_until
 from testkit.webserver import get, web_container
 
 def web_pod(name: str, port_name: str = "http") -> dict:

@@ -12,7 +12,8 @@ import pytest
 
 from api.status import StatusError
 from runtime.client import Client
-from tests.helpers import ROOT, wait_until
+from runtime.spawn import ROOT
+from testkit.waiting import wait_until
 from testkit.people import as_person
 
 VIEW_IN_TEAM_A = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
@@ -176,8 +177,6 @@ def test_the_audit_log_records_who_did_what(cluster, procs, settings):
 
 
 LIST_MY_NAMESPACE = """
-from api.status import StatusError
-from runtime.client import Client
 try:
     with Client() as kube:
         print(len(kube.list("Pod", "team-a").items), "pods")

@@ -35,7 +35,7 @@ from api.registry import KINDS
 from api.status import StatusError
 from bus.topology import DEAD_REASON, SCHEMA_HEADER, SCHEMA_VERSION, Names
 from tests import fuzz_strategies as fz
-from tests.helpers import blocking
+from bus.testkit import blocking
 
 DIRECT = "amq.rabbitmq.reply-to"
 FUZZ_ID = "x-fuzz-id"

@@ -7,7 +7,7 @@ import pytest
 from api.status import StatusError
 from runtime.client import Watch
 from tests.conftest import control_plane
-from tests.helpers import wait_until
+from testkit.waiting import wait_until
 from tests.integration.test_deployment import deployment, kubus, status
 from tests.integration.test_watch import drain
 

@@ -8,7 +8,8 @@ import msgpack
 import pytest
 
 from api.status import StatusError
-from tests.helpers import raw_call, read_queue, wait_until
+from testkit.waiting import wait_until
+from tests.helpers import raw_call, read_queue
 
 
 def _pod(name: str, **meta) -> dict:

@@ -7,7 +7,7 @@ import pytest
 
 from runtime.client import Client
 from tests.conftest import control_plane
-from tests.helpers import wait_until
+from testkit.waiting import wait_until
 
 
 def _renewed(lease: dict) -> float:

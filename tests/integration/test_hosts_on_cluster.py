@@ -23,7 +23,8 @@ from tests.e2e.test_supervisor import Output
 from testkit.failover import REPLICATED
 from tests.failover import ON_RABBIT_CLUSTER
 from tests.fuzz_strategies import pod
-from tests.helpers import ROOT, wait_until
+from runtime.spawn import ROOT
+from testkit.waiting import wait_until
 
 pytestmark = ON_RABBIT_CLUSTER
 

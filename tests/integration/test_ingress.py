@@ -10,8 +10,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from tests.e2e.conftest import free_port
-from tests.helpers import wait_until
+from testkit.hosts import free_port
+from testkit.waiting import wait_until
 from testkit.webserver import get
 
 INGRESS_CLASS = {"apiVersion": "networking.k8s.io/v1", "kind": "IngressClass",

@@ -10,7 +10,8 @@ import uuid
 
 from api.status import StatusError
 from runtime.client import Client
-from tests.helpers import ROOT, wait_until
+from runtime.spawn import ROOT
+from testkit.waiting import wait_until
 
 
 def shell_pod(name: str, script: str, policy: str = "Always", grace: int | None = None) -> dict:

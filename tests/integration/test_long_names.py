@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from api.events import event
 from bus.topology import Names, routing_key, segment
-from tests.helpers import blocking, cluster_queues, wait_until
+from bus.testkit import blocking, cluster_queues
+from testkit.waiting import wait_until
 from tests.integration.test_crud import pod
 
 LABEL = "a" * 63

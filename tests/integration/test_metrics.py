@@ -10,7 +10,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from runtime.client import Client
 from tests.conftest import wait_serving
-from tests.helpers import wait_until
+from testkit.waiting import wait_until
 
 ACTORS = {  # label -> (module, args), in the order they start
     "store": ("store", ()),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from api.status import StatusError
-from tests.helpers import wait_until
+from testkit.waiting import wait_until
 from tests.integration.test_deployment import deployment
 from tests.integration.test_gc import _gone
 

@@ -3,7 +3,7 @@ their toleration, and their ReplicaSet brings them back on the nodes that still 
 from __future__ import annotations
 
 from tests.conftest import control_plane
-from tests.helpers import wait_until
+from testkit.waiting import wait_until
 from tests.integration.test_replicaset import replicaset
 
 

@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from api.status import StatusError
-from tests.helpers import ROOT
+from runtime.spawn import ROOT
 
 ENV = [{"name": "A", "value": "1"}, {"name": "B", "value": "2"}]
 

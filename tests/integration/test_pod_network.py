@@ -15,7 +15,8 @@ import pytest
 
 from actors.kubelet import podnet
 from tests.conftest import control_plane
-from tests.helpers import ROOT, wait_until
+from runtime.spawn import ROOT
+from testkit.waiting import wait_until
 from actors.proxy import nftables
 from testkit.webserver import SERVICE, deployment, get, ready_pods
 

@@ -7,7 +7,7 @@ import pytest
 
 from api.quota import recompute
 from api.times import seconds
-from tests.helpers import wait_until
+from testkit.waiting import wait_until
 from tests.integration.test_gc import _gone
 
 EPOCH = "2026-01-01T00:00:00Z"

@@ -15,7 +15,7 @@ import pika
 
 from testkit.failover import SCRIPT
 from tests.failover import ON_RABBIT_CLUSTER
-from tests.helpers import wait_until
+from testkit.waiting import wait_until
 
 pytestmark = ON_RABBIT_CLUSTER
 

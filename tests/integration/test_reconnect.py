@@ -7,7 +7,8 @@ import pytest
 
 from runtime.client import Client
 from tests.conftest import control_plane, wait_serving
-from tests.helpers import close_connections_of, management_answers, wait_until
+from testkit.waiting import wait_until
+from tests.helpers import close_connections_of, management_answers
 from tests.integration.test_crud import pod
 from tests.integration.test_scheduler import bound_to, node
 from tests.integration.test_watch import drain

@@ -16,7 +16,9 @@ from runtime.client import Client
 from store import wal
 from tests.conftest import wait_serving
 from testkit.failover import REPLICATED
-from tests.helpers import blocking, read_queue, wait_until
+from bus.testkit import blocking
+from testkit.waiting import wait_until
+from tests.helpers import read_queue
 from tests.integration.test_dead_letter import GOOD_HEADERS, _publish
 from tests.integration.test_store_crash import (_answered, _check_nothing_lost, _retry_everything_with_the_same_ids,
                                                _start_writers)

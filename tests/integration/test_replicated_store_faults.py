@@ -20,7 +20,7 @@ from runtime.cache import Delta
 from tests.failover import ON_RABBIT_CLUSTER
 from testkit.failover import (Stores, first_write_after, restart_node, stream_leader, thaw_node,
                             writes_after)
-from tests.helpers import wait_until
+from testkit.waiting import wait_until
 from testkit.histories import KEYS, CasClient, register
 from tests.integration.test_deployment import deployment
 from testkit.linearizability import linearizable

@@ -12,7 +12,8 @@ import pytest
 from bus.replyto import BAD_S, PROBE_WAIT_S, TrustedNodes, node_of
 from bus.silence import Dropped
 from runtime.replies import Reply, ReplyConnection
-from tests.helpers import reply_address, wait_until
+from testkit.waiting import wait_until
+from tests.helpers import reply_address
 
 pytestmark = pytest.mark.slow  # chaos: a broker node gone silent (make test-slow)
 

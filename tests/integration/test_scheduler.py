@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from runtime.client import Client
 from tests.conftest import control_plane
-from tests.helpers import wait_until
+from testkit.waiting import wait_until
 from tests.integration.test_crud import pod
 from tests.integration.test_watch import drain
 

@@ -10,7 +10,7 @@ import socket
 import subprocess
 import time
 
-from tests.helpers import wait_until
+from testkit.waiting import wait_until
 from testkit.webserver import REPLICAS, get, ready_pods
 
 def answers(ip: str, port: int, count: int) -> collections.Counter:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from api.status import StatusError
-from tests.helpers import wait_until
+from testkit.waiting import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -13,7 +13,7 @@ import pytest
 
 from bus.connection import Bus
 from bus.silence import CLOSE_WAIT_S, BrokerSilent, Dropped
-from tests.helpers import wait_until
+from testkit.waiting import wait_until
 
 pytestmark = pytest.mark.slow  # chaos: a broker node gone silent (make test-slow)
 

@@ -7,7 +7,7 @@ import uuid
 
 from runtime.client import Client
 from tests.conftest import wait_serving
-from tests.helpers import wait_until
+from testkit.waiting import wait_until
 from tests.integration.test_crud import pod
 from tests.integration.test_watch import drain
 

@@ -11,7 +11,9 @@ import pytest
 
 from runtime.client import Client
 from tests.conftest import wait_serving
-from tests.helpers import blocking, close_connections_of, management_answers, wait_until
+from bus.testkit import blocking
+from testkit.waiting import wait_until
+from tests.helpers import close_connections_of, management_answers
 
 
 def _pod(name: str) -> dict:

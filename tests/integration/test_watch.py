@@ -7,7 +7,8 @@ import threading
 
 from runtime.cache import Delta
 from runtime.client import Client, Watch
-from tests.helpers import blocking, wait_until
+from bus.testkit import blocking
+from testkit.waiting import wait_until
 from tests.integration.test_crud import pod
 
 

@@ -9,7 +9,8 @@ import msgpack
 import pika
 
 from bus.topology import SCHEMA_HEADER, SCHEMA_VERSION
-from tests.helpers import blocking, wait_until
+from bus.testkit import blocking
+from testkit.waiting import wait_until
 
 
 def _pod(name: str, ns: str) -> dict:

@@ -7,7 +7,8 @@ import sys
 
 import pytest
 
-from tests.helpers import ROOT, wait_until
+from runtime.spawn import ROOT
+from testkit.waiting import wait_until
 from tests.integration.test_deployment import deployment, status
 
 pytestmark = pytest.mark.slow

@@ -8,7 +8,7 @@ from pydantic import ValidationError
 from config.cluster import ActorSpec, ClusterFile, HostSpec, load_cluster
 from config.urls import prefer
 from runtime.supervisor import kubelets, placed
-from tests.helpers import ROOT
+from runtime.spawn import ROOT
 
 NODES = "amqp://u:p@127.0.0.1:5701/,amqp://u:p@127.0.0.1:5702/,amqp://u:p@127.0.0.1:5703/"
 

@@ -16,8 +16,10 @@ import pytest
 from api.status import StatusError
 from runtime.client import Client
 from tests.conftest import wait_serving
-from tests.e2e.conftest import running_gateway, token_of
-from tests.helpers import raw_call, wait_until
+from testkit.people import token_of
+from tests.e2e.conftest import running_gateway
+from testkit.waiting import wait_until
+from tests.helpers import raw_call
 
 
 def pod(name: str) -> dict:

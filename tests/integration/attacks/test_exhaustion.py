@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from api.status import StatusError
-from tests.e2e.conftest import running_gateway, token_of
+from testkit.people import token_of
+from tests.e2e.conftest import running_gateway
 
 COPIES = 19  # 2**19 copies of an 86-byte list: ~45 MB of JSON, ~150 MB of Python objects, before the bound
 MiB = 1 << 20

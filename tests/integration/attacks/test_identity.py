@@ -17,7 +17,9 @@ from bus.topology import SCHEMA_HEADER, SCHEMA_VERSION, Names
 from cli.bootstrap import Account, ensure_account, remove_accounts
 from config.credentials import actor_url, ensure_secret, read_secret, url_as
 from config.identities import broker_user_of, identity_of
-from tests.helpers import blocking, management_answers, wait_until
+from bus.testkit import blocking
+from testkit.waiting import wait_until
+from tests.helpers import management_answers
 
 FORGED = {"ok": True, "object": {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "forged"}}}
 

@@ -12,8 +12,8 @@ import pytest
 
 from api.times import rfc3339
 from runtime.client import Client
-from tests.e2e.conftest import free_port
-from tests.helpers import wait_until
+from testkit.hosts import free_port
+from testkit.waiting import wait_until
 from tests.integration.test_front_door import namespace
 from tests.integration.test_ingress import INGRESS_CLASS, backend
 from testkit.people import as_person

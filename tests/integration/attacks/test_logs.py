@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import control_plane
-from tests.helpers import wait_until
+from testkit.waiting import wait_until
 from tests.integration.test_kubelet import phase, shell_pod
 
 MAX_SIZE, MAX_FILES = 1 << 20, 3

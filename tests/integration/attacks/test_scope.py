@@ -9,7 +9,8 @@ import pytest
 from api.registry import lookup
 from api.status import StatusError
 from runtime.client import Client
-from tests.helpers import raw_call, wait_until
+from testkit.waiting import wait_until
+from tests.helpers import raw_call
 from testkit.people import as_person
 from tests.tenancy import VICTIM_NS, admin_binding, pod, two_tenants
 

@@ -16,8 +16,8 @@ from actors.dns.tcp import MAX_CONNECTIONS
 from actors.proxy import nftables
 from api.status import StatusError
 from runtime.client import Client
-from tests.e2e.conftest import free_port
-from tests.helpers import wait_until
+from testkit.hosts import free_port
+from testkit.waiting import wait_until
 
 
 @pytest.fixture

@@ -9,7 +9,8 @@ import pytest
 from api.status import StatusError
 from runtime.client import Client
 from tests.conftest import control_plane
-from tests.helpers import blocking, wait_until
+from bus.testkit import blocking
+from testkit.waiting import wait_until
 from testkit.people import as_person
 
 MAX_WATCHES = 3

@@ -11,7 +11,7 @@ import subprocess
 import pytest
 
 from runtime import spawn
-from tests.helpers import wait_until
+from testkit.waiting import wait_until
 
 PROBE = "tests.unit.runtime.probe"
 
