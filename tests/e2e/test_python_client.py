@@ -8,7 +8,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from kubernetes import client as k8s, watch
+from kubernetes import client as k8s
+from kubernetes import watch
 
 from testkit.people import token_of
 from tests.e2e.conftest import running_gateway

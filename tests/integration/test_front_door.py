@@ -177,6 +177,8 @@ def test_the_audit_log_records_who_did_what(cluster, procs, settings):
 
 
 LIST_MY_NAMESPACE = """
+from api.status import StatusError
+from runtime.client import Client
 try:
     with Client() as kube:
         print(len(kube.list("Pod", "team-a").items), "pods")
