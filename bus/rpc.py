@@ -111,9 +111,7 @@ class RpcClient:
         if retry:
             done = self._retrying(exchange, routing_key, body, done, timeout, message_id=message_id,
                                   persistent=persistent, user_id=user_id, headers=headers, answerers=answerers)
-        corr = unguessable_id()
-        call = _Call(done, self.bus.call_later(timeout, lambda: self._expire(corr, timeout)), timeout, answerers)
-        self.pending[corr] = call
+        corr = self._pending(done, timeout, answerers)
         publish = dict(message_id=message_id, persistent=persistent, user_id=user_id, headers=headers)
         send = lambda: self._send(corr, exchange, routing_key, body, publish)  # noqa: E731
         if self.ready:
@@ -126,9 +124,13 @@ class RpcClient:
         """A correlation id whose reply, timeout or lost connection goes to `done`, for a message this
         client's connection sends by other means naming `DIRECT` as its reply address (an apiserver's
         `commands` batch asking for its outcomes); `forget(corr)` if that message never leaves."""
+        return self._pending(done, timeout, answerers, sent=True)
+
+    def _pending(self, done: Done, timeout: float, answerers: Answerers, sent: bool = False) -> str:
+        """A new call waiting under an unguessable correlation id, expiring after `timeout`."""
         corr = unguessable_id()
         self.pending[corr] = _Call(done, self.bus.call_later(timeout, lambda: self._expire(corr, timeout)), timeout,
-                                   answerers, sent=True)
+                                   answerers, sent=sent)
         return corr
 
     def forget(self, corr: str) -> None:
