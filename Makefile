@@ -6,7 +6,7 @@ VENV := .venv
 VENV_HOME ?= $(HOME)/.cache/kubus/venv-$(shell echo "$(CURDIR) $(PY)" | cksum | cut -d' ' -f1)
 BIN := $(VENV)/bin
 
-.PHONY: demo test test-slow bench venv broker nettools down clean
+.PHONY: demo test test-slow bench venv broker nettools proto down clean
 
 demo: venv broker nettools  ## set everything up and start the demo cluster
 	scripts/demo.sh
@@ -27,6 +27,9 @@ $(VENV_HOME)/bin/kubus: setup.cfg pyproject.toml
 	test -x $(VENV_HOME)/bin/python || $(PY) -m venv $(VENV_HOME)
 	$(VENV_HOME)/bin/pip install -q -e '.[test]'
 	touch $@
+
+proto:  ## CRI's Python stubs from the project's .proto (committed; a unit test checks they match)
+	$(BIN)/python -m grpc_tools.protoc -I. --python_out=. --grpc_python_out=. --pyi_out=. actors/kubelet/cri/api/cri.proto
 
 broker:
 	scripts/broker.sh

@@ -23,6 +23,7 @@ PRODUCT = frozenset(LAYERS) - {"testkit", "bench"}
 KITS = ("tests", "testkit", "bus.testkit")  # what only benches and tests import
 TOP_LEVEL = set(LAYERS) | {"tests"}
 MAX_LINES = 330
+GENERATED = "_pb2"  # gRPC stubs `make proto` writes from a .proto: not read, not split
 
 @dataclass(frozen=True)
 class Module:
@@ -108,5 +109,5 @@ def test_product_code_never_imports_tests_or_the_kit():
 @pytest.mark.parametrize("package", LAYERS)
 def test_no_module_over_the_limit(package):
     offenders = [f"{module.path.relative_to(ROOT)}: {module.lines} lines" for module in modules()
-                 if module.package == package and module.lines > MAX_LINES]
+                 if module.package == package and module.lines > MAX_LINES and GENERATED not in module.name]
     assert not offenders, f"split these by job (at most ~{MAX_LINES} lines each):{_listing(offenders)}"
