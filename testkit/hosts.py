@@ -5,6 +5,9 @@ import os
 import signal
 import socket
 import subprocess
+from pathlib import Path
+
+from actors.kubelet.cri import containerd
 
 
 def free_port() -> int:
@@ -12,6 +15,12 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+def remove_runtimes(data_dir) -> list[str]:
+    """The containerds the test's cri nodes started, with their pods, mounts and folders (their
+    containers outlive a kubelet too); what went."""
+    return [gone for home in sorted(Path(data_dir).glob("kubelet/*/cri")) for gone in containerd.teardown(home)]
 
 
 def kill_containers(data_dir) -> None:

@@ -13,7 +13,7 @@ from actors.proxy import leftovers
 from config.settings import Settings
 from cli.bootstrap import bootstrap, remove_accounts
 from bus.testkit import delete_topology
-from testkit.hosts import kill_containers
+from testkit.hosts import kill_containers, remove_runtimes
 from testkit.waiting import wait_until
 from tests.helpers import Procs
 from testkit.people import as_person, write_users_file
@@ -81,6 +81,7 @@ def procs(settings, tmp_path, request):
     procs = Procs(env, logdir, settings)
     yield procs
     procs.stop_all()
+    remove_runtimes(settings.data_dir)
     kill_containers(settings.data_dir)
     podnet.clean(settings.cluster)  # pods' network namespaces and the cluster's bridge, where made
     leftovers.clean(settings.cluster, settings.service_cidr)  # a killed proxy's route and nftables table

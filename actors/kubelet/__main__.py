@@ -1,4 +1,4 @@
-"""`python -m actors.kubelet --node NAME [--runtime process|simulated] [--capacity cpu=4,memory=8Gi,pods=110]
+"""`python -m actors.kubelet --node NAME [--runtime cri|process|simulated] [--capacity cpu=4,memory=8Gi,pods=110]
 [--labels k=v,...] [--taints key=value:Effect,...]`, or `--hollow N` simulated nodes in one process."""
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--node", help="the node's name")
     parser.add_argument("--node-json", help="the node as the cluster file has it (JSON)")
-    parser.add_argument("--runtime", choices=["process", "simulated"], default="process")
+    parser.add_argument("--runtime", choices=["cri", "process", "simulated"], default="process")
     parser.add_argument("--capacity", default="cpu=4,memory=8Gi,pods=110")
     parser.add_argument("--labels", default="")
     parser.add_argument("--taints", default="")

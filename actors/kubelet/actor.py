@@ -7,12 +7,16 @@ from pathlib import Path
 from typing import Any, Callable
 
 from actors.kubelet import podnet
+from actors.kubelet.cri import cni, containerd
+from actors.kubelet.cri.client import RuntimeClient
 from actors.kubelet.agent import NodeAgent
 from actors.kubelet.logfiles import Limits
 from actors.kubelet.logs import read_logs
 from actors.kubelet.nodeinfo import RENEW_INTERVAL_S, NodeConfig
+from actors.kubelet.runtimes.cri import CRIRuntime
 from actors.kubelet.runtimes.process import ProcessRuntime
 from actors.kubelet.runtimes.simulated import SimulatedRuntime
+from api.quantity import parse_quantity
 from api.status import StatusError
 from bus.codec import DecodeError
 from bus.declare import QueueSpec
@@ -71,15 +75,32 @@ class Kubelet(Actor):
     def _runtime(self, cfg: NodeConfig):
         if cfg.runtime == "simulated":
             return SimulatedRuntime(self.clock)
+        if cfg.runtime == "cri":
+            return self._cri(cfg)
         limits = Limits(self.settings.container_log_max_size, self.settings.container_log_max_files)
         return ProcessRuntime(Path(self.settings.data_dir) / "kubelet" / cfg.name, limits)
+
+    def _cri(self, cfg: NodeConfig) -> CRIRuntime:
+        """The node's containerd (KUBUS_CRI_ENDPOINT's, or one it starts for itself) and the pod network's
+        CNI configuration in it, once the node has its range (NodeAgent.node_changed)."""
+        s = self.settings
+        home = Path(s.data_dir) / "kubelet" / cfg.name / "cri"
+        endpoint = s.cri_endpoint
+        if not endpoint:
+            daemon = containerd.Containerd(home, s.sandbox_image, s.registry_url)
+            daemon.ensure()
+            endpoint = daemon.endpoint
+        network, layout = podnet.PodNetwork(s.cluster, s.cluster_cidr, s.cluster_dns, s.cluster_domain), \
+            containerd.Layout(home.resolve())
+        return CRIRuntime(RuntimeClient(endpoint), cfg.name, layout.logs, _memory(cfg), network.dns_config,
+                          cni.NodeNetwork(layout.cni_conf, layout.cni_data, network.bridge))
 
     def consumers(self) -> list[Consumer]:
         """The log service of each node whose containers run for real: `logs` requests an apiserver
         authorized and put in `{c}.kubelet.<node>.logs`; gone with this process."""
         return [Consumer(QueueSpec(self.names.kubelet_logs_queue(node), durable=False, exclusive=True,
                                    auto_delete=True), self.on_logs, 16)
-                for node, agent in self.agents.items() if agent.runtime.name == "process"]
+                for node, agent in self.agents.items() if agent.runtime.name in ("process", "containerd")]
 
     def on_logs(self, msg: Message) -> None:
         if msg.user_id != self.apiserver_user:  # the default exchange reaches this queue from anyone who answers
@@ -155,6 +176,10 @@ class Kubelet(Actor):
     def sync(self) -> None:
         for agent in self.agents.values():
             agent.sync_all()
+
+
+def _memory(cfg: NodeConfig) -> int:
+    return int(parse_quantity(cfg.capacity.get("memory", "8Gi")))
 
 
 def _actor_name(name: str) -> str:

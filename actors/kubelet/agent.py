@@ -99,6 +99,8 @@ class NodeAgent:
             return
         if worker is None:
             worker = self.workers[uid] = PodWorker(pod, self.runtime, self.clock, self.cfg.ip, self.offload)
+            if getattr(self.runtime, "assigns_addresses", False) and not pod["spec"].get("hostNetwork"):
+                worker.pod_ip = ""  # the sandbox's, once it has one (sync_pod)
             self._give_address(worker)
             worker.services = self.services
             self._fetch_credentials(worker)
@@ -113,7 +115,11 @@ class NodeAgent:
     def node_changed(self, node: dict) -> None:
         """The node's range, once known, addresses the pods still on the node's IP (after a restart
         the pods' events may come before the node's: they get back what their status reports)."""
-        if self.addresses.network is None and (node.get("spec") or {}).get("podCIDR"):
+        cidr = (node.get("spec") or {}).get("podCIDR")
+        if cidr and hasattr(self.runtime, "network_ready"):
+            self.runtime.network_ready(cidr)  # the runtime's CNI addresses its pods
+            return
+        if self.addresses.network is None and cidr:
             self.addresses.set_cidr(node["spec"]["podCIDR"])
             if self.network is not None:
                 self.gateway = self.network.node_ready(node["spec"]["podCIDR"])
@@ -181,6 +187,8 @@ class NodeAgent:
 
     def sync_pod(self, worker: PodWorker) -> None:
         synced_at = self.clock()
+        if worker.pod_ip == "":
+            worker.pod_ip = self.runtime.pod_ip(worker.uid) or ""
         worker.sync()
         self._report(worker)
         worker.quiet_to = self._quiet_until(worker, synced_at)

@@ -43,6 +43,11 @@ class PodNetwork:
         self.prefixlen = ipaddress.IPv4Network(cluster_cidr).prefixlen
         self.dns, self.domain = dns, domain
 
+    def dns_config(self, pod: dict) -> dict | None:
+        """CRI's DNSConfig for a pod sandbox (containerd writes resolv.conf from it); None: the host's."""
+        parts = dns_parts(pod, self.dns, self.domain)
+        return None if parts is None else dict(zip(("servers", "searches", "options"), parts))
+
     def name(self, uid: str) -> str:
         return f"kubus-{self.tag}-{uid}"
 
@@ -102,9 +107,10 @@ def gateway(cidr: str) -> str:
     return str(ipaddress.IPv4Network(cidr).network_address + 1)
 
 
-def resolv_conf(pod: dict, dns: str, domain: str) -> str | None:
+def dns_parts(pod: dict, dns: str, domain: str) -> tuple[list[str], list[str], list[str]] | None:
     """ClusterFirst: the cluster DNS and the namespace's search path, ndots:5; `Default` keeps the
-    host's file (None); `None` takes only the pod's dnsConfig. dnsConfig is merged in as the kubelet does."""
+    host's file (None); `None` takes only the pod's dnsConfig. dnsConfig is merged in as the kubelet
+    does. (nameservers, searches, options)"""
     spec = pod["spec"]
     policy = spec.get("dnsPolicy", "ClusterFirst")
     config = spec.get("dnsConfig") or {}
@@ -116,10 +122,19 @@ def resolv_conf(pod: dict, dns: str, domain: str) -> str | None:
     servers = list(dict.fromkeys(base[0] + list(config.get("nameservers") or [])))[:3]
     search = list(dict.fromkeys(base[1] + list(config.get("searches") or [])))[:32]
     options = {**base[2], **{o["name"]: o.get("value") for o in config.get("options") or [] if o.get("name")}}
+    return servers, search, [k if v in (None, "") else f"{k}:{v}" for k, v in options.items()]
+
+
+def resolv_conf(pod: dict, dns: str, domain: str) -> str | None:
+    """The pod's /etc/resolv.conf (dns_parts), or None to keep the host's."""
+    parts = dns_parts(pod, dns, domain)
+    if parts is None:
+        return None
+    servers, search, options = parts
     lines = [f"search {' '.join(search)}"] if search else []
     lines += [f"nameserver {s}" for s in servers]
     if options:
-        lines.append("options " + " ".join(k if v in (None, "") else f"{k}:{v}" for k, v in options.items()))
+        lines.append("options " + " ".join(options))
     return "\n".join(lines) + "\n"
 
 

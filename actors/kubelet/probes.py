@@ -21,10 +21,14 @@ def _port(port, container: dict) -> int:
     raise ValueError(f"no container port named {port!r}")
 
 
-def check(probe: dict, container: dict, env: dict[str, str], host: str, workdir: str | None) -> bool:
-    """Run one probe (blocking): True on success. An exec probe runs where the container runs."""
+def check(probe: dict, container: dict, env: dict[str, str], host: str, workdir: str | None,
+          run: Callable[[list[str], int], int] | None = None) -> bool:
+    """Run one probe (blocking): True on success. An exec probe runs where the container runs: in it,
+    through `run` (the runtime's exec: command, timeout -> exit code), or as a host process."""
     timeout = probe.get("timeoutSeconds", 1)
     try:
+        if probe.get("exec") and run is not None:
+            return run(probe["exec"]["command"], timeout) == 0
         if probe.get("exec"):
             done = subprocess.run(probe["exec"]["command"], env=env, cwd=workdir, timeout=timeout,
                                   capture_output=True)

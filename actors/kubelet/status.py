@@ -39,8 +39,7 @@ def container_status(worker: PodWorker, c: Container) -> dict:
     """running / terminated / waiting (ContainerCreating, CrashLoopBackOff, a start error)."""
     last = c.last_state
     if c.running:
-        starting = worker.runtime.starting(c.cid)
-        state = {"waiting": {"reason": "PodInitializing" if c.init else "ContainerCreating"}} if starting else \
+        state = _waiting_to_start(worker, c) if worker.runtime.starting(c.cid) else \
             {"running": {"startedAt": rfc3339(c.started_at)}}
     elif c.terminated is not None and not _restarting(worker, c):
         state = {"terminated": c.terminated}
@@ -51,8 +50,19 @@ def container_status(worker: PodWorker, c: Container) -> dict:
     status = {"name": c.name, "image": c.spec.get("image", ""), "imageID": "", "ready": running and c.ready,
               "started": running and c.started_ok, "restartCount": c.restarts, "state": state, "lastState": last}
     if c.cid:
-        status["containerID"] = f"{worker.runtime.name}://{c.cid}"
+        ref = getattr(worker.runtime, "container_ref", None)
+        status["containerID"] = ref(c.cid) if ref else f"{worker.runtime.name}://{c.cid}"
+        if status["containerID"] is None:
+            del status["containerID"]
     return status
+
+
+def _waiting_to_start(worker: PodWorker, c: Container) -> dict:
+    """Not running yet: the runtime's reason (an image pull's, a config error's), else the default."""
+    reason = getattr(worker.runtime, "waiting_reason", lambda cid: None)(c.cid)
+    if reason is None or reason[0] == "ContainerCreating" and not reason[1]:
+        return {"waiting": {"reason": "PodInitializing" if c.init else "ContainerCreating"}}
+    return {"waiting": {"reason": reason[0], **({"message": reason[1]} if reason[1] else {})}}
 
 
 def _restarting(worker: PodWorker, c: Container) -> bool:
@@ -100,7 +110,9 @@ def inputs(worker: PodWorker) -> tuple:
 
 
 def _container_inputs(worker: PodWorker, c: Container) -> tuple:
-    return (c.cid, c.running and worker.runtime.starting(c.cid), c.started_at, c.instances, c.restarts, c.waiting,
+    waiting = getattr(worker.runtime, "waiting_reason", None)
+    return (c.cid, c.running and worker.runtime.starting(c.cid), waiting(c.cid) if waiting and c.cid else None,
+            c.started_at, c.instances, c.restarts, c.waiting,
             c.terminated, c.last_state, tuple(state.result for state in c.probes.values()))
 
 
@@ -125,8 +137,9 @@ def pod_status(worker: PodWorker, current: dict | None, written: dict | None = N
         previous.get("PodScheduled") or _condition("PodScheduled", True, previous, now),
     ]
     conditions += [c for t, c in previous.items() if t not in {x["type"] for x in conditions}]
+    addresses = {"podIP": worker.pod_ip, "podIPs": [{"ip": worker.pod_ip}]} if worker.pod_ip else {}
     status = {**current, "phase": pod_phase, "conditions": conditions, "hostIP": worker.node_ip,
-              "hostIPs": [{"ip": worker.node_ip}], "podIP": worker.pod_ip, "podIPs": [{"ip": worker.pod_ip}],
+              "hostIPs": [{"ip": worker.node_ip}], **addresses,
               "startTime": current.get("startTime") or rfc3339(worker.admitted_at),
               "qosClass": qos_class(worker.pod["spec"]), "containerStatuses": apps}
     if inits:

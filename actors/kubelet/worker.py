@@ -123,7 +123,9 @@ class PodWorker:
                 continue
             state.in_flight = True
             cid, env, workdir = c.cid, self.env(c.spec), self.runtime.workdir(self.uid, c.spec)
-            self.offload(lambda s=state: probes.check(s.probe, c.spec, env, self.pod_ip, workdir),
+            inside = getattr(self.runtime, "exec_sync", None)  # an exec probe runs in the container
+            run = (lambda command, timeout, cid=cid: inside(cid, command, timeout)) if inside else None
+            self.offload(lambda s=state: probes.check(s.probe, c.spec, env, self.pod_ip, workdir, run),
                          lambda ok, k=kind, s=state: self._probed(c, cid, k, s, ok))
 
     def _probed(self, c: Container, cid: str, kind: str, state: ProbeState, ok: bool) -> None:

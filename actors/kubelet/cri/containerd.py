@@ -1,0 +1,216 @@
+"""The containerd a node's kubelet starts for itself (when no `KUBUS_CRI_ENDPOINT` names one): its
+own root, state, socket and configuration — rendered here: the cgroupfs driver, Debian's CNI plugins,
+the local registry as the mirror of every registry, the local pause image — started in its own
+session so that it, like the containers under its shims, outlives a kubelet restart.
+
+kubus's nodes on one machine stand for separate hosts, so each has its own containerd, as each
+Kubernetes node has: its own CNI configuration over its own podCIDR, its own images and state.
+Facts: k8s-containers.md §2 (the configuration, and §8's traps: restrict_oom_score_adj, cgroupfs)."""
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import structlog
+
+from actors.kubelet.cri.client import CRIError, RuntimeClient
+
+log = structlog.get_logger("kubelet")
+BINARY = "containerd"
+CNI_BIN = "/usr/lib/cni"  # Debian's plugins (upstream's /opt/cni/bin is not there)
+RUN_ROOT = Path("/run/kubus")  # sockets and state: short paths (a unix socket's is at most 107 bytes), tmpfs
+START_TIMEOUT_S = 15.0
+
+
+def available() -> str | None:
+    """Why this host cannot run containerd, or None."""
+    if os.geteuid() != 0:
+        return "containerd needs root"
+    missing = [b for b in (BINARY, "runc", "containerd-shim-runc-v2") if not _which(b)]
+    if missing:
+        return f"not installed: {', '.join(missing)} (apt-get install containerd runc)"
+    if not Path(CNI_BIN, "bridge").exists():
+        return f"no CNI plugins in {CNI_BIN} (apt-get install containernetworking-plugins)"
+    return None
+
+
+def _which(name: str) -> bool:
+    return any(Path(d, name).exists() for d in os.environ.get("PATH", "/usr/bin:/usr/sbin").split(":") +
+               ["/usr/bin", "/usr/sbin"])
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where one node's containerd keeps what: `home` on disk (images, snapshots, logs, CNI's
+    configuration and address leases), `run` on tmpfs (state, socket, runc's state)."""
+    home: Path
+
+    @property
+    def run(self) -> Path:
+        return RUN_ROOT / hashlib.sha1(str(self.home.resolve()).encode()).hexdigest()[:12]
+
+    @property
+    def socket(self) -> Path:
+        return self.run / "containerd.sock"
+
+    @property
+    def cni_conf(self) -> Path:
+        return self.home / "net.d"
+
+    @property
+    def cni_data(self) -> Path:
+        return self.home / "cni"
+
+    @property
+    def logs(self) -> Path:
+        return self.home / "pods"
+
+    @property
+    def config(self) -> Path:
+        return self.home / "config.toml"
+
+
+def render(layout: Layout, sandbox_image: str, registry: str) -> str:
+    """containerd's configuration (k8s-containers.md §2.4, the form observed to work here)."""
+    return f"""version = 2
+root = "{layout.home / 'root'}"
+state = "{layout.run / 'state'}"
+[grpc]
+  address = "{layout.socket}"
+[ttrpc]
+  address = "{layout.socket}.ttrpc"
+[plugins."io.containerd.grpc.v1.cri"]
+  sandbox_image = "{sandbox_image}"
+  netns_mounts_under_state_dir = true
+  restrict_oom_score_adj = true
+  disable_apparmor = true
+  tolerate_missing_hugetlb_controller = true
+  max_container_log_line_size = 16384
+  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+    runtime_type = "io.containerd.runc.v2"
+    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+      SystemdCgroup = false
+      Root = "{layout.run / 'runc'}"
+  [plugins."io.containerd.grpc.v1.cri".cni]
+    bin_dir = "{CNI_BIN}"
+    conf_dir = "{layout.cni_conf}"
+  [plugins."io.containerd.grpc.v1.cri".registry]
+    config_path = "{layout.home / 'certs.d'}"
+"""
+
+
+def mirror(registry: str) -> str:
+    """hosts.toml sending every registry's pulls to the local one: nothing is pulled from elsewhere
+    (this machine's traffic stays on it), and `busybox:1.35` resolves to what the registry holds."""
+    return f'server = "{registry}"\n\n[host."{registry}"]\n  capabilities = ["pull", "resolve"]\n  skip_verify = true\n'
+
+
+class Containerd:
+    def __init__(self, home: Path, sandbox_image: str, registry: str):
+        self.layout = Layout(home.resolve())
+        self.sandbox_image, self.registry = sandbox_image, registry
+        self.process: subprocess.Popen | None = None
+
+    @property
+    def endpoint(self) -> str:
+        return str(self.layout.socket)
+
+    def answering(self) -> bool:
+        if not self.layout.socket.exists():
+            return False
+        client = RuntimeClient(self.endpoint, timeout=2.0)
+        try:
+            client.version()
+            return True
+        except CRIError:
+            return False
+        finally:
+            client.close()
+
+    def ensure(self) -> None:
+        """Running and answering: the one already there (started before a kubelet restart), or a new one."""
+        if self.answering():
+            return
+        self._write_config()
+        self.stop_leftover()
+        out = open(self.layout.home / "containerd.log", "ab")
+        self.process = subprocess.Popen([BINARY, "--config", str(self.layout.config)], stdin=subprocess.DEVNULL,
+                                        stdout=out, stderr=out, start_new_session=True)
+        out.close()
+        (self.layout.home / "containerd.pid").write_text(str(self.process.pid))
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while not self.answering():
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"containerd did not start: see {self.layout.home / 'containerd.log'}")
+            time.sleep(0.05)  # the socket appears within ~1 s (k8s-containers.md §2.4)
+        log.info("kubelet.containerd_started", pid=self.process.pid, socket=self.endpoint)
+
+    def _write_config(self) -> None:
+        for folder in (self.layout.home, self.layout.run, self.layout.cni_conf, self.layout.logs):
+            folder.mkdir(parents=True, exist_ok=True)
+        self.layout.config.write_text(render(self.layout, self.sandbox_image, self.registry))
+        for host in ("_default", "docker.io"):
+            folder = self.layout.home / "certs.d" / host
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / "hosts.toml").write_text(mirror(self.registry))
+
+    def pid(self) -> int | None:
+        try:
+            pid = int((self.layout.home / "containerd.pid").read_text())
+            return pid if Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0].endswith(BINARY.encode()) else None
+        except (OSError, ValueError):
+            return None
+
+    def stop_leftover(self) -> None:
+        """A containerd of this home that no longer answers (hung): it goes before a new one starts."""
+        pid = self.pid()
+        if pid is not None:
+            os.kill(pid, signal.SIGKILL)
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """containerd only: the containers under their shims go on (and a new containerd finds them)."""
+        pid = self.pid()
+        if pid is None:
+            return
+        os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + timeout
+        while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
+            if self.process is not None and self.process.poll() is not None:
+                break
+            time.sleep(0.05)
+
+
+def teardown(home: Path) -> list[str]:
+    """Everything of one node's containerd: its pods (stopped and removed through CRI, so CNI gives
+    their addresses back), the containerd, the mounts left under its folders, the folders. What
+    `make down` and a test's teardown run; the names of what went."""
+    daemon = Containerd(home, "", "")
+    layout, gone = daemon.layout, []
+    if daemon.answering():
+        client = RuntimeClient(daemon.endpoint, timeout=30.0)
+        try:
+            for sandbox in client.sandboxes():
+                client.stop_sandbox(sandbox.id)
+                client.remove_sandbox(sandbox.id)
+                gone.append(f"pod {sandbox.metadata.namespace}/{sandbox.metadata.name}")
+        finally:
+            client.close()
+    if daemon.pid() is not None:
+        daemon.stop()
+        gone.append(f"containerd of {layout.home}")
+    for mount in _mounts_under(layout.home, layout.run):
+        subprocess.run(["umount", "-l", mount], capture_output=True)
+    subprocess.run(["rm", "-rf", str(layout.run), str(layout.home)], capture_output=True)
+    return gone
+
+
+def _mounts_under(*folders: Path) -> list[str]:
+    """Mount points below these folders, deepest first."""
+    prefixes = tuple(f"{f}/" for f in folders)
+    points = [line.split()[4] for line in Path("/proc/self/mountinfo").read_text().splitlines()]
+    return sorted((p for p in points if p.startswith(prefixes)), key=len, reverse=True)

@@ -1,0 +1,28 @@
+"""A cluster whose node runs its pods as real containers: a store, an apiserver, the scheduler, the
+node IPAM controller and a `cri` kubelet for node-1, which starts its own containerd (pulling from
+the session's local registry). Skipped, saying why, where containerd cannot run."""
+from __future__ import annotations
+
+import pytest
+
+from actors.kubelet.cri import containerd
+from tests.conftest import control_plane
+from testkit.registry import session_registry
+from testkit.waiting import wait_until
+
+
+@pytest.fixture
+def cri_cluster(procs, settings):
+    why = containerd.available()
+    if why:
+        pytest.skip(f"no cri node here: {why}")
+    registry = session_registry()
+    client = control_plane(procs, settings)
+    procs.start("actors.scheduler")
+    procs.start("actors.controllers", "nodeipam", label="nodeipam-controller")
+    procs.kubelet = procs.start("actors.kubelet", "--node", "node-1", "--runtime", "cri", label="kubelet",
+                                KUBUS_REGISTRY_URL=registry)
+    wait_until(lambda: (client.get("Node", "node-1").get("spec") or {}).get("podCIDR"), 30,
+               what="node-1 registered, with its range")
+    yield client
+    client.close()

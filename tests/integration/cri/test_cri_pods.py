@@ -1,0 +1,110 @@
+"""Pods as real containers (containerd + runc): images from the local registry, the pod IP from CNI,
+exits and restarts, the kubelet's waiting reasons, deletion, a kubelet restart that adopts."""
+from __future__ import annotations
+
+import subprocess
+
+from actors.kubelet.cri.containerd import Layout
+from testkit.waiting import wait_until
+
+BUSYBOX = "busybox:1.35"
+
+
+def pod(name: str, script: str, policy: str = "Never", image: str = BUSYBOX, **container) -> dict:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+            "spec": {"restartPolicy": policy, "terminationGracePeriodSeconds": 2,
+                     "containers": [{"name": "main", "image": image, "command": ["sh", "-c", script], **container}]}}
+
+
+def status(client, name: str) -> dict:
+    return client.get("Pod", name).get("status") or {}
+
+
+def container(client, name: str) -> dict:
+    return (status(client, name).get("containerStatuses") or [{}])[0]
+
+
+def state(client, name: str, key: str) -> dict:
+    return (container(client, name).get("state") or {}).get(key) or {}
+
+
+def test_a_pod_runs_from_its_image_with_an_address_of_the_nodes_range(cri_cluster):
+    cri_cluster.create(pod("hello", "echo hello; id -u; test ! -e /work && test -x /bin/busybox"))
+    done = wait_until(lambda: state(cri_cluster, "hello", "terminated"), 60, what="hello to finish")
+    assert (done["exitCode"], done["reason"]) == (0, "Completed"), done
+    found = status(cri_cluster, "hello")
+    cidr = cri_cluster.get("Node", "node-1")["spec"]["podCIDR"]
+    assert found["phase"] == "Succeeded"
+    assert found["podIP"].rsplit(".", 1)[0] == cidr.rsplit(".", 1)[0] and found["podIP"] != found["hostIP"]
+    assert container(cri_cluster, "hello")["containerID"].startswith("containerd://")
+
+
+def test_a_failing_container_restarts_with_back_off(cri_cluster):
+    cri_cluster.create(pod("crash", "exit 3", policy="Always"))
+    waiting = wait_until(lambda: state(cri_cluster, "crash", "waiting").get("reason") == "CrashLoopBackOff"
+                         and container(cri_cluster, "crash"), 60, what="CrashLoopBackOff")
+    assert waiting["lastState"]["terminated"]["exitCode"] == 3
+    assert waiting["lastState"]["terminated"]["reason"] == "Error"
+
+
+def test_a_missing_image_is_err_image_pull_then_back_off(cri_cluster):
+    cri_cluster.create(pod("ghost", "true", image="kubus/no-such-image:1.0"))
+    first = wait_until(lambda: state(cri_cluster, "ghost", "waiting").get("reason") in ("ErrImagePull",
+                                                                                       "ImagePullBackOff")
+                       and state(cri_cluster, "ghost", "waiting"), 60, what="the pull to fail")
+    assert "kubus/no-such-image:1.0" in first.get("message", ""), first
+    backoff = wait_until(lambda: state(cri_cluster, "ghost", "waiting").get("reason") == "ImagePullBackOff"
+                         and state(cri_cluster, "ghost", "waiting"), 60, what="ImagePullBackOff")
+    assert backoff["message"] == 'Back-off pulling image "kubus/no-such-image:1.0"'
+
+
+def test_run_as_non_root_refuses_a_root_image_with_the_kubelets_message(cri_cluster):
+    cri_cluster.create(pod("rooted", "true", securityContext={"runAsNonRoot": True}))
+    waiting = wait_until(lambda: state(cri_cluster, "rooted", "waiting").get("reason") ==
+                         "CreateContainerConfigError" and state(cri_cluster, "rooted", "waiting"), 60,
+                         what="CreateContainerConfigError")
+    assert waiting["message"] == 'container has runAsNonRoot and image will run as root (pod: ' \
+                                 f'"rooted_default({cri_cluster.get("Pod", "rooted")["metadata"]["uid"]})", ' \
+                                 'container: main)'
+
+
+def test_the_clusters_secrets_are_not_in_a_pod(cri_cluster, settings):
+    """The process runtime's hole: a pod read the cluster's key from the host. In a container the
+    host's files are not there at all."""
+    key = next(settings.secrets_dir.glob("*.key"))
+    cri_cluster.create(pod("thief", f"cat {key} || cat /proc/1/root{key} || echo none-here"))
+    wait_until(lambda: state(cri_cluster, "thief", "terminated"), 60, what="the thief to finish")
+    assert state(cri_cluster, "thief", "terminated")["exitCode"] == 0
+    assert key.read_text() not in cri_cluster.logs("thief")["text"]
+
+
+def test_a_memory_hog_is_oom_killed(cri_cluster):
+    hog = "x=$(head -c 200000000 /dev/zero | tr '\\0' a); echo survived"
+    cri_cluster.create(pod("hog", hog, resources={"limits": {"memory": "32Mi"}}))
+    done = wait_until(lambda: state(cri_cluster, "hog", "terminated"), 60, what="the hog to end")
+    assert (done["reason"], done["exitCode"]) == ("OOMKilled", 137), done
+
+
+def test_delete_stops_the_containers_and_removes_the_sandbox(cri_cluster, settings):
+    cri_cluster.create(pod("sleeper", "trap 'exit 0' TERM; sleep 1000 & wait", policy="Always"))
+    wait_until(lambda: state(cri_cluster, "sleeper", "running"), 60, what="sleeper running")
+    cri_cluster.delete("Pod", "sleeper")
+    wait_until(lambda: not [p for p in cri_cluster.list("Pod").items if p["metadata"]["name"] == "sleeper"], 60,
+               what="the pod gone")
+    socket = Layout((settings.data_dir / "kubelet" / "node-1" / "cri").resolve()).socket
+    listed = lambda: subprocess.run(["ctr", "--address", str(socket), "-n", "k8s.io", "containers", "list", "-q"],
+                                    capture_output=True, text=True).stdout.split()
+    wait_until(lambda: listed() == [], 30, what="no containers left in containerd")
+
+
+def test_a_restarted_kubelet_adopts_its_running_containers(cri_cluster, procs):
+    cri_cluster.create(pod("steady", "sleep 1000", policy="Always"))
+    wait_until(lambda: state(cri_cluster, "steady", "running"), 60, what="steady running")
+    before = container(cri_cluster, "steady")["containerID"]
+    procs.kubelet.kill()
+    procs.kubelet.wait(10)
+    procs.kubelet = procs.start("actors.kubelet", "--node", "node-1", "--runtime", "cri", label="kubelet-again")
+    wait_until(lambda: cri_cluster.get("Lease", "node-1", "kube-node-lease"), 30, what="the lease")
+    after = wait_until(lambda: state(cri_cluster, "steady", "running") and container(cri_cluster, "steady"), 30,
+                       what="steady still running")
+    assert (after["containerID"], after["restartCount"]) == (before, 0)
