@@ -70,6 +70,9 @@ class Settings(BaseSettings):
     # containers' logs (the kubelet's containerLogMaxSize and containerLogMaxFiles, Kubernetes' defaults)
     container_log_max_size: int = Field(10 << 20, ge=1024)  # bytes a log file reaches before it is rotated
     container_log_max_files: int = Field(5, ge=2)  # a container's log files kept, the current one included
+    # images (docs/images.md): the local registry `make images` and `kubus image` push to
+    registry_url: str = Field("http://127.0.0.1:5000", pattern=r"^https?://[^/\s]+/?$")
+    registry_dir: Path | None = None  # its storage, config, pid and log; `<data_dir>/registry` when unset
 
     # the gateway's logins (docs/security.md, "Logins at the gateway")
     gateway_login_ttl_s: float = Field(60.0, gt=0, le=60)  # a token's login is trusted this long, then checked again
@@ -94,6 +97,10 @@ class Settings(BaseSettings):
     @property
     def secret_file(self) -> Path:
         return self.secrets_dir / f"{self.cluster}.key"
+
+    @property
+    def registry_root(self) -> Path:
+        return self.registry_dir or self.data_dir / "registry"
 
     def with_(self, **changes) -> "Settings":
         """A copy with some fields changed (settings are frozen)."""
