@@ -226,3 +226,7 @@ def _terminate(pid: int, timeout: float) -> None:
         time.sleep(0.05)
     if _is_registry(pid):
         os.kill(pid, signal.SIGKILL)
+    try:
+        os.waitpid(pid, 0)  # our own child (started detached by this process) is reaped, not left a zombie
+    except ChildProcessError:
+        pass
