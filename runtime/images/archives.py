@@ -5,7 +5,8 @@ annotations) or the one `--name` gives.
 
 A docker layer travels as it was saved — an uncompressed tar is pushed as
 `application/vnd.docker.image.rootfs.diff.tar`, its digest its diff_id — so nothing is recompressed;
-an OCI layout's manifest is pushed byte for byte, so its digest is the one the archive names."""
+an OCI layout's manifest is pushed byte for byte, so its digest is the one the archive names. A tar
+with both (`ctr images export`, docker 25's `save`) is read as the OCI layout."""
 from __future__ import annotations
 
 import json
@@ -74,10 +75,10 @@ def read(path: Path) -> list[Archived]:
     try:
         with tarfile.open(path) as tar:
             archive = _Tar(tar, str(path))
+            if archive.has("index.json"):  # `ctr images export` and docker 25's `save` write both: OCI first
+                return [_oci_image(archive, d) for d in archive.json("index.json").get("manifests", [])]
             if archive.has("manifest.json"):
                 return [_docker_image(archive, entry) for entry in archive.json("manifest.json")]
-            if archive.has("index.json"):
-                return [_oci_image(archive, d) for d in archive.json("index.json").get("manifests", [])]
     except (OSError, tarfile.TarError) as exc:
         raise BadArchive(f"{path}: not a readable tar archive ({exc})") from None
     except (KeyError, TypeError, AttributeError) as exc:

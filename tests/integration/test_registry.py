@@ -100,12 +100,16 @@ def _docker_save(path: Path, repo_tags: list[str] | None) -> Path:
 
 
 def _oci_layout(path: Path, annotations: dict, corrupt: bool = False) -> Path:
+    """An OCI layout tar as `ctr images export` writes it: with a docker manifest.json beside index.json."""
     descriptor = IMAGE.manifest.descriptor(annotations=annotations)
     blobs = {f"blobs/sha256/{b.digest.split(':')[1]}": b.data for b in (IMAGE.manifest, *IMAGE.blobs())}
     if corrupt:
         blobs[f"blobs/sha256/{LAYER.blob.digest.split(':')[1]}"] = b"not the layer"
+    docker = [{"Config": f"blobs/sha256/{IMAGE.config.digest[7:]}", "RepoTags": ["docker/view:1"],
+               "Layers": [f"blobs/sha256/{LAYER.blob.digest[7:]}"]}]
     return _tar(path, {"oci-layout": b'{"imageLayoutVersion":"1.0.0"}', **blobs,
-                       "index.json": json.dumps({"schemaVersion": 2, "manifests": [descriptor]}).encode()})
+                       "index.json": json.dumps({"schemaVersion": 2, "manifests": [descriptor]}).encode(),
+                       "manifest.json": json.dumps(docker).encode()})
 
 
 def test_a_docker_save_tar_is_pushed_under_its_repo_tags(client, tmp_path):
