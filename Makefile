@@ -6,15 +6,15 @@ VENV := .venv
 VENV_HOME ?= $(HOME)/.cache/kubus/venv-$(shell echo "$(CURDIR) $(PY)" | cksum | cut -d' ' -f1)
 BIN := $(VENV)/bin
 
-.PHONY: demo test test-slow bench venv broker nettools proto down clean
+.PHONY: demo test test-slow bench venv broker nettools containers images proto down clean
 
-demo: venv broker nettools  ## set everything up and start the demo cluster
+demo: venv broker nettools containers  ## set everything up and start the demo cluster
 	scripts/demo.sh
 
-test: venv broker nettools  ## the default test run (unit, integration, e2e) against a real broker
+test: venv broker nettools containers  ## the default test run (unit, integration, e2e) against a real broker
 	$(BIN)/pytest -q
 
-test-slow: venv broker nettools  ## chaos and scale runs
+test-slow: venv broker nettools containers  ## chaos and scale runs
 	$(BIN)/pytest -q -m slow
 
 bench: venv broker
@@ -36,6 +36,13 @@ broker:
 
 nettools:  ## ip and nft for pod network namespaces and the proxy's nftables mode (root: from the OS packages)
 	@scripts/nettools.sh
+
+containers:  ## containerd, runc, the CNI plugins, docker-registry, busybox-static, catatonit (root: from the OS packages)
+	@scripts/containers.sh
+
+images: venv containers  ## the local registry (started unless one answers) and kubus's images built and pushed to it
+	$(BIN)/kubus image registry
+	$(BIN)/kubus image build
 
 down:  ## stop the demo cluster, and the demo pods' processes (containers outlive a kubelet by design)
 	@if [ -f .kubus/demo.pid ]; then kill $$(cat .kubus/demo.pid) 2>/dev/null; rm -f .kubus/demo.pid; echo "stopped the demo cluster"; fi

@@ -27,6 +27,7 @@ from cli.verbs_patch import patch
 from cli.verbs_rollout import rollout, scale
 from cli.verbs_tables import api_resources, events
 from cli.verbs_wait import wait
+from cli.verbs_image import image
 from runtime.client import Client, Watch
 
 FOLLOW_POLL_S = 0.5
@@ -261,7 +262,7 @@ def up(path: str | None) -> None:
 
 for command in (nodes.cordon, nodes.uncordon, nodes.drain, metadata.label, metadata.annotate, auth,
                 dead_letters, create, run, set_group, patch, wait, events, api_resources, status, config_group,
-                expose, rollout, scale):
+                expose, rollout, scale, image):
     main.add_command(command)
 
 

@@ -73,6 +73,9 @@ class Settings(BaseSettings):
     # the cri runtime (docs/containers.md): a node's kubelet starts its own containerd unless given a socket
     cri_endpoint: str = ""  # KUBUS_CRI_ENDPOINT: the unix socket of a containerd that is already running
     sandbox_image: str = "kubus/pause:catatonit-0.1.7"  # each pod's pause container (from the local registry)
+    # images (docs/images.md): the local registry `make images` and `kubus image` push to
+    registry_url: str = Field("http://127.0.0.1:5000", pattern=r"^https?://[^/\s]+/?$")
+    registry_dir: Path | None = None  # its storage, config, pid and log; `<data_dir>/registry` when unset
 
     # the gateway's logins (docs/security.md, "Logins at the gateway")
     gateway_login_ttl_s: float = Field(60.0, gt=0, le=60)  # a token's login is trusted this long, then checked again
@@ -97,6 +100,10 @@ class Settings(BaseSettings):
     @property
     def secret_file(self) -> Path:
         return self.secrets_dir / f"{self.cluster}.key"
+
+    @property
+    def registry_root(self) -> Path:
+        return self.registry_dir or self.data_dir / "registry"
 
     def with_(self, **changes) -> "Settings":
         """A copy with some fields changed (settings are frozen)."""

@@ -1,0 +1,184 @@
+"""The images kubus needs, built from the OS's packages and tagged by the packaged version — never a tag
+the image is not: `library/busybox:1.35.0` is Debian's busybox-static 1.35.0, and so on.
+
+- busybox: the static /bin/busybox and a relative symlink per applet, root and nobody/nogroup, /tmp 1777
+- pause: catatonit in pause mode (`-P`), the sandbox image
+- python: Debian's python3.11 (the interpreter, its minimal and standard library, the shared libraries
+  `ldd` names and the dynamic loader) over the busybox layer, so `sh` works too"""
+from __future__ import annotations
+
+import os
+import re
+import stat
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from runtime.images import oci
+from runtime.images.registry import Client
+
+BUSYBOX = Path("/bin/busybox")
+CATATONIT = Path("/usr/bin/catatonit")
+PYTHON = Path("/usr/bin/python3.11")
+PYTHON_PACKAGES = ("python3.11-minimal", "libpython3.11-minimal", "libpython3.11-stdlib")
+PYTHON_KEEP = ("usr/bin/", "usr/lib/python3.11/", "etc/python3.11/")
+PYTHON_SKIP_DIRS = frozenset({"test", "tests", "idlelib", "tkinter", "ensurepip", "__pycache__", "turtledemo"})
+PYTHON_SKIP_MODULES = re.compile(r"^(_test|_ctypes_test|_xxtestfuzz|xxlimited|_xxsubinterpreters)")
+PASSWD = "root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n"
+GROUP = "root:x:0:\nnogroup:x:65534:\n"
+
+
+class MissingPackage(RuntimeError):
+    """An OS package a recipe is built from is not installed."""
+
+
+def package_version(package: str) -> str:
+    """The upstream version of an installed Debian package: `1:1.35.0-4+deb12u1+b1` → `1.35.0`."""
+    try:
+        out = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", package], capture_output=True,
+                             text=True, check=False)
+    except FileNotFoundError:
+        raise MissingPackage(f"dpkg-query is not here: the images are built from Debian packages") from None
+    if out.returncode or not out.stdout.strip():
+        raise MissingPackage(f"the package {package} is not installed (`make containers` installs it)")
+    return upstream(out.stdout.strip())
+
+
+def upstream(debian_version: str) -> str:
+    version = debian_version.partition(":")[2] or debian_version
+    return version.rpartition("-")[0] or version
+
+
+def codename() -> str:
+    for line in Path("/etc/os-release").read_text().splitlines():
+        if line.startswith("VERSION_CODENAME="):
+            return line.partition("=")[2].strip('"')
+    raise MissingPackage("/etc/os-release names no VERSION_CODENAME")
+
+
+def _read(path: Path, mode: int | None = None) -> oci.File:
+    return oci.File(str(path), path.read_bytes(), mode if mode is not None else stat.S_IMODE(path.stat().st_mode))
+
+
+# -- busybox ---------------------------------------------------------------------------------------
+
+def busybox_entries() -> list[oci.Entry]:
+    applets = subprocess.run([str(BUSYBOX), "--list"], capture_output=True, text=True, check=True).stdout.split()
+    return [oci.File("bin/busybox", BUSYBOX.read_bytes(), 0o755),
+            *(oci.Symlink(f"bin/{name}", "busybox") for name in applets if name != "busybox"),
+            oci.File("etc/passwd", PASSWD.encode()), oci.File("etc/group", GROUP.encode()),
+            oci.Dir("tmp", 0o1777), oci.Dir("root", 0o700)]
+
+
+def busybox() -> oci.Image:
+    return oci.image([oci.layer(busybox_entries())],
+                     oci.Config(env=("PATH=/bin",), cmd=("sh",), labels=_labels("busybox-static")))
+
+
+# -- pause -----------------------------------------------------------------------------------------
+
+def pause() -> oci.Image:
+    return oci.image([oci.layer([oci.File("catatonit", CATATONIT.read_bytes(), 0o755)])],
+                     oci.Config(entrypoint=("/catatonit", "-P"), labels=_labels("catatonit")))
+
+
+# -- python ----------------------------------------------------------------------------------------
+
+def _packaged_files(packages: tuple[str, ...]) -> list[Path]:
+    out = subprocess.run(["dpkg", "-L", *packages], capture_output=True, text=True, check=True).stdout
+    return [Path(line) for line in out.splitlines() if line.startswith("/")]
+
+
+def _kept(path: Path) -> bool:
+    rel = str(path).lstrip("/")
+    if not rel.startswith(PYTHON_KEEP) or PYTHON_SKIP_DIRS & set(path.parts):
+        return False
+    return not (path.parent.name == "lib-dynload" and PYTHON_SKIP_MODULES.match(path.name))
+
+
+def _relative_link(path: Path) -> oci.Symlink:
+    """The packaged symlink, its absolute target made relative so it holds inside the image's root."""
+    target = os.readlink(path)
+    if target.startswith("/"):
+        target = os.path.relpath(target, str(path.parent))
+    return oci.Symlink(str(path), target)
+
+
+def shared_libraries(binaries: list[Path]) -> list[oci.File]:
+    """The libraries `ldd` names for `binaries` (and the dynamic loader), each at the path it names."""
+    found: dict[str, Path] = {}
+    for binary in binaries:
+        out = subprocess.run(["ldd", str(binary)], capture_output=True, text=True, check=False).stdout
+        for line in out.splitlines():
+            match = re.search(r"(?:=>\s*)?(/\S+)\s+\(0x", line)
+            if match:
+                found[match.group(1)] = Path(os.path.realpath(match.group(1)))
+    return [oci.File(named, real.read_bytes(), 0o755) for named, real in sorted(found.items())]
+
+
+def python_entries() -> list[oci.Entry]:
+    entries: list[oci.Entry] = []
+    binaries = []
+    for path in filter(_kept, _packaged_files(PYTHON_PACKAGES)):
+        if path.is_symlink():
+            entries.append(_relative_link(path))
+        elif path.is_file():
+            entries.append(_read(path))
+            if path.suffix == ".so" or path == PYTHON:
+                binaries.append(path)
+    return [*entries, *shared_libraries(binaries), oci.Symlink("usr/bin/python3", "python3.11")]
+
+
+def python() -> oci.Image:
+    layers = [oci.layer(busybox_entries()), oci.layer(python_entries())]
+    env = ("PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8")
+    return oci.image(layers, oci.Config(env=env, cmd=("python3",), labels=_labels(*PYTHON_PACKAGES)))
+
+
+def _labels(*packages: str) -> tuple[tuple[str, str], ...]:
+    """Where the image comes from, in the OCI annotation keys' words."""
+    versions = " ".join(f"{p}={package_version(p)}" for p in packages)
+    return (("org.opencontainers.image.source", "debian packages"), ("org.opencontainers.image.version",
+            versions), ("org.opencontainers.image.vendor", "kubus, built from the OS's packages"))
+
+
+# -- the table -------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Recipe:
+    repository: str
+    tags: tuple[str, ...]
+    build: Callable[[], oci.Image]
+
+    @property
+    def references(self) -> list[str]:
+        return [f"{self.repository}:{tag}" for tag in self.tags]
+
+
+def recipes() -> list[Recipe]:
+    """busybox, pause and python, each tagged by the version of the package it is built from."""
+    box = package_version("busybox-static")
+    pause_version = package_version("catatonit")
+    py = package_version("python3.11")
+    return [Recipe("library/busybox", (box, ".".join(box.split(".")[:2])), busybox),
+            Recipe("kubus/pause", (f"catatonit-{pause_version}",), pause),
+            Recipe("kubus/python", (f"{py}-{codename()}",), python)]
+
+
+def build_and_push(client: Client, progress: Callable[[str], None] = lambda line: None) -> dict[str, str]:
+    """Build every recipe and push it (blobs the registry has are skipped); image reference → digest."""
+    digests = {}
+    for recipe in recipes():
+        progress(f"building {', '.join(recipe.references)}")
+        built = recipe.build()
+        pushed = client.push(recipe.repository, built.blobs(), built.manifest, list(recipe.tags))
+        size = sum(len(blob.data) for blob in built.blobs())
+        progress(f"pushed {recipe.references[0]} {pushed.digest} ({_mb(size)}; {len(pushed.uploaded)} blobs "
+                 f"uploaded, {len(pushed.skipped)} already there)")
+        digests.update({ref: pushed.digest for ref in recipe.references})
+    return digests
+
+
+def _mb(size: int) -> str:
+    return f"{size / 1e6:.1f} MB"
