@@ -49,12 +49,16 @@ def container_status(worker: PodWorker, c: Container) -> dict:
     running = "running" in state
     status = {"name": c.name, "image": c.spec.get("image", ""), "imageID": "", "ready": running and c.ready,
               "started": running and c.started_ok, "restartCount": c.restarts, "state": state, "lastState": last}
-    if c.cid:
-        ref = getattr(worker.runtime, "container_ref", None)
-        status["containerID"] = ref(c.cid) if ref else f"{worker.runtime.name}://{c.cid}"
-        if status["containerID"] is None:
-            del status["containerID"]
+    reference = container_ref(worker, c.cid) if c.cid else (c.terminated or {}).get("containerID")
+    if reference:
+        status["containerID"] = reference
     return status
+
+
+def container_ref(worker: PodWorker, cid: str) -> str | None:
+    """`<runtime>://<id>`: the runtime's own id once it has one."""
+    ref = getattr(worker.runtime, "container_ref", None)
+    return ref(cid) if ref else f"{worker.runtime.name}://{cid}"
 
 
 def _waiting_to_start(worker: PodWorker, c: Container) -> dict:

@@ -102,7 +102,9 @@ class PodWorker:
         result = self.runtime.poll(c.cid)
         if result is None:
             return
+        ref = getattr(self.runtime, "container_ref", lambda cid: None)(c.cid)
         c.exited(result, now)
+        c.terminated["containerID"] = ref
         log.info("kubelet.container_exited", pod=self.key, container=c.name, code=result.code, rev=self._rev())
         if not self.terminating and c.should_restart(self.policy_of(c)):
             delay = c.schedule_restart(now)
