@@ -26,7 +26,7 @@ NAME_TOTAL_LENGTH_MAX = 255
 DEFAULT_DOMAIN, LEGACY_DOMAIN, OFFICIAL_PREFIX = "docker.io", "index.docker.io", "library/"
 
 
-class ReferenceError(ValueError):
+class ImageNameError(ValueError):
     """A name distribution/reference refuses; the text is its error's."""
 
 
@@ -51,30 +51,30 @@ def _parse(text: str) -> tuple[str, str, str]:
     match = _REFERENCE.match(text)
     if match is None:
         if not text:
-            raise ReferenceError("repository name must have at least one component")
+            raise ImageNameError("repository name must have at least one component")
         if _REFERENCE.match(text.lower()):
-            raise ReferenceError("repository name must be lowercase")
-        raise ReferenceError("invalid reference format")
+            raise ImageNameError("repository name must be lowercase")
+        raise ImageNameError("invalid reference format")
     name, tag, digest = match.group(1), match.group(2) or "", match.group(3) or ""
     if len(name) > NAME_TOTAL_LENGTH_MAX:
-        raise ReferenceError(f"repository name must not be more than {NAME_TOTAL_LENGTH_MAX} characters")
+        raise ImageNameError(f"repository name must not be more than {NAME_TOTAL_LENGTH_MAX} characters")
     if digest:
         algorithm, _, hexa = digest.partition(":")
         if algorithm not in _DIGEST_HEX:
-            raise ReferenceError("unsupported digest algorithm")
+            raise ImageNameError("unsupported digest algorithm")
         if len(hexa) != _DIGEST_HEX[algorithm]:
-            raise ReferenceError("invalid checksum digest length")
+            raise ImageNameError("invalid checksum digest length")
     return name, tag, digest
 
 
 def parse_normalized(image: str) -> tuple[str, str, str]:
-    """reference.ParseNormalizedNamed: (full name, tag, digest) or ReferenceError."""
+    """reference.ParseNormalizedNamed: (full name, tag, digest) or ImageNameError."""
     if _IDENTIFIER.match(image):
-        raise ReferenceError(f"invalid repository name ({image}), cannot specify 64-byte hexadecimal strings")
+        raise ImageNameError(f"invalid repository name ({image}), cannot specify 64-byte hexadecimal strings")
     domain, remainder = _split_domain(image)
     remote = remainder.split(":", 1)[0]
     if remote.lower() != remote:
-        raise ReferenceError(f"invalid reference format: repository name ({remote}) must be lowercase")
+        raise ImageNameError(f"invalid reference format: repository name ({remote}) must be lowercase")
     return _parse(f"{domain}/{remainder}")
 
 
@@ -82,8 +82,8 @@ def parse_image_name(image: str) -> tuple[str, str, str]:
     """parsers.ParseImageName: (repository, tag, digest), the tag `latest` when neither is given."""
     try:
         name, tag, digest = parse_normalized(image)
-    except ReferenceError as err:
-        raise ReferenceError(f"couldn't parse image name {_q(image)}: {err}") from None
+    except ImageNameError as err:
+        raise ImageNameError(f"couldn't parse image name {_q(image)}: {err}") from None
     return name, tag or ("" if digest else "latest"), digest
 
 
@@ -92,7 +92,7 @@ def reference(image: str) -> str:
     digest (applyDefaultImageTag). A name that does not parse is InvalidImageName."""
     try:
         _, tag, digest = parse_image_name(image)
-    except ReferenceError as err:
+    except ImageNameError as err:
         raise StartError(INVALID_IMAGE_NAME, f"Failed to apply default image tag {_q(image)}: {err}") from None
     if not digest and tag and not image.endswith(":" + tag):
         return f"{image}:{tag}"
@@ -105,7 +105,7 @@ def pull_policy(container: dict) -> str:
         return container["imagePullPolicy"]
     try:
         _, tag, _ = parse_image_name(container.get("image") or "")
-    except ReferenceError:
+    except ImageNameError:
         tag = ""
     return "Always" if tag == "latest" else "IfNotPresent"
 
