@@ -7,6 +7,7 @@ the reference sent to the CRI stays short (`busybox:latest`, not `docker.io/libr
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Callable
 
 from actors.kubelet.runtimes.base import StartError
@@ -158,6 +159,7 @@ INVALID_IMAGE_NAME, ERR_IMAGE_PULL, IMAGE_PULL_BACKOFF = "InvalidImageName", "Er
 ERR_IMAGE_NEVER_PULL, IMAGE_INSPECT_ERROR = "ErrImageNeverPull", "ImageInspectError"
 REGISTRY_UNAVAILABLE, SIGNATURE_VALIDATION_FAILED = "RegistryUnavailable", "SignatureValidationFailed"
 PULLING, PULLED, FAILED, BACKOFF = "Pulling", "Pulled", "Failed", "BackOff"  # event reasons
+# the events of a failure: Warning Failed (failed_to_pull), then Normal BackOff (back_off) while backing off
 
 
 def pulling(image: str) -> str:
@@ -183,6 +185,26 @@ def back_off(image: str) -> str:
 
 def never_pull(image: str) -> str:
     return f"Container image {_q(image)} is not present with pull policy of Never"
+
+
+@dataclass(frozen=True)
+class Event:
+    type: str  # Normal or Warning
+    reason: str
+    message: str
+
+
+def plan_pull(image: str, policy: str, present: bool, backing_off: bool) -> Event:
+    """EnsureImageExists up to the pull: the event to record when the image is used as it is (Pulled)
+    or is to be pulled now (Pulling); Never without the image and a pull in back-off are StartErrors
+    (ErrImageNeverPull, ImagePullBackOff). `image` is the spec's, as the kubelet's messages show it."""
+    if policy == "Never" or (policy == "IfNotPresent" and present):
+        if present:
+            return Event("Normal", PULLED, already_present(image))
+        raise StartError(ERR_IMAGE_NEVER_PULL, never_pull(image))
+    if backing_off:
+        raise StartError(IMAGE_PULL_BACKOFF, back_off(image))
+    return Event("Normal", PULLING, pulling(image))
 
 
 def pull_error(image: str, error: str) -> StartError:
