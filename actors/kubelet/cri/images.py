@@ -7,6 +7,7 @@ the reference sent to the CRI stays short (`busybox:latest`, not `docker.io/libr
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Callable
 
 from actors.kubelet.runtimes.base import StartError
@@ -26,7 +27,7 @@ NAME_TOTAL_LENGTH_MAX = 255
 DEFAULT_DOMAIN, LEGACY_DOMAIN, OFFICIAL_PREFIX = "docker.io", "index.docker.io", "library/"
 
 
-class ReferenceError(ValueError):
+class ImageNameError(ValueError):
     """A name distribution/reference refuses; the text is its error's."""
 
 
@@ -51,30 +52,30 @@ def _parse(text: str) -> tuple[str, str, str]:
     match = _REFERENCE.match(text)
     if match is None:
         if not text:
-            raise ReferenceError("repository name must have at least one component")
+            raise ImageNameError("repository name must have at least one component")
         if _REFERENCE.match(text.lower()):
-            raise ReferenceError("repository name must be lowercase")
-        raise ReferenceError("invalid reference format")
+            raise ImageNameError("repository name must be lowercase")
+        raise ImageNameError("invalid reference format")
     name, tag, digest = match.group(1), match.group(2) or "", match.group(3) or ""
     if len(name) > NAME_TOTAL_LENGTH_MAX:
-        raise ReferenceError(f"repository name must not be more than {NAME_TOTAL_LENGTH_MAX} characters")
+        raise ImageNameError(f"repository name must not be more than {NAME_TOTAL_LENGTH_MAX} characters")
     if digest:
         algorithm, _, hexa = digest.partition(":")
         if algorithm not in _DIGEST_HEX:
-            raise ReferenceError("unsupported digest algorithm")
+            raise ImageNameError("unsupported digest algorithm")
         if len(hexa) != _DIGEST_HEX[algorithm]:
-            raise ReferenceError("invalid checksum digest length")
+            raise ImageNameError("invalid checksum digest length")
     return name, tag, digest
 
 
 def parse_normalized(image: str) -> tuple[str, str, str]:
-    """reference.ParseNormalizedNamed: (full name, tag, digest) or ReferenceError."""
+    """reference.ParseNormalizedNamed: (full name, tag, digest) or ImageNameError."""
     if _IDENTIFIER.match(image):
-        raise ReferenceError(f"invalid repository name ({image}), cannot specify 64-byte hexadecimal strings")
+        raise ImageNameError(f"invalid repository name ({image}), cannot specify 64-byte hexadecimal strings")
     domain, remainder = _split_domain(image)
     remote = remainder.split(":", 1)[0]
     if remote.lower() != remote:
-        raise ReferenceError(f"invalid reference format: repository name ({remote}) must be lowercase")
+        raise ImageNameError(f"invalid reference format: repository name ({remote}) must be lowercase")
     return _parse(f"{domain}/{remainder}")
 
 
@@ -82,8 +83,8 @@ def parse_image_name(image: str) -> tuple[str, str, str]:
     """parsers.ParseImageName: (repository, tag, digest), the tag `latest` when neither is given."""
     try:
         name, tag, digest = parse_normalized(image)
-    except ReferenceError as err:
-        raise ReferenceError(f"couldn't parse image name {_q(image)}: {err}") from None
+    except ImageNameError as err:
+        raise ImageNameError(f"couldn't parse image name {_q(image)}: {err}") from None
     return name, tag or ("" if digest else "latest"), digest
 
 
@@ -92,7 +93,7 @@ def reference(image: str) -> str:
     digest (applyDefaultImageTag). A name that does not parse is InvalidImageName."""
     try:
         _, tag, digest = parse_image_name(image)
-    except ReferenceError as err:
+    except ImageNameError as err:
         raise StartError(INVALID_IMAGE_NAME, f"Failed to apply default image tag {_q(image)}: {err}") from None
     if not digest and tag and not image.endswith(":" + tag):
         return f"{image}:{tag}"
@@ -105,7 +106,7 @@ def pull_policy(container: dict) -> str:
         return container["imagePullPolicy"]
     try:
         _, tag, _ = parse_image_name(container.get("image") or "")
-    except ReferenceError:
+    except ImageNameError:
         tag = ""
     return "Always" if tag == "latest" else "IfNotPresent"
 
@@ -158,6 +159,7 @@ INVALID_IMAGE_NAME, ERR_IMAGE_PULL, IMAGE_PULL_BACKOFF = "InvalidImageName", "Er
 ERR_IMAGE_NEVER_PULL, IMAGE_INSPECT_ERROR = "ErrImageNeverPull", "ImageInspectError"
 REGISTRY_UNAVAILABLE, SIGNATURE_VALIDATION_FAILED = "RegistryUnavailable", "SignatureValidationFailed"
 PULLING, PULLED, FAILED, BACKOFF = "Pulling", "Pulled", "Failed", "BackOff"  # event reasons
+# the events of a failure: Warning Failed (failed_to_pull), then Normal BackOff (back_off) while backing off
 
 
 def pulling(image: str) -> str:
@@ -183,6 +185,26 @@ def back_off(image: str) -> str:
 
 def never_pull(image: str) -> str:
     return f"Container image {_q(image)} is not present with pull policy of Never"
+
+
+@dataclass(frozen=True)
+class Event:
+    type: str  # Normal or Warning
+    reason: str
+    message: str
+
+
+def plan_pull(image: str, policy: str, present: bool, backing_off: bool) -> Event:
+    """EnsureImageExists up to the pull: the event to record when the image is used as it is (Pulled)
+    or is to be pulled now (Pulling); Never without the image and a pull in back-off are StartErrors
+    (ErrImageNeverPull, ImagePullBackOff). `image` is the spec's, as the kubelet's messages show it."""
+    if policy == "Never" or (policy == "IfNotPresent" and present):
+        if present:
+            return Event("Normal", PULLED, already_present(image))
+        raise StartError(ERR_IMAGE_NEVER_PULL, never_pull(image))
+    if backing_off:
+        raise StartError(IMAGE_PULL_BACKOFF, back_off(image))
+    return Event("Normal", PULLING, pulling(image))
 
 
 def pull_error(image: str, error: str) -> StartError:

@@ -171,4 +171,5 @@ def verify_run_as_non_root(pod: dict, container: dict, image: ImageUser) -> None
                          f"container has runAsNonRoot and image has non-numeric user ({image.username}), "
                          f"cannot verify user is non-root {where}")
     if (image.uid or 0) == 0:
-        raise StartError(CREATE_CONTAINER_CONFIG_ERROR, f"container has runAsNonRoot and image will run as root {where}")
+        raise StartError(CREATE_CONTAINER_CONFIG_ERROR,
+                         f"container has runAsNonRoot and image will run as root {where}")

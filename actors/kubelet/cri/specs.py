@@ -141,10 +141,12 @@ def container_annotations(pod: dict, container: dict, *, instance: int, kind: st
 
 def container_config(pod: dict, container: dict, *, instance: int, env: dict[str, str], kind: str = "container",
                      memory_capacity: int, mounts: list[dict] = (), image_ref: str | None = None,
-                     image_user: security.ImageUser | None = None) -> dict:
+                     image_user: security.ImageUser | None = None, seccomp_default: bool = False,
+                     seccomp_root: str = security.SECCOMP_ROOT) -> dict:
     """ContainerConfig (generateContainerConfig). The image is `image_ref` (the id PullImage answered)
     when given, else the spec's with its default tag; `image_user` (from ImageStatus) is checked
-    against runAsNonRoot and stands for runAsUser when the spec has none."""
+    against runAsNonRoot and stands for runAsUser when the spec has none. `seccomp_default` is the
+    kubelet's seccompDefault: RuntimeDefault for containers whose spec names no profile."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
     name = container.get("name", "")
@@ -160,7 +162,9 @@ def container_config(pod: dict, container: dict, *, instance: int, env: dict[str
               "stdin": bool(container.get("stdin")), "stdin_once": bool(container.get("stdinOnce")),
               "tty": bool(container.get("tty")),
               "linux": {"resources": qos.container_resources(pod, container, memory_capacity),
-                        "security_context": security.container_security(pod, container, image=image_user)}}
+                        "security_context": security.container_security(
+                            pod, container, image=image_user, seccomp_root=seccomp_root,
+                            seccomp_default=seccomp_default)}}
     for field in ("command", "args"):
         if container.get(field):
             config[field] = expand_all(container[field], env)

@@ -149,3 +149,25 @@ def test_pull_error(error, reason, message):
 ])
 def test_go_duration(seconds, text):
     assert images.go_duration(seconds) == text
+
+
+@pytest.mark.parametrize("policy, present, backing_off, outcome", [
+    pytest.param("IfNotPresent", True, True, ("Normal", "Pulled", 'Container image "x:1" already present on machine'),
+                 id="present"),
+    pytest.param("Never", True, False, ("Normal", "Pulled", 'Container image "x:1" already present on machine'),
+                 id="never-present"),
+    pytest.param("Never", False, False, ("ErrImageNeverPull",
+                                         'Container image "x:1" is not present with pull policy of Never'),
+                 id="never-absent"),
+    pytest.param("IfNotPresent", False, True, ("ImagePullBackOff", 'Back-off pulling image "x:1"'), id="backoff"),
+    pytest.param("Always", True, True, ("ImagePullBackOff", 'Back-off pulling image "x:1"'), id="always-backoff"),
+    pytest.param("Always", True, False, ("Normal", "Pulling", 'Pulling image "x:1"'), id="always-pulls"),
+    pytest.param("IfNotPresent", False, False, ("Normal", "Pulling", 'Pulling image "x:1"'), id="absent-pulls"),
+])
+def test_plan_pull(policy, present, backing_off, outcome):  # §4.2 EnsureImageExists
+    try:
+        event = images.plan_pull("x:1", policy, present, backing_off)
+    except StartError as err:
+        assert (err.reason, err.message) == outcome
+    else:
+        assert (event.type, event.reason, event.message) == outcome

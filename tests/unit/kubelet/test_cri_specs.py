@@ -166,3 +166,13 @@ def test_deletion_grace_annotation():
     pod["metadata"]["deletionGracePeriodSeconds"] = 0
     got = config(pod["spec"]["containers"][0], pod)
     assert got["annotations"]["io.kubernetes.pod.deletionGracePeriod"] == "0"
+
+
+@pytest.mark.parametrize("kw, profile", [
+    pytest.param({}, {"profile_type": "Unconfined"}, id="kubelet-default"),
+    pytest.param({"seccomp_default": True}, {"profile_type": "RuntimeDefault"}, id="seccomp-default-on"),
+])
+def test_seccomp_default(kw, profile):
+    got = config({"name": "c", "image": "x:1"}, **kw)
+    assert got["linux"]["security_context"]["seccomp"] == profile
+    ParseDict(got, cri_pb2.ContainerConfig())
