@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Callable, Iterator
 
 STREAMS = ("stdout", "stderr")
@@ -245,3 +245,17 @@ def follow(path: str, *, running: Callable[[], bool], wait: Callable[[], None], 
         if not alive:
             return
         wait()
+
+
+def serve(path: str, options: dict, *, now: Callable[[], datetime] = lambda: datetime.now(timezone.utc)) -> dict:
+    """The kubelet's `logs` answer for a CRI log file, in actors/kubelet/logs.py's shape: {ok, text,
+    offset}. `offset` is a cursor (a string) that a follow step passes back as `offset`; the options
+    are PodLogOptions' (`tail`, `limitBytes`, `timestamps`, `sinceSeconds` or `sinceTime`)."""
+    since = None
+    if options.get("sinceSeconds") is not None:
+        since = now() - timedelta(seconds=int(options["sinceSeconds"]))
+    elif options.get("sinceTime"):
+        since = datetime.fromisoformat(str(options["sinceTime"]).replace("Z", "+00:00"))
+    chunk = read_from(path, options.get("offset"), tail=options.get("tail"), since=since,
+                      timestamps=bool(options.get("timestamps")), limit_bytes=options.get("limitBytes"))
+    return {"ok": True, "text": chunk.text.decode("utf-8", "replace"), "offset": chunk.cursor}

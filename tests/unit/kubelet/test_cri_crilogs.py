@@ -189,3 +189,17 @@ def test_follow_across_growth_and_rotation(tmp_path):
     stopped = []
     out = list(crilogs.follow(str(path), running=lambda: not stopped, wait=lambda: next(steps)()))
     assert b"".join(out) == b"start\ngrew\nrotated\n"
+
+
+@pytest.mark.parametrize("options, text", [
+    pytest.param({}, "one\ntwo\nthree-Pe\nfour\nfive\n", id="all"),
+    pytest.param({"tail": 1, "timestamps": True}, "2026-11-27T17:28:22.000000000Z five\n", id="tail-timestamps"),
+    pytest.param({"sinceSeconds": 2}, "four\nfive\n", id="since-seconds"),  # now = T0 + 6 s
+    pytest.param({"sinceTime": "2026-11-27T17:28:21Z"}, "four\nfive\n", id="since-time"),
+    pytest.param({"limitBytes": 5}, "one\nt", id="limit-bytes"),
+])
+def test_serve(log, options, text):
+    got = crilogs.serve(log, options, now=lambda: T0 + timedelta(seconds=6))
+    assert got["ok"] and got["text"] == text
+    rest = crilogs.serve(log, {"offset": got["offset"]})["text"]
+    assert rest == ("" if "limitBytes" not in options else "three-Pe\nfour\nfive\n")  # a cut record is done
