@@ -6,8 +6,10 @@ memory does not grow with the log. Last lines longer than that together start mi
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+from actors.kubelet.cri import crilogs
 from actors.kubelet.logfiles import LogStream
 from actors.kubelet.worker import PodWorker
 from api.errors import not_found
@@ -40,8 +42,11 @@ def read_logs(worker: PodWorker | None, name: str, options: dict) -> dict:
     if path is None:
         raise bad_request(f'container "{container}" in pod "{name}" has no logs (the {worker.runtime.name} '
                           f'runtime keeps none)')
-    with LogStream.open(Path(path)) as stream:
-        result = _read(stream, options)
+    if getattr(worker.runtime, "log_format", "") == "cri":
+        result = _read_cri(path, options)
+    else:
+        with LogStream.open(Path(path)) as stream:
+            result = _read(stream, options)
     result["running"] = c.running and not options.get("previous")
     return result
 
@@ -54,6 +59,33 @@ def _read(stream: LogStream, options: dict) -> dict:
         offset = stream.first if tail is None else tail_start(stream, tail)
     text = stream.read(max(offset, stream.first), limit)
     return {"ok": True, "text": text.decode("utf-8", "replace"), "offset": max(offset, stream.first) + len(text)}
+
+
+def _read_cri(path: str, options: dict) -> dict:
+    """The same answer from a CRI log file (actors/kubelet/cri/crilogs): its records' text, and the
+    place to go on from packed into the one integer the `offset` of the wire carries."""
+    limit = min(options.get("limitBytes") or MAX_CHUNK, MAX_CHUNK)
+    offset = options.get("offset")
+    chunk = crilogs.read_from(path, None if offset is None else _unpack(offset, path), tail=options.get("tail"),
+                              max_bytes=limit)
+    return {"ok": True, "text": chunk.text.decode("utf-8", "replace"), "offset": _pack(chunk.cursor)}
+
+
+INODE_BITS, OFFSET_BITS = 26, 36  # inode (low bits: tells a rotated file from the new one), offset, open line
+
+
+def _pack(cursor: str) -> int:
+    inode, offset, open_line = (int(part) for part in cursor.split(":"))
+    return ((inode % (1 << INODE_BITS)) << (OFFSET_BITS + 1)) | (offset << 1) | open_line
+
+
+def _unpack(packed: int, path: str) -> str:
+    """The cursor again, with the whole inode of the file (current or rotated) its low bits name."""
+    low, rest = packed >> (OFFSET_BITS + 1), packed % (1 << (OFFSET_BITS + 1))
+    folder, name = os.path.split(path)
+    inodes = [entry.inode() for entry in os.scandir(folder) if entry.name == name or entry.name.startswith(name + ".")]
+    inode = next((i for i in inodes if i % (1 << INODE_BITS) == low), low)
+    return f"{inode}:{rest >> 1}:{rest & 1}"
 
 
 def tail_start(stream: LogStream, lines: int) -> int:

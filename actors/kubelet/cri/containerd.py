@@ -142,7 +142,6 @@ class Containerd:
         self.process = subprocess.Popen([BINARY, "--config", str(self.layout.config)], stdin=subprocess.DEVNULL,
                                         stdout=out, stderr=out, start_new_session=True)
         out.close()
-        (self.layout.home / "containerd.pid").write_text(str(self.process.pid))
         deadline = time.monotonic() + START_TIMEOUT_S
         while not self.answering():
             if self.process.poll() is not None or time.monotonic() > deadline:
@@ -160,11 +159,16 @@ class Containerd:
             (folder / "hosts.toml").write_text(mirror(self.registry))
 
     def pid(self) -> int | None:
-        try:
-            pid = int((self.layout.home / "containerd.pid").read_text())
-            return pid if Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0].endswith(BINARY.encode()) else None
-        except (OSError, ValueError):
-            return None
+        """The containerd running with this home's configuration (found by its command line: the
+        folder may be gone, the process not)."""
+        wanted = f"{BINARY}\0--config\0{self.layout.config}\0".encode()
+        for entry in Path("/proc").iterdir():
+            try:
+                if entry.name.isdigit() and (entry / "cmdline").read_bytes() == wanted:
+                    return int(entry.name)
+            except OSError:
+                continue
+        return None
 
     def stop_leftover(self) -> None:
         """A containerd of this home that no longer answers (hung): it goes before a new one starts."""
@@ -187,25 +191,56 @@ class Containerd:
 
 def teardown(home: Path) -> list[str]:
     """Everything of one node's containerd: its pods (stopped and removed through CRI, so CNI gives
-    their addresses back), the containerd, the mounts left under its folders, the folders. What
-    `make down` and a test's teardown run; the names of what went."""
+    their addresses back; runc's own force-delete for any CRI would not remove), the containerd, the
+    mounts left under its folders, the folders. What `make down` and a test's teardown run; the names
+    of what went."""
     daemon = Containerd(home, "", "")
-    layout, gone = daemon.layout, []
-    if daemon.answering():
-        client = RuntimeClient(daemon.endpoint, timeout=30.0)
-        try:
-            for sandbox in client.sandboxes():
-                client.stop_sandbox(sandbox.id)
-                client.remove_sandbox(sandbox.id)
-                gone.append(f"pod {sandbox.metadata.namespace}/{sandbox.metadata.name}")
-        finally:
-            client.close()
+    layout = daemon.layout
+    gone = _remove_pods(daemon) if daemon.answering() else []
     if daemon.pid() is not None:
         daemon.stop()
         gone.append(f"containerd of {layout.home}")
+    gone += _force_delete(layout.run / "runc" / "k8s.io")
     for mount in _mounts_under(layout.home, layout.run):
         subprocess.run(["umount", "-l", mount], capture_output=True)
     subprocess.run(["rm", "-rf", str(layout.run), str(layout.home)], capture_output=True)
+    return gone
+
+
+def _remove_pods(daemon: Containerd, attempts: int = 20) -> list[str]:
+    """Stop and remove every sandbox; one busy starting a container is tried again a moment later."""
+    client, gone = RuntimeClient(daemon.endpoint, timeout=30.0), []
+    try:
+        for _ in range(attempts):
+            left = client.sandboxes()
+            for sandbox in left:
+                try:
+                    client.stop_sandbox(sandbox.id)
+                    client.remove_sandbox(sandbox.id)
+                    gone.append(f"pod {sandbox.metadata.namespace}/{sandbox.metadata.name}")
+                except CRIError as exc:
+                    if "starting state" not in exc.message:
+                        raise  # e.g. its CNI configuration is gone: runc's force-delete ends it
+                    log.info("kubelet.teardown_retry", sandbox=sandbox.id[:12], error=exc.message[:200])
+            if not client.sandboxes():
+                break
+            time.sleep(0.25)  # a container between create and start cannot be removed until it is started
+    except CRIError as exc:
+        log.warning("kubelet.teardown_failed", error=exc.message[:200])
+    finally:
+        client.close()
+    return gone
+
+
+def _force_delete(runc_root: Path) -> list[str]:
+    """Containers runc still has after containerd went (their shims outlive it): killed and deleted."""
+    if not runc_root.is_dir():
+        return []
+    gone = []
+    for state in runc_root.iterdir():
+        done = subprocess.run(["runc", "--root", str(runc_root), "delete", "--force", state.name], capture_output=True)
+        if done.returncode == 0:
+            gone.append(f"container {state.name[:12]}")
     return gone
 
 

@@ -50,6 +50,7 @@ class Instance:
 class CRIRuntime:
     name = "containerd"  # containerID: containerd://<id>
     probes_run = True
+    log_format = "cri"  # `<time> <stream> <P|F> <text>` lines (actors/kubelet/cri/crilogs)
     assigns_addresses = True  # the pod IP comes from the sandbox (CNI), not from the kubelet
 
     def __init__(self, client: RuntimeClient, node: str, logs_root: Path, memory_capacity: int,

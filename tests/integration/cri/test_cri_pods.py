@@ -108,3 +108,11 @@ def test_a_restarted_kubelet_adopts_its_running_containers(cri_cluster, procs):
     after = wait_until(lambda: state(cri_cluster, "steady", "running") and container(cri_cluster, "steady"), 30,
                        what="steady still running")
     assert (after["containerID"], after["restartCount"]) == (before, 0)
+
+
+def test_logs_read_back_as_text_with_tail_and_previous(cri_cluster):
+    cri_cluster.create(pod("talker", "echo one; echo two; echo three; echo oops >&2; exit 1", policy="Always"))
+    wait_until(lambda: container(cri_cluster, "talker").get("restartCount", 0) >= 1, 60, what="a restart")
+    previous = cri_cluster.logs("talker", previous=True)["text"]  # two pipes: stderr's line may come anywhere
+    assert previous.replace("oops\n", "") == "one\ntwo\nthree\n" and "oops\n" in previous
+    assert cri_cluster.logs("talker", previous=True, tail=2)["text"] in ("three\noops\n", "two\nthree\n", "oops\nthree\n")
