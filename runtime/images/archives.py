@@ -116,9 +116,9 @@ def _names(annotations: dict) -> tuple[str, str]:
     """(a full name, a bare tag): containerd writes the name in its own key, `ref.name` may be a tag only."""
     full = annotations.get(NAME_ANNOTATIONS[0], "")
     ref_name = annotations.get(NAME_ANNOTATIONS[1], "")
-    if full or ":" in ref_name or "/" in ref_name:
+    if ":" in ref_name or "/" in ref_name:
         return full or ref_name, ""
-    return "", ref_name
+    return full, ref_name
 
 
 def _blob_path(digest: str) -> str:
@@ -142,7 +142,7 @@ def import_archive(client: Client, path: Path, name: str | None = None,
         raise BadArchive(f"{path} holds {len(images)} images; --name can name only one")
     pushed: dict[str, str] = {}
     for number, image in enumerate(images, 1):
-        names = (_with_tag(name, image.tag),) if name else image.names
+        names = (_with_tag(name, image.tag or _tag_of(image.names)),) if name else image.names
         if not names:
             raise BadArchive(f"{path}: image {number} is saved without a name; give one with --name")
         refs = [_reference(ref, path) for ref in names]
@@ -156,9 +156,14 @@ def import_archive(client: Client, path: Path, name: str | None = None,
 
 
 def _with_tag(name: str, tag: str) -> str:
-    """`--name busybox` over an archive whose `ref.name` is `1.35`: busybox:1.35."""
+    """`--name busybox` over an archive of `…/busybox:1.35` (or whose `ref.name` is `1.35`): busybox:1.35."""
     has_tag = ":" in name.rpartition("/")[2]
     return name if has_tag or not tag else f"{name}:{tag}"
+
+
+def _tag_of(names: tuple[str, ...]) -> str:
+    last = names[0].rpartition("/")[2] if names else ""
+    return last.partition("@")[0].rpartition(":")[2] if ":" in last else ""
 
 
 def _reference(name: str, path: Path) -> references.Reference:

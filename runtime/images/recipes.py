@@ -168,14 +168,16 @@ def recipes() -> list[Recipe]:
 
 def build_and_push(client: Client, progress: Callable[[str], None] = lambda line: None) -> dict[str, str]:
     """Build every recipe and push it (blobs the registry has are skipped); image reference → digest."""
-    digests = {}
+    digests: dict[str, str] = {}
+    held_by: dict[str, str] = {}  # blob digest → a repository holding it (python's busybox layer is mounted)
     for recipe in recipes():
         progress(f"building {', '.join(recipe.references)}")
         built = recipe.build()
-        pushed = client.push(recipe.repository, built.blobs(), built.manifest, list(recipe.tags))
+        pushed = client.push(recipe.repository, built.blobs(), built.manifest, list(recipe.tags), held_by)
+        held_by.update({blob.digest: recipe.repository for blob in built.blobs()})
         size = sum(len(blob.data) for blob in built.blobs())
         progress(f"pushed {recipe.references[0]} {pushed.digest} ({_mb(size)}; {len(pushed.uploaded)} blobs "
-                 f"uploaded, {len(pushed.skipped)} already there)")
+                 f"uploaded, {len(pushed.mounted)} mounted, {len(pushed.skipped)} already there)")
         digests.update({ref: pushed.digest for ref in recipe.references})
     return digests
 

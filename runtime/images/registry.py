@@ -79,13 +79,18 @@ class Client:
     def blob(self, repository: str, digest: str) -> bytes:
         return self.request("GET", f"/v2/{repository}/blobs/{digest}").body
 
-    def upload(self, repository: str, blob: oci.Blob) -> None:
-        """A monolithic upload: POST for a session, then PUT the bytes to its Location `&digest=`."""
-        started = self.request("POST", f"/v2/{repository}/blobs/uploads/", b"", ok=(202,))
+    def upload(self, repository: str, blob: oci.Blob, mount_from: str = "") -> bool:
+        """A monolithic upload: POST for a session, then PUT the bytes to its Location `&digest=`. With
+        `mount_from`, the POST asks for the blob of that repository first: True when it was mounted."""
+        mount = f"?mount={blob.digest}&from={mount_from}" if mount_from else ""
+        started = self.request("POST", f"/v2/{repository}/blobs/uploads/{mount}", b"", ok=(201, 202))
+        if started.status == 201:
+            return True
         location = _header(started, "Location")
         joiner = "&" if "?" in location else "?"
         self.request("PUT", f"{location}{joiner}digest={blob.digest}", blob.data,
                      {"Content-Type": "application/octet-stream"}, ok=(201,))
+        return False
 
     def put_manifest(self, repository: str, tag: str, manifest: oci.Blob) -> str:
         done = self.request("PUT", f"/v2/{repository}/manifests/{tag}", manifest.data,
@@ -105,14 +110,17 @@ class Client:
     def repositories(self) -> list[str]:
         return sorted(json.loads(self.request("GET", "/v2/_catalog?n=1000").body).get("repositories") or [])
 
-    def push(self, repository: str, blobs: list[oci.Blob], manifest: oci.Blob, tags: list[str]) -> "Pushed":
-        """Upload the blobs the registry lacks (a HEAD first), then the manifest under every tag."""
+    def push(self, repository: str, blobs: list[oci.Blob], manifest: oci.Blob, tags: list[str],
+             mount_from: dict[str, str] | None = None) -> "Pushed":
+        """Upload the blobs the registry lacks (a HEAD first; mounted from the repository `mount_from`
+        names for the digest, when it does), then the manifest under every tag."""
         pushed = Pushed(manifest.digest)
         for blob in blobs:
             if self.has_blob(repository, blob.digest):
                 pushed.skipped.append(blob.digest)
+            elif self.upload(repository, blob, (mount_from or {}).get(blob.digest, "")):
+                pushed.mounted.append(blob.digest)
             else:
-                self.upload(repository, blob)
                 pushed.uploaded.append(blob.digest)
         for tag in tags:
             self.put_manifest(repository, tag, manifest)
@@ -124,6 +132,7 @@ class Pushed:
     digest: str  # the manifest's
     uploaded: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)  # blobs already there
+    mounted: list[str] = field(default_factory=list)  # blobs of another repository, linked without an upload
 
 
 def _header(response: Response, name: str) -> str:

@@ -42,9 +42,10 @@ def busybox(client):
     return built, first
 
 
-def _uploads(data: Path) -> int:
-    """Blob uploads the registry's access log shows (`POST /v2/<name>/blobs/uploads/`)."""
-    return (data / "registry.log").read_text().count("\"POST /v2/")
+def _uploads(data: Path, method: str) -> int:
+    """Blob upload requests the registry's access log shows: POST (a session or a mount), PUT (the bytes)."""
+    lines = (data / "registry.log").read_text().splitlines()
+    return sum(f'"{method} /v2/' in line and "/blobs/uploads/" in line for line in lines)
 
 
 def test_a_pushed_image_reads_back_with_the_oci_accept_header(client, busybox):
@@ -59,10 +60,20 @@ def test_a_pushed_image_reads_back_with_the_oci_accept_header(client, busybox):
 
 def test_a_second_push_uploads_no_blob(served, client, busybox):
     built, _ = busybox
-    before = _uploads(served[1])
+    before = [_uploads(served[1], method) for method in ("POST", "PUT")]
     again = client.push("library/busybox", built.blobs(), built.manifest, ["1.35"])
     assert (again.uploaded, again.digest) == ([], built.manifest.digest)
-    assert _uploads(served[1]) == before
+    assert [_uploads(served[1], method) for method in ("POST", "PUT")] == before
+
+
+def test_a_blob_of_another_repository_is_mounted_not_uploaded(served, client, busybox):
+    built, _ = busybox
+    puts = _uploads(served[1], "PUT")
+    held_by = {blob.digest: "library/busybox" for blob in built.blobs()}
+    copy = client.push("kubus/box-copy", built.blobs(), built.manifest, ["1"], held_by)
+    assert (copy.mounted, copy.uploaded) == ([blob.digest for blob in built.blobs()], [])
+    assert _uploads(served[1], "PUT") == puts
+    assert client.manifest("kubus/box-copy", "1").data == built.manifest.data
 
 
 def test_tags_list_names_every_tag(client, busybox):
