@@ -85,15 +85,22 @@ class Kubelet(Actor):
         CNI configuration in it, once the node has its range (NodeAgent.node_changed)."""
         s = self.settings
         home = Path(s.data_dir) / "kubelet" / cfg.name / "cri"
-        endpoint = s.cri_endpoint
+        endpoint, down = s.cri_endpoint, ""
         if not endpoint:
             daemon = containerd.Containerd(home, s.sandbox_image, s.registry_url)
-            daemon.ensure()
-            endpoint = daemon.endpoint
+            endpoint, down = daemon.endpoint, containerd.available() or ""
+            try:
+                down or daemon.ensure()
+            except RuntimeError as exc:
+                down = str(exc)
+            if down:
+                self.log.warning("kubelet.no_runtime", node=cfg.name, why=down)
         network, layout = podnet.PodNetwork(s.cluster, s.cluster_cidr, s.cluster_dns, s.cluster_domain), \
             containerd.Layout(home.resolve())
-        return CRIRuntime(RuntimeClient(endpoint), cfg.name, layout.logs, _memory(cfg), network.dns_config,
-                          cni.NodeNetwork(layout.cni_conf, layout.cni_data, network.bridge))
+        runtime = CRIRuntime(RuntimeClient(endpoint), cfg.name, layout.logs, _memory(cfg), network.dns_config,
+                             cni.NodeNetwork(layout.cni_conf, layout.cni_data, network.bridge))
+        runtime.down = down
+        return runtime
 
     def consumers(self) -> list[Consumer]:
         """The log service of each node whose containers run for real: `logs` requests an apiserver

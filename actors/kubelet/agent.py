@@ -9,7 +9,7 @@ import structlog
 
 from actors.kubelet import status as pod_status
 from actors.kubelet.probes import Offload
-from actors.kubelet.nodeinfo import LEASE_NAMESPACE, NodeConfig, lease_object, node_object
+from actors.kubelet.nodeinfo import LEASE_NAMESPACE, NodeConfig, lease_object, node_object, ready_condition
 from actors.kubelet.podips import PodAddresses
 from actors.kubelet.podnet import PodNetwork
 from actors.kubelet.runtimes.base import Runtime
@@ -20,6 +20,7 @@ log = structlog.get_logger("kubelet")
 Call = Callable[[dict, Callable[[Any], None]], None]  # send a request body, get the reply
 Credentials = Callable[[dict], dict[str, str]]  # a TokenRequest's status -> the containers' environment
 RESYNC_S = 10.0  # a settled pod is synced at least this often
+RUNTIME_CHECK_S = 2.0  # the runtime's readiness is looked at this often
 
 
 class NodeAgent:
@@ -39,12 +40,15 @@ class NodeAgent:
         if network is not None:
             runtime.netns_of = lambda uid: network.name(uid) if network.exists(uid) else None
         self.lease_renewed = 0.0
+        self.not_ready: tuple[str, str] | None | str = None  # as published; "?" when a write failed
+        self.runtime_checked = 0.0
         self.due = 0.0  # no worker's quiet_to is earlier: sync_all has nothing to do before then
 
     # ---- the Node and its Lease ----------------------------------------------------------------
     def register(self) -> None:
         """Create the Node, or bring an existing one up to date (labels, taints, capacity, status)."""
-        node = node_object(self.cfg, self.runtime.version, self.clock())
+        self.not_ready = self._runtime_state()
+        node = node_object(self.cfg, self.runtime.version, self.clock(), not_ready=self.not_ready)
         self.call({"verb": "create", "kind": "Node", "object": node}, lambda r: self._registered(node, r))
 
     def _registered(self, node: dict, reply) -> None:
@@ -70,6 +74,35 @@ class NodeAgent:
                    "object": {**merged, "status": node["status"]}}, lambda r: None)
         log.info("kubelet.registered", node=self.cfg.name, existing=True)
         self.renew_lease()
+
+    def _runtime_state(self) -> tuple[str, str] | None:
+        """Why the runtime keeps this node from Ready, if it does (the cri runtime's Status)."""
+        state = getattr(self.runtime, "not_ready", None)
+        return state() if state else None
+
+    def check_runtime(self) -> None:
+        """Publish a change of the runtime's readiness in the Node's Ready condition."""
+        if self.node_uid is None or self.clock() < self.runtime_checked + RUNTIME_CHECK_S:
+            return
+        self.runtime_checked = self.clock()
+        state = self._runtime_state()
+        if state == self.not_ready:
+            return
+        self.not_ready = state
+        log.info("kubelet.runtime_readiness", node=self.cfg.name, ready=state is None, why=state and state[1])
+        self.call({"verb": "get", "kind": "Node", "name": self.cfg.name}, self._set_ready)
+
+    def _set_ready(self, reply) -> None:
+        if not (isinstance(reply, dict) and reply.get("ok")):
+            return
+        node = reply["object"]
+        conditions = list((node.get("status") or {}).get("conditions") or [])
+        before = next((c for c in conditions if c.get("type") == "Ready"), None)
+        ready = ready_condition(self.not_ready, self.clock(), before)
+        node["status"]["conditions"] = [ready if c.get("type") == "Ready" else c for c in conditions] \
+            if before else [ready, *conditions]
+        self.call({"verb": "updateStatus", "kind": "Node", "name": self.cfg.name, "object": node},
+                  lambda r: None if isinstance(r, dict) and r.get("ok") else setattr(self, "not_ready", "?"))
 
     def renew_lease(self) -> None:
         lease = lease_object(self.cfg.name, self.node_uid, self.clock())
@@ -176,6 +209,7 @@ class NodeAgent:
         settled pods, and syncing them all twice a second took its whole loop. A node none of whose
         pods is due is not even looked through (5,000 hollow nodes are, twice a second)."""
         now = self.clock()
+        self.check_runtime()
         if now < self.due:
             return
         self.due = math.inf

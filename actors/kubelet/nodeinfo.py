@@ -33,10 +33,24 @@ def _hostname_label(name: str) -> str:
     return name if len(name) <= 63 else name.split(".", 1)[0][:63]
 
 
-def node_object(cfg: NodeConfig, runtime_version: str, now: float, since: dict[str, str] | None = None) -> dict:
+def ready_condition(not_ready: tuple[str, str] | None, now: float, before: dict | None = None) -> dict:
+    """The Ready condition: the kubelet's own words, or (reason, message) of what keeps it from ready
+    (the kubelet's `KubeletNotReady` with "container runtime is down", "container runtime network not
+    ready: …"). Its transition time stays while its status does."""
+    _, status, reason, message = CONDITIONS[0]
+    if not_ready is not None:
+        status, (reason, message) = "False", not_ready
+    stamp = rfc3339(now)
+    since = before["lastTransitionTime"] if before and before.get("status") == status else stamp
+    return {"type": "Ready", "status": status, "reason": reason, "message": message, "lastHeartbeatTime": stamp,
+            "lastTransitionTime": since}
+
+
+def node_object(cfg: NodeConfig, runtime_version: str, now: float, not_ready: tuple[str, str] | None = None) -> dict:
     stamp = rfc3339(now)
     conditions = [{"type": t, "status": s, "reason": r, "message": m, "lastHeartbeatTime": stamp,
-                   "lastTransitionTime": (since or {}).get(t, stamp)} for t, s, r, m in CONDITIONS]
+                   "lastTransitionTime": stamp} for t, s, r, m in CONDITIONS[1:]]
+    conditions.insert(0, ready_condition(not_ready, now))
     labels = {"kubernetes.io/hostname": _hostname_label(cfg.name), "kubernetes.io/os": "linux",
               "kubernetes.io/arch": platform.machine().replace("x86_64", "amd64"), **cfg.labels}
     return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": cfg.name, "labels": labels},

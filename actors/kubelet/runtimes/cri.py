@@ -24,7 +24,7 @@ from actors.kubelet.cri.client import CRIError, RuntimeClient
 from actors.kubelet.cri.cni import NodeNetwork
 from actors.kubelet.cri.pulling import Puller
 from actors.kubelet.cri.sandboxes import NODE_LABEL, POD_UID_LABEL, Sandboxes
-from actors.kubelet.cri.security import ImageUser, verify_run_as_non_root
+from actors.kubelet.cri.security import ImageUser
 from actors.kubelet.runtimes.base import Exited, StartError
 
 log = structlog.get_logger("kubelet")
@@ -57,6 +57,7 @@ class CRIRuntime:
                  dns_config: Callable[[dict], dict | None], network: NodeNetwork | None = None,
                  clock: Callable[[], float] = time.monotonic):
         self.client, self.node, self.clock, self.network = client, node, clock, network
+        self.down = ""  # why there is no runtime at all (containerd could not start here)
         self.memory_capacity = memory_capacity
         self.sandboxes = Sandboxes(client, node, logs_root, dns_config)
         self.puller = Puller(client, images.PullBackoff(clock))
@@ -88,12 +89,14 @@ class CRIRuntime:
     def _up(self, cid: str, inst: Instance) -> None:
         pod, container, env = inst.args
         try:
+            if self.down:
+                raise StartError("ContainerCreating", f"container runtime is down: {self.down}")
             sandbox = self.sandboxes.ensure(pod)
             image = self.puller.ensure(inst.pod_uid, container)
-            verify_run_as_non_root(pod, container, ImageUser(image.uid.value if image.HasField("uid") else None,
-                                                              image.username))
+            user = ImageUser(image.uid.value if image.HasField("uid") else None, image.username)
             config = specs.container_config(pod, container, instance=inst.attempt, env=_image_env(env),
-                                            memory_capacity=self.memory_capacity, kind=_kind(pod, container))
+                                            memory_capacity=self.memory_capacity, kind=_kind(pod, container),
+                                            image_ref=image.id, image_user=user, seccomp_default=True)
             config.setdefault("labels", {})[NODE_LABEL] = self.node
             if inst.cancelled:
                 return
@@ -185,6 +188,22 @@ class CRIRuntime:
         inst = self.instances.get(container_id)
         return f"containerd://{inst.id}" if inst is not None and inst.id else None
 
+    def not_ready(self) -> tuple[str, str] | None:
+        """What keeps the node from Ready, in the kubelet's words: the runtime down, or its
+        RuntimeReady / NetworkReady condition false (no CNI configuration before the node has a range)."""
+        if self.down:
+            return "KubeletNotReady", f"container runtime is down: {self.down}"
+        try:
+            conditions = self.client.status()
+        except CRIError as exc:
+            return "KubeletNotReady", f"container runtime is down: {exc.message}"
+        for kind, words in (("RuntimeReady", "container runtime not ready"),
+                            ("NetworkReady", "container runtime network not ready")):
+            c = conditions.get(kind)
+            if c is not None and not c.status:
+                return "KubeletNotReady", f"{words}: {kind}=false reason:{c.reason} message:{c.message}"
+        return None
+
     def network_ready(self, pod_cidr: str) -> None:
         """The node has its range: containerd's CNI configuration names it (containerd watches the file)."""
         if self.network is not None and self.network.ready(pod_cidr):
@@ -225,13 +244,18 @@ class CRIRuntime:
     # ---- pods -----------------------------------------------------------------------------------
     def adopt(self, pod_uid: str) -> dict[str, tuple[str, int]]:
         latest: dict[str, tuple[str, int]] = {}
-        for c in self.client.containers(labels={POD_UID_LABEL: pod_uid}):
+        try:
+            found = self.client.containers(labels={POD_UID_LABEL: pod_uid})
+            self.sandboxes.adopt(pod_uid)
+        except CRIError as exc:  # no runtime to ask: nothing to adopt, and the node says why it is not ready
+            log.warning("kubelet.cri_adopt_failed", pod_uid=pod_uid, error=exc.message[:200])
+            return latest
+        for c in found:
             name, attempt = c.metadata.name, c.metadata.attempt
             if attempt >= latest.get(name, ("", -1))[1]:
                 cid = f"{pod_uid}/{name}.{attempt}"
                 self.instances[cid] = Instance(pod_uid, name, attempt, id=c.id)
                 latest[name] = (cid, attempt)
-        self.sandboxes.adopt(pod_uid)
         return latest
 
     def forget(self, pod_uid: str) -> None:

@@ -116,3 +116,16 @@ def test_logs_read_back_as_text_with_tail_and_previous(cri_cluster):
     previous = cri_cluster.logs("talker", previous=True)["text"]  # two pipes: stderr's line may come anywhere
     assert previous.replace("oops\n", "") == "one\ntwo\nthree\n" and "oops\n" in previous
     assert cri_cluster.logs("talker", previous=True, tail=2)["text"] in ("three\noops\n", "two\nthree\n", "oops\nthree\n")
+
+
+def test_a_node_without_its_runtime_says_so_in_its_ready_condition(procs, settings, tmp_path):
+    from tests.conftest import control_plane
+    client = control_plane(procs, settings)
+    procs.start("actors.kubelet", "--node", "lonely", "--runtime", "cri", label="kubelet",
+                KUBUS_CRI_ENDPOINT=str(tmp_path / "no-such-containerd.sock"))
+    ready = wait_until(lambda: next((c for c in (client.get("Node", "lonely").get("status") or {}).get(
+        "conditions", []) if c["type"] == "Ready"), None) if client.list("Node").items else None, 30,
+        what="the node registered")
+    assert (ready["status"], ready["reason"]) == ("False", "KubeletNotReady"), ready
+    assert ready["message"].startswith("container runtime is down"), ready
+    client.close()
