@@ -4,6 +4,7 @@ and the access reviews behind `kubus auth can-i` and `whoami`."""
 from __future__ import annotations
 
 from actors.apiserver.attributes import of_request
+from actors.apiserver.audit import user_info
 from actors.apiserver.authz.rules import Attributes, UserInfo
 from api.errors import not_found
 from api.status import StatusError, bad_request
@@ -95,7 +96,7 @@ class Services:
     def review(self, call) -> None:
         kind, obj = call.req.kind, call.req.object or {}
         if kind == "SelfSubjectReview":
-            status = {"userInfo": {"username": call.user.name, "groups": list(call.user.groups)}}
+            status = {"userInfo": user_info(call.user)}
         else:
             spec = obj.get("spec") or {}
             user = call.user if kind == "SelfSubjectAccessReview" else \
