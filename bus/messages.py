@@ -130,9 +130,12 @@ class WatchOptions(_Strict):
 
 
 class TokenOptions(_Strict):
-    """A node asks for the broker credentials of a ServiceAccount, for a pod bound to it."""
+    """A TokenRequest's spec: a ServiceAccount's credential, bound to a pod that runs as the account (a
+    node must name one bound to it), for `expirationSeconds`."""
 
-    pod: str = Field(min_length=1, max_length=253)
+    pod: str | None = Field(None, min_length=1, max_length=253)
+    expirationSeconds: int | None = None
+    audiences: list[Annotated[str, Field(max_length=1024)]] | None = Field(None, max_length=16)
 
 
 class LogsOptions(_Strict):

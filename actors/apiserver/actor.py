@@ -20,6 +20,7 @@ from actors.apiserver.impersonation import impersonated
 from actors.apiserver.outcomes import Outcomes
 from actors.apiserver.policycache import POLICY_KINDS, PolicyCache
 from actors.apiserver.services import Services
+from actors.apiserver.tokens import Tokens
 from actors.apiserver.watches import WatchBounds, Watches
 from actors.apiserver.writes import Writes
 from api import scope
@@ -40,7 +41,7 @@ OBJECT_VERBS = frozenset(("create", "update", "updateStatus", "patch"))
 REQUEST_ENVELOPE = 4096  # a request's fields besides its object
 
 
-class ApiServer(Writes, Services, Auditing, Actor):
+class ApiServer(Writes, Services, Tokens, Auditing, Actor):
     name = "apiserver"
 
     def __init__(self, settings: Settings, **kw):
