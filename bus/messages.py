@@ -49,6 +49,7 @@ class Request(_Strict):
     object: dict[str, Any] | list[Any] | None = None  # a list: only a JSON patch's operations
     resourceVersion: str | None = Field(None, max_length=32)
     options: dict[str, Any] = Field(default_factory=dict)
+    impersonate: "Impersonate | None" = None  # `kubectl --as`: whom to act as, if the caller may (the apiserver checks)
     # set by the apiserver on a command only (a client's request carrying them is refused):
     guard: "Guard | None" = None  # a node's write: the stored pod must be bound to that node
     warnings: list[str] | None = None  # admission's warnings, handed back with the store's answer
@@ -57,6 +58,18 @@ class Request(_Strict):
 class Guard(_Strict):
     nodeName: str = Field(min_length=1, max_length=253)
     message: str = Field(max_length=4096)  # the Forbidden message when the pod is bound elsewhere
+
+
+class Impersonate(_Strict):
+    """Kubernetes' `Impersonate-*` headers as the gateway read them: a user (a ServiceAccount's
+    `system:serviceaccount:<ns>:<name>` too), groups, a uid and extra values by key. What the caller may
+    impersonate is the apiserver's to decide (the `impersonate` verb), never the sender's."""
+
+    user: str | None = Field(None, max_length=253)
+    groups: list[Annotated[str, Field(max_length=253)]] = Field(default_factory=list, max_length=100)
+    uid: str | None = Field(None, max_length=253)
+    extra: dict[Annotated[str, Field(max_length=253)], list[Annotated[str, Field(max_length=1024)]]] = \
+        Field(default_factory=dict, max_length=32)
 
 
 APISERVER_FIELDS = ("guard", "warnings")
@@ -117,9 +130,12 @@ class WatchOptions(_Strict):
 
 
 class TokenOptions(_Strict):
-    """A node asks for the broker credentials of a ServiceAccount, for a pod bound to it."""
+    """A TokenRequest's spec: a ServiceAccount's credential, bound to a pod that runs as the account (a
+    node must name one bound to it), for `expirationSeconds`."""
 
-    pod: str = Field(min_length=1, max_length=253)
+    pod: str | None = Field(None, min_length=1, max_length=253)
+    expirationSeconds: int | None = None
+    audiences: list[Annotated[str, Field(max_length=1024)]] | None = Field(None, max_length=16)
 
 
 class LogsOptions(_Strict):

@@ -86,12 +86,14 @@ class Client:
     def request_async(self, verb: str, kind: str, *, namespace: str | None = None, name: str | None = None,
                       obj: dict | None = None, resource_version: str | None = None,
                       options: dict | None = None, message_id: str | None = None,
-                      timeout: float | None = None) -> Future:
+                      timeout: float | None = None, impersonate: dict | None = None) -> Future:
         """Send one request; the future holds the reply dict or a StatusError. An answer that says
         "try again" (the connection dropped after the request left, a full queue, no apiserver) is
         retried with the same message id until the deadline: the store's dedupe gives one effect."""
         body = {"verb": verb, "kind": kind, "namespace": namespace, "name": name, "object": obj,
                 "resourceVersion": resource_version, "options": options or {}}
+        if impersonate is not None:  # `kubectl --as`: the apiserver decides whether the caller may
+            body["impersonate"] = impersonate
         fut: Future = Future()
 
         def send() -> None:

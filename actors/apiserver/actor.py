@@ -16,14 +16,16 @@ from actors.apiserver.authz import Authorizer
 from actors.apiserver.batches import CommandBatches
 from actors.apiserver.call import Call
 from actors.apiserver.defaults import ensure_defaults
+from actors.apiserver.impersonation import impersonated
 from actors.apiserver.outcomes import Outcomes
 from actors.apiserver.policycache import POLICY_KINDS, PolicyCache
 from actors.apiserver.services import Services
+from actors.apiserver.tokens import Tokens
 from actors.apiserver.watches import WatchBounds, Watches
 from actors.apiserver.writes import Writes
 from api import scope
 from api.registry import REVIEWS
-from api.status import StatusError, internal_error, too_large
+from api.status import StatusError, bad_request, internal_error, too_large
 from bus.declare import QueueSpec, apiserver_queue
 from bus.message import Message
 from bus.messages import USER_HEADER, parse_client_request, valid_reply_to
@@ -39,7 +41,7 @@ OBJECT_VERBS = frozenset(("create", "update", "updateStatus", "patch"))
 REQUEST_ENVELOPE = 4096  # a request's fields besides its object
 
 
-class ApiServer(Writes, Services, Auditing, Actor):
+class ApiServer(Writes, Services, Tokens, Auditing, Actor):
     name = "apiserver"
 
     def __init__(self, settings: Settings, **kw):
@@ -128,6 +130,8 @@ class ApiServer(Writes, Services, Auditing, Actor):
     def _admit_and_forward(self, call: Call) -> None:
         req = call.req
         call.user = self.authn.user(call.msg.user_id)
+        if req.impersonate is not None:
+            self._impersonate(call)
         call.decision = self.authz.check(of_request(call.user, req))
         scope.require_namespace(req.kind, req.verb, req.namespace)  # contract 5: a write needs one
         if req.verb in OBJECT_VERBS and len(call.msg.raw) > self.settings.max_object_bytes + REQUEST_ENVELOPE:
@@ -140,6 +144,14 @@ class ApiServer(Writes, Services, Auditing, Actor):
             self.forward(call, dict(call.msg.body))
         else:
             self.write(call)
+
+    def _impersonate(self, call: Call) -> None:
+        """From here on the request is the impersonated user's (RBAC, admission, audit's `impersonatedUser`);
+        the store hears nothing of it. A watch queue is its consumer's: no watch is set up as another."""
+        if call.req.verb == "watch":
+            raise bad_request("a watch cannot be set up while impersonating: its queue is the caller's own")
+        call.impersonator, call.user = call.user, impersonated(call.user, call.req.impersonate, self.authz.decide)
+        call.msg.body.pop("impersonate", None)
 
     def forward(self, call: Call, body: dict, warnings: list[str] | None = None) -> None:
         """Hand the command to the store, in the next `commands` batch, with the client's reply address

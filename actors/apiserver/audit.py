@@ -172,16 +172,24 @@ def _without_managed_fields(obj: Any) -> Any:
     return {**obj, "metadata": {k: v for k, v in obj["metadata"].items() if k != "managedFields"}}
 
 
+def user_info(user: UserInfo) -> dict:
+    """authentication/v1 UserInfo, empty fields left out as Kubernetes writes it."""
+    info = {"username": user.name, "uid": user.uid, "groups": list(user.groups), "extra": user.extra_dict()}
+    return {k: v for k, v in info.items() if v or k in ("username", "groups")}
+
+
 def audit_event(level: str, attrs: Attributes, stage: str, *, audit_id: str, user_agent: str,
                 status: dict | None, received: float, stamped: float, annotations: dict[str, str],
-                request_object: Any = None, response_object: Any = None, omit_managed_fields: bool = False) -> dict:
+                request_object: Any = None, response_object: Any = None, omit_managed_fields: bool = False,
+                impersonated: UserInfo | None = None) -> dict:
     """One `audit.k8s.io/v1` Event at `stage`, bodies as the level allows. As kube-apiserver's, a
     RequestReceived event carries neither bodies nor a status: it is written before either is known."""
     event: dict[str, Any] = {
         "kind": "Event", "apiVersion": "audit.k8s.io/v1", "level": level, "auditID": audit_id, "stage": stage,
         "requestURI": request_uri(attrs), "verb": attrs.verb,
-        "user": {"username": attrs.user.name, "groups": list(attrs.user.groups)}, "sourceIPs": [],
-        "userAgent": user_agent}
+        "user": user_info(attrs.user), "sourceIPs": [], "userAgent": user_agent}
+    if impersonated is not None:
+        event["impersonatedUser"] = user_info(impersonated)
     ref = object_ref(attrs)
     if ref:
         event["objectRef"] = ref

@@ -59,13 +59,14 @@ class Auditing:
     def _audit_begin(self, call: Call):
         """The request's audit record (None: the policy records none), RequestReceived written, and its verb."""
         msg = call.msg
-        user = call.user or UserInfo(msg.user_id or "system:anonymous")
+        user = call.impersonator or call.user or UserInfo(msg.user_id or "system:anonymous")
         req = call.req or _parsed(msg.body)
         attrs = _attributes(user, req, msg.body)
         notes = {**_decision(call), **call.annotations}
         received = time.time() - (time.monotonic() - call.started)
         return self.audit.begin(attrs, request_object=req.object if req else None, user_agent=msg.app_id or "",
-                                audit_id=msg.message_id, received=received, annotations=notes), attrs.verb
+                                audit_id=msg.message_id, received=received, annotations=notes,
+                                impersonated=call.user if call.impersonator else None), attrs.verb
 
 
 def _decision(call: Call) -> dict[str, str]:

@@ -21,7 +21,7 @@ from typing import Any, Callable
 import structlog
 
 from actors.apiserver.audit import Policy, audit_event, omitted_stages, response_status, rule_for
-from actors.apiserver.authz.rules import Attributes
+from actors.apiserver.authz.rules import Attributes, UserInfo
 
 log = structlog.get_logger("audit")
 
@@ -39,6 +39,7 @@ class Audited:
     received: float
     annotations: dict[str, str]
     request_object: Any = None
+    impersonated: UserInfo | None = None  # whom the request ran as, when its caller impersonated
 
 
 class AuditLog:
@@ -57,7 +58,7 @@ class AuditLog:
     # ---- stages ---------------------------------------------------------------------------------
     def begin(self, attrs: Attributes, *, request_object: Any = None, user_agent: str = "",
               audit_id: str | None = None, received: float | None = None,
-              annotations: dict[str, str] | None = None) -> Audited | None:
+              annotations: dict[str, str] | None = None, impersonated: UserInfo | None = None) -> Audited | None:
         """The policy's decision on a request, by the attributes the authorizer saw; writes its
         RequestReceived event unless omitted. None: not recorded (level None). Never raises."""
         try:
@@ -67,7 +68,7 @@ class AuditLog:
             omit = rule.omitManagedFields if rule.omitManagedFields is not None else self.policy.omitManagedFields
             audited = Audited(attrs, rule.level, frozenset(omitted_stages(self.policy, rule)), omit,
                               audit_id or str(uuid.uuid4()), user_agent, received or self.clock(),
-                              dict(annotations or {}), request_object)
+                              dict(annotations or {}), request_object, impersonated)
             self._event(audited, "RequestReceived", None)
             return audited
         except Exception:
@@ -96,7 +97,7 @@ class AuditLog:
                                 user_agent=audited.user_agent, status=status, received=audited.received,
                                 stamped=self.clock(), annotations=audited.annotations,
                                 request_object=audited.request_object, response_object=response_object,
-                                omit_managed_fields=audited.omit_managed_fields)
+                                omit_managed_fields=audited.omit_managed_fields, impersonated=audited.impersonated)
             self._append(json.dumps(event, separators=(",", ":"), default=str) + "\n")
         except Exception:
             log.exception("audit.record_failed", stage=stage, audit_id=audited.audit_id)

@@ -15,7 +15,8 @@ class Call:
 
     msg: Message
     req: Request | None
-    user: UserInfo | None = None
+    user: UserInfo | None = None  # whom it runs as: the caller, or whom the caller impersonates
+    impersonator: UserInfo | None = None  # the caller, when it impersonates
     decision: Decision | None = None
     annotations: dict[str, str] = field(default_factory=dict)
     steps: int = 0  # commands of the apiserver's own made for it so far

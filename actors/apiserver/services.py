@@ -1,19 +1,13 @@
 """What the apiserver answers or hands on itself, after authorization: people's watches, `logs`
-(to the kubelet of the pod's node), a ServiceAccount's broker credentials for a pod (`token`),
-and the access reviews behind `kubus auth can-i` and `whoami`."""
+(to the kubelet of the pod's node), and the access reviews behind `auth can-i` and `whoami`
+(tokens are `tokens.py`)."""
 from __future__ import annotations
 
 from actors.apiserver.attributes import of_request
+from actors.apiserver.audit import user_info
 from actors.apiserver.authz.rules import Attributes, UserInfo
-from api.errors import not_found
 from api.status import StatusError, bad_request
-from bus import accounts
-from bus.permissions import permissions
 from bus.rpc import unwrap
-from config.credentials import read_secret
-from config.identities import password_for, sa_broker_user
-
-TOKEN_REQUEST = {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest"}
 
 
 class Services:
@@ -50,52 +44,11 @@ class Services:
                          on_return=unserved)
         msg.ack()
 
-    # ---- token: a ServiceAccount's broker credentials, for a pod that runs as it ---------------------
-    def serve_token(self, call) -> None:
-        req = call.req
-        get = {"verb": "get", "kind": "Pod", "namespace": req.namespace, "name": req.options["pod"], "options": {}}
-        self.call_store(call, get, "pod", lambda r: self._token_for(call, unwrap(r)["object"]), as_self=True)
-
-    def _token_for(self, call, pod: dict) -> None:
-        req, node = call.req, call.decision.node_guard
-        spec = pod.get("spec") or {}
-        if node is not None and spec.get("nodeName") != node:
-            raise StatusError("Forbidden", f'serviceaccounts "{req.name}" is forbidden: node requested token bound '
-                                           f'to a pod scheduled on a different node')
-        if spec.get("serviceAccountName") != req.name:  # none at all: a pod admission did not give one
-            raise bad_request(f'cannot bind token for serviceaccount "{req.name}" to pod running with different '
-                              f'serviceaccount name.')
-        account = self.cache.get("ServiceAccount", req.namespace, req.name or "")
-        if account is None:
-            raise not_found("ServiceAccount", req.name or "")
-        self.offload(lambda: self._ensure_sa_user(req.namespace, req.name, account["metadata"]["uid"]),
-                     self.safe(call, lambda token: self._issued(call, token)))
-
-    def _issued(self, call, token: dict | StatusError) -> None:
-        if isinstance(token, StatusError):
-            raise token
-        self.finish(call, {"ok": True, "object": {**TOKEN_REQUEST, "status": token, "metadata": {
-            "name": call.req.name, "namespace": call.req.namespace}}})
-
-    def _ensure_sa_user(self, namespace: str, name: str, uid: str) -> dict | StatusError:
-        """(On a worker thread.) The account's broker user, its password tied to this ServiceAccount's
-        uid: one made again under the same name gets new credentials."""
-        try:
-            user = sa_broker_user(self.settings.cluster, namespace, name)
-            token = password_for(read_secret(self.settings), user, salt=uid)
-            if self._sa_users.get(user) != uid:
-                accounts.ensure_user(self.settings.admin_url, user, token)
-                accounts.apply(self.settings.admin_url, user, permissions(self.names, "sa", f"{namespace}.{name}"))
-                self._sa_users[user] = uid
-            return {"token": token, "user": user}
-        except (accounts.AdminError, SystemExit) as exc:
-            return StatusError("ServiceUnavailable", f"cannot issue a token now: {exc}")
-
     # ---- access reviews --------------------------------------------------------------------------
     def review(self, call) -> None:
         kind, obj = call.req.kind, call.req.object or {}
         if kind == "SelfSubjectReview":
-            status = {"userInfo": {"username": call.user.name, "groups": list(call.user.groups)}}
+            status = {"userInfo": user_info(call.user)}
         else:
             spec = obj.get("spec") or {}
             user = call.user if kind == "SelfSubjectAccessReview" else \

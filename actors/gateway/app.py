@@ -10,6 +10,7 @@ from actors.gateway import discovery, openapi, subresources, writes
 from actors.gateway.bodies import object_body
 from actors.gateway.calls import call
 from actors.gateway.clients import ClientPool
+from actors.gateway.impersonation import Impersonating, acting, unsupported_watch
 from actors.gateway.paths import Target, review_kind, split, target
 from actors.gateway.reads import read
 from actors.gateway.responses import json_response, not_found_path, status_response
@@ -47,7 +48,8 @@ async def serve(request: web.Request, address: str, max_bytes: int) -> web.Strea
     path = "/" + request.path.strip("/")
     if path == "/version":  # public, as kube-apiserver's system:public-info-viewer makes it
         return json_response(discovery.VERSION)
-    client = await request.app[POOL].client_for(request.headers.get("Authorization"), request.remote or "")
+    client = acting(await request.app[POOL].client_for(request.headers.get("Authorization"), request.remote or ""),
+                    request.headers)
     if path == "/api":
         return json_response(discovery.api_versions(address))
     if path == "/apis":
@@ -76,6 +78,8 @@ async def resource(request: web.Request, client: Client, found: Target, max_byte
     method, collection = request.method, found.name is None
     if method == "GET":
         if collection and request.query.get("watch") in ("true", "1"):
+            if isinstance(client, Impersonating):
+                raise unsupported_watch()
             return await serve_watch(request, request.app[POOL], client, found)
         return await read(request, client, found, request.app[POOL])
     if (method == "POST") == collection and method in WRITERS:

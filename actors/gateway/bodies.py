@@ -9,10 +9,12 @@ import yaml
 from aiohttp import web
 
 from actors.gateway import protobuf
+from api import fieldvalidation
 from api.patch.apply import CONTENT_TYPES
 from api.status import StatusError, bad_request, too_large
 
 PROTOBUF = "application/vnd.kubernetes.protobuf"
+AS_SENT = "body_as_sent"  # the request's JSON body with its duplicate fields, for fieldValidation
 APPLY_PATCH = "application/apply-patch+yaml"
 
 
@@ -34,7 +36,10 @@ async def read_body(request: web.Request, max_bytes: int) -> Any:
     if kind in ("application/yaml", APPLY_PATCH):
         return _parsed(raw, yaml.safe_load, "yaml")
     if kind == "application/json" or kind in CONTENT_TYPES:
-        return _parsed(raw, json.loads, "json")
+        if fieldvalidation.mode_of(request.query.get("fieldValidation")) == "Ignore":
+            return _parsed(raw, json.loads, "json")
+        request[AS_SENT] = _parsed(raw, fieldvalidation.loads_pairs, "json")  # duplicates kept, for the check
+        return fieldvalidation.plain(request[AS_SENT])
     raise StatusError("UnsupportedMediaType", f'the body of the request was in an unknown format - accepted '
                                               f'media types include: application/json, application/yaml, '
                                               f'{", ".join(CONTENT_TYPES)}, {APPLY_PATCH}')

@@ -70,6 +70,9 @@ def _subresources(info: KindInfo) -> list[dict]:
     if info.kind == "Pod":
         entries += [_sub(info, "binding", "Binding", ["create"]), _sub(info, "log", "Pod", ["get"]),
                     {**_sub(info, "eviction", "Eviction", ["create"]), "group": "policy", "version": "v1"}]
+    if info.kind == "ServiceAccount":
+        entries.append({**_sub(info, "token", "TokenRequest", ["create"]), "group": "authentication.k8s.io",
+                        "version": "v1"})
     return entries
 
 

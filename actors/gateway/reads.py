@@ -7,6 +7,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from actors.gateway.calls import call, typed
+from actors.gateway.impersonation import Impersonating, owner
 from actors.gateway.paths import Target
 from actors.gateway.responses import json_response
 from actors.gateway.tables import TABLE_CONTENT_TYPE, table, wants_table
@@ -36,16 +37,17 @@ async def read(request: web.Request, client: Client, target: Target, pool) -> we
 async def _list(request: web.Request, client: Client, target: Target, pool) -> tuple[list[dict], str, dict | None]:
     query, pages = request.query, pool.pages
     if query.get("continue"):
-        return pages.next(id(client), query["continue"], _limit(query.get("limit")))
+        return pages.next(owner(client), query["continue"], _limit(query.get("limit")))
     try:
-        await pool.cache_for(client, target.info, target.namespace)
+        if not isinstance(client, Impersonating):  # a watch cache is the caller's own
+            await pool.cache_for(client, target.info, target.namespace)
     except StatusError as exc:
         if exc.reason not in ("Forbidden", "Timeout"):
             raise  # allowed to list but not to watch: the list alone is still served
     options = {k: query[k] for k in ("labelSelector", "fieldSelector") if query.get(k)}
     reply = await call(client, "list", target.info.kind, namespace=target.namespace, options=options)
     items = [typed(obj, target) for obj in reply["items"]]
-    return pages.first(id(client), items, str(reply["rev"]), _limit(query.get("limit")))
+    return pages.first(owner(client), items, str(reply["rev"]), _limit(query.get("limit")))
 
 
 def _limit(text: str | None) -> int | None:

@@ -1,6 +1,7 @@
 """Subresources: `status` (GET, PUT, PATCH), `scale` of Deployments and ReplicaSets (an
 autoscaling/v1 Scale over the parent's `spec.replicas`), a pod's `binding` and `eviction` (POST)
-and `log` (GET, `follow` streamed as the kubelet's output grows)."""
+`log` (GET, `follow` streamed as the kubelet's output grows) and a ServiceAccount's `token`
+(POST, a TokenRequest: `kubectl create token`)."""
 from __future__ import annotations
 
 import asyncio
@@ -39,7 +40,24 @@ async def serve(request: web.Request, client: Client, target: Target, max_bytes:
         return await eviction.evict(request, client, target, max_bytes)
     elif sub == "log" and kind == "Pod" and method == "GET":
         return await log(request, client, target)
+    elif sub == "token" and kind == "ServiceAccount" and method == "POST":
+        return await token(request, client, target, max_bytes)
     raise not_found_path(request.path)
+
+
+# ---- token -------------------------------------------------------------------------------------------
+async def token(request: web.Request, client: Client, target: Target, max_bytes: int) -> web.Response:
+    """A TokenRequest: its spec's expiry, audiences and bound pod (Kubernetes also binds Secrets and
+    Nodes; kubus binds pods only) go to the apiserver, which answers the TokenRequest."""
+    spec = (await read_body(request, max_bytes) or {}).get("spec") or {}
+    bound = spec.get("boundObjectRef") or {}
+    if bound and bound.get("kind") != "Pod":
+        raise bad_request(f'cannot bind a token to a {bound.get("kind")!r}: kubus binds tokens to Pods only')
+    options = {"pod": bound.get("name"), "expirationSeconds": spec.get("expirationSeconds"),
+               "audiences": spec.get("audiences")}
+    reply = await call(client, "token", "ServiceAccount", namespace=target.namespace, name=target.name,
+                       options={k: v for k, v in options.items() if v is not None})
+    return json_response(reply["object"], status=201)
 
 
 # ---- scale -----------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from actors.gateway.bodies import APPLY_PATCH, media_type, object_body, read_body
+from actors.gateway.bodies import APPLY_PATCH, AS_SENT, media_type, object_body, read_body
 from actors.gateway.calls import call, dry_run, typed, with_warnings
 from actors.gateway.paths import Target
 from actors.gateway.responses import json_response
@@ -18,19 +18,20 @@ DELETE_QUERY = ("gracePeriodSeconds", "propagationPolicy")
 
 async def create(request: web.Request, client: Client, target: Target, max_bytes: int) -> web.Response:
     obj = _for_target(await object_body(request, max_bytes), target)
+    fields = _fields(request, target, obj, decoding=True)
     reply = await call(client, "create", target.info.kind, namespace=target.namespace, obj=obj,
                        options=_options(dryRun=dry_run(request)))
-    return with_warnings(json_response(typed(reply["object"], target), status=201), reply,
-                         _fields(request, target, obj))
+    return with_warnings(json_response(typed(reply["object"], target), status=201), reply, fields)
 
 
 async def replace(request: web.Request, client: Client, target: Target, max_bytes: int) -> web.Response:
     obj = _for_target(await object_body(request, max_bytes), target)
+    fields = _fields(request, target, obj, decoding=True)
     verb = "updateStatus" if target.subresource == "status" else "update"
     reply = await call(client, verb, target.info.kind, namespace=target.namespace, name=target.name, obj=obj,
                        resource_version=(obj.get("metadata") or {}).get("resourceVersion"),
                        options=_options(dryRun=dry_run(request)))
-    return with_warnings(json_response(typed(reply["object"], target)), reply, _fields(request, target, obj))
+    return with_warnings(json_response(typed(reply["object"], target)), reply, fields)
 
 
 async def patch(request: web.Request, client: Client, target: Target, max_bytes: int) -> web.Response:
@@ -41,16 +42,18 @@ async def patch(request: web.Request, client: Client, target: Target, max_bytes:
     if kind not in CONTENT_TYPES:
         raise StatusError("UnsupportedMediaType", f"the media type {kind!r} is not a patch type: use one of "
                                                   f"{', '.join(CONTENT_TYPES)}, {APPLY_PATCH}")
+    fields = _fields(request, target, body) if isinstance(body, dict) else []  # a JSON patch names no fields
     reply = await call(client, "patch", target.info.kind, namespace=target.namespace, name=target.name, obj=body,
                        options=_options(patchType=CONTENT_TYPES[kind], subresource=target.subresource,
                                         dryRun=dry_run(request)))
-    return with_warnings(json_response(typed(reply["object"], target)), reply, _fields(request, target, body))
+    return with_warnings(json_response(typed(reply["object"], target)), reply, fields)
 
 
 async def _apply(request: web.Request, client: Client, target: Target, body) -> web.Response:
     """Server-side apply, approximated: create when absent, else a strategic merge of the applied
     configuration (no managedFields, no conflicts, fields dropped from it are not removed)."""
     obj = _for_target(body if isinstance(body, dict) else {}, target)
+    fields = _fields(request, target, obj)
     options = _options(dryRun=dry_run(request))
     try:
         reply = await call(client, "patch", target.info.kind, namespace=target.namespace, name=target.name,
@@ -60,9 +63,8 @@ async def _apply(request: web.Request, client: Client, target: Target, body) -> 
             raise
         obj.setdefault("metadata", {})["name"] = target.name
         reply = await call(client, "create", target.info.kind, namespace=target.namespace, obj=obj, options=options)
-        return with_warnings(json_response(typed(reply["object"], target), status=201), reply,
-                             _fields(request, target, obj))
-    return with_warnings(json_response(typed(reply["object"], target)), reply, _fields(request, target, obj))
+        return with_warnings(json_response(typed(reply["object"], target), status=201), reply, fields)
+    return with_warnings(json_response(typed(reply["object"], target)), reply, fields)
 
 
 async def delete(request: web.Request, client: Client, target: Target, max_bytes: int) -> web.Response:
@@ -91,11 +93,15 @@ def _for_target(obj: dict, target: Target) -> dict:
     return {**obj, "kind": target.info.kind}
 
 
-def _fields(request: web.Request, target: Target, body) -> list[str]:
-    """Warnings for the fields kubus does not model, when `fieldValidation` asks (Strict or Warn)."""
+def _fields(request: web.Request, target: Target, body, decoding: bool = False) -> list[str]:
+    """The warnings of `fieldValidation` (unknown and duplicate fields; Warn, the default), or its Strict
+    400 before anything is written: a create or update could not decode its body, a patch's result."""
     if target.subresource:
         return []
-    return fieldvalidation.warnings(target.info.model, body, request.query.get("fieldValidation"))
+    kind, version = target.info.kind, target.info.api_version.split("/")[-1]
+    refusal = f'{kind} in version "{version}" cannot be handled as a {kind}: ' if decoding else ""
+    return fieldvalidation.checked(kind, request.get(AS_SENT, body), fieldvalidation.mode_of(
+        request.query.get("fieldValidation")), refusal)
 
 
 def _options(**values) -> dict:

@@ -54,7 +54,8 @@ class Kubelet(Actor):
 
     def _pod_environment(self, token: dict) -> dict[str, str]:
         """What a pod's containers connect with: its ServiceAccount's broker user, so `Client()` just works."""
-        return {"KUBUS_AMQP_URL": url_as(self.settings.amqp_url, token["user"], token["token"]),
+        user, _, password = token["token"].partition(":")  # the bearer token the gateway also takes
+        return {"KUBUS_AMQP_URL": url_as(self.settings.amqp_url, user, password),
                 "KUBUS_CLUSTER": self.settings.cluster}
 
     @property

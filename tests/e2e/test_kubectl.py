@@ -114,12 +114,15 @@ def test_kubectl_flow(kube, settings, tmp_path, version):
 
 
 def _unknown_field(kubectl, tmp_path) -> None:
-    """kubectl validates through the server (fieldValidation=Strict); kubus warns of a field it does
-    not model and keeps it (docs/gateway.md)."""
+    """kubectl validates through the server (fieldValidation=Strict): a field Kubernetes does not know is
+    refused as kube-apiserver refuses it; under `--validate=warn` it is a warning (docs/gateway.md)."""
     typo = {**DOCS_POD, "metadata": {"name": "typo"},
             "spec": {"containers": [{"name": "c", "image": "nginx", "imagePullPolice": "Always"}]}}
     (tmp_path / "typo.yaml").write_text(yaml.safe_dump(typo))
-    applied = kubectl("apply", "-f", str(tmp_path / "typo.yaml"))
+    refused = kubectl("apply", "-f", str(tmp_path / "typo.yaml"))
+    assert refused.returncode == 1 and 'Pod in version "v1" cannot be handled as a Pod: strict decoding error: ' \
+        'unknown field "spec.containers[0].imagePullPolice"' in refused.stderr, refused.stderr
+    applied = kubectl("apply", "--validate=warn", "-f", str(tmp_path / "typo.yaml"))
     assert applied.returncode == 0 and applied.stdout.strip() == "pod/typo created", applied.stderr
     assert 'Warning: unknown field "spec.containers[0].imagePullPolice"' in applied.stderr
     ok(kubectl("delete", "pod", "typo", "--wait=false"))

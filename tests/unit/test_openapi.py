@@ -6,8 +6,6 @@ from __future__ import annotations
 import json
 
 from actors.gateway.openapi_v2 import encoded
-from api.apps import Deployment
-from api.fieldvalidation import unknown_fields, warnings
 from api.openapi import digest, documents, index, swagger
 from api.registry import KINDS
 
@@ -53,12 +51,3 @@ def test_swagger_2_has_every_schema_with_its_refs_as_definitions():
     assert encoded().startswith(b"\n\x032.0")  # protobuf: field 1 (swagger), "2.0"
 
 
-def test_unknown_fields_are_named_with_their_paths():
-    body = {"apiVersion": "apps/v1", "metadata": {"name": "x", "labelz": {}},
-            "spec": {"$retainKeys": [], "template": {"spec": {"containers": [
-                {"name": "a", "imagePullPolice": "x", "env": [{"name": "e", "valu": "1"}]}]}}}}
-    assert unknown_fields(Deployment, body) == [
-        "metadata.labelz", "spec.template.spec.containers[0].imagePullPolice",
-        "spec.template.spec.containers[0].env[0].valu"]
-    assert warnings(Deployment, body, "Ignore") == [] and warnings(Deployment, body, None) == []
-    assert warnings(Deployment, {"specs": 1}, "Strict") == ['unknown field "specs"']

@@ -11,6 +11,11 @@ from dataclasses import dataclass
 class UserInfo:
     name: str
     groups: tuple[str, ...] = ()
+    uid: str = ""
+    extra: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (key, values), sorted by key: hashable
+
+    def extra_dict(self) -> dict[str, list[str]]:
+        return {key: list(values) for key, values in self.extra}
 
 
 @dataclass(frozen=True)
