@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import json
 from datetime import datetime, timezone
+from functools import lru_cache
 
 from api.protobuf import wire
 from api.protobuf.schema import MESSAGES, ZERO, Field, Message
@@ -127,46 +128,67 @@ def encode(message: Message, obj: dict | list) -> bytes:
     if message.bare_list:
         obj = {"items": obj}
     out = bytearray()
-    for f in message.fields:
+    by_name = message.by_name
+    present = [by_name[name] for name in obj if name in by_name]  # the object's fields, fewer than the message's
+    for f in sorted(present + list(message.inlined), key=_number):  # in field-number order, as Go writes them
         if f.name == "^":
-            out += wire.field(f.number, encode(MESSAGES[f.type], obj))
+            out += _delimited(f.key, encode(MESSAGES[f.type], obj))
             continue
-        value = obj.get(f.name)
+        value = obj[f.name]
         if value is None:
             continue
         if f.map:
             for key in sorted(value):
-                entry = wire.field(1, str(key).encode()) + _encoded(2, f.type, value[key])
-                out += wire.field(f.number, entry)
+                entry = wire.field(1, str(key).encode()) + _delimited(ENTRY_VALUE, _payload(f.type, value[key]))
+                out += _delimited(f.key, entry)
         elif f.repeated:
             for item in value:
-                out += _encoded(f.number, f.type, item)
+                out += _keyed(f, item)
         else:
-            out += _encoded(f.number, f.type, value)
+            out += _keyed(f, value)
     return bytes(out)
 
 
-def _encoded(number: int, kind: str, value) -> bytes:
+ENTRY_VALUE = wire.varint(2 << 3 | wire.BYTES)
+
+
+def _number(f: Field) -> int:
+    return f.number
+
+
+def _keyed(f: Field, value) -> bytes:
+    if f.type in ("i32", "i64", "b"):
+        return f.key + wire.varint(int(value))
+    return _delimited(f.key, _payload(f.type, value))
+
+
+def _delimited(key: bytes, payload: bytes) -> bytes:
+    return key + wire.varint(len(payload)) + payload
+
+
+def _payload(kind: str, value) -> bytes:
     if kind == "s":
-        return wire.field(number, str(value).encode())
+        return str(value).encode()
     if kind in ("i32", "i64", "b"):
-        return wire.field(number, int(value))
-    if kind == "y":
-        return wire.field(number, base64.b64decode(value))
-    if kind in ("time", "mtime"):
-        return wire.field(number, _stamp(value))
-    if kind == "qty":
-        return wire.field(number, wire.field(1, str(value).encode()))
-    if kind == "ios":
-        text = isinstance(value, str)
-        body = wire.field(1, int(text)) + wire.field(2, 0 if text else int(value))
-        return wire.field(number, body + wire.field(3, value.encode() if text else b""))
-    if kind == "raw":
-        return wire.field(number, wire.field(1, json.dumps(value, separators=(",", ":")).encode()))
-    return wire.field(number, encode(MESSAGES[kind], value))
+        return wire.varint(int(value))  # a map's scalar value (none in the tables today)
+    if kind in PAYLOADS:
+        return PAYLOADS[kind](value)
+    return encode(MESSAGES[kind], value)
 
 
+@lru_cache(maxsize=4096)
 def _stamp(text: str) -> bytes:
     moment = datetime.fromisoformat(str(text).replace("Z", "+00:00"))
     seconds = int(moment.replace(microsecond=0).timestamp())
     return wire.field(1, seconds) + (wire.field(2, moment.microsecond * 1000) if moment.microsecond else b"")
+
+
+def _int_or_string_payload(value) -> bytes:
+    if isinstance(value, str):
+        return wire.field(1, 1) + wire.field(2, 0) + wire.field(3, value.encode())
+    return wire.field(1, 0) + wire.field(2, int(value)) + wire.field(3, b"")
+
+
+PAYLOADS = {"y": base64.b64decode, "time": lambda v: _stamp(str(v)), "mtime": lambda v: _stamp(str(v)),
+            "qty": lambda v: wire.field(1, str(v).encode()), "ios": _int_or_string_payload,
+            "raw": lambda v: wire.field(1, json.dumps(v, separators=(",", ":")).encode())}

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from api.protobuf import wire
 from api.protobuf.tables import (apps, authentication, authorization, autoscaling, coordination, core, core_volumes,
                                  discovery, meta, networking, policy, rbac, scheduling)
 
@@ -32,6 +33,11 @@ class Field:
     repeated: bool = False
     map: bool = False
     keep_zero: bool = False
+    key: bytes = field(default=b"", compare=False, repr=False)  # the field's key on the wire, as written
+
+    def __post_init__(self) -> None:
+        varint = self.type in ("i32", "i64", "b")
+        object.__setattr__(self, "key", wire.varint(self.number << 3 | (wire.VARINT if varint else wire.BYTES)))
 
     @property
     def scalar(self) -> bool:
@@ -48,9 +54,13 @@ class Message:
     fields: tuple[Field, ...]  # in field-number order, as Go writes them
     bare_list: bool = False
     by_number: dict[int, Field] = field(default_factory=dict, compare=False, repr=False)
+    by_name: dict[str, Field] = field(default_factory=dict, compare=False, repr=False)  # "^" not among them
+    inlined: tuple[Field, ...] = field(default=(), compare=False, repr=False)
 
     def __post_init__(self) -> None:
         self.by_number.update((f.number, f) for f in self.fields)
+        self.by_name.update((f.name, f) for f in self.fields if f.name != "^")
+        object.__setattr__(self, "inlined", tuple(f for f in self.fields if f.name == "^"))
 
 
 def parse_field(token: str, package: str) -> Field:
