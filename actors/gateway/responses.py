@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import json
 
+import structlog
 from aiohttp import web
 
 from api import protobuf
 from api.status import StatusError
 
+log = structlog.get_logger()
 JSON = "application/json"
 JSON_LIKE = frozenset({JSON, "*/*", "application/*", "application/yaml"})
 
@@ -38,8 +40,13 @@ def object_response(request: web.Request | None, body: dict, status: int = 200, 
                     headers: dict[str, str] | None = None) -> web.Response:
     """An API object as protobuf when the client prefers it and its kind has a message, else JSON."""
     if request is not None and wants_protobuf(request.headers.get("Accept")) and protobuf.encodable(body):
-        return web.Response(body=protobuf.encode_object(body), status=status,
-                            headers={"Content-Type": protobuf.MEDIA_TYPE, **(headers or {})})
+        try:
+            encoded = protobuf.encode_object(body)
+        except (ValueError, TypeError) as exc:  # a value its message cannot hold: JSON, which the client reads too
+            log.warning("gateway.protobuf_fallback", kind=body.get("kind"), error=str(exc))
+        else:
+            return web.Response(body=encoded, status=status,
+                                headers={"Content-Type": protobuf.MEDIA_TYPE, **(headers or {})})
     return json_response(body, status, content_type, headers)
 
 

@@ -13,7 +13,7 @@ from api.protobuf import wire
 from api.protobuf.schema import MESSAGES, ZERO, Field, Message
 from api.status import StatusError
 
-MAGIC = b"k8s\x00"
+MAGIC = b"k8s\x00"  # what starts an enveloped object (envelope.py)
 GO_ZERO_TIME = -62135596800  # 0001-01-01T00:00:00Z, Go's zero time: JSON null
 
 
@@ -104,13 +104,10 @@ def _raw(data: bytes):
     raw = _bytes(_fields(data).get(1, b""))
     if not raw:
         return None
-    if raw.startswith(MAGIC):
-        from api.protobuf.envelope import decode_object  # a nested object: a WatchEvent's, a List's items
-        return decode_object(raw)
     try:
         return json.loads(raw)
     except ValueError:
-        raise StatusError("BadRequest", "a protobuf RawExtension that is neither JSON nor protobuf") from None
+        raise StatusError("BadRequest", "a protobuf RawExtension whose raw is not JSON") from None
 
 
 def _entry(f: Field, value) -> tuple[str, object]:

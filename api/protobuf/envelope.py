@@ -66,7 +66,8 @@ def read_frames(stream: bytes) -> list[dict]:
     events, i = [], 0
     while i + 4 <= len(stream):
         size = int.from_bytes(stream[i:i + 4], "big")
-        message = kind_message("meta.k8s.io/v1", "WatchEvent")
-        events.append(codec.decode(message, stream[i + 4:i + 4 + size]))
+        event = _strings(stream[i + 4:i + 4 + size])
+        raw = _strings(event.get(2, b"")).get(1, b"")
+        events.append({"type": event.get(1, b"").decode(), "object": decode_object(raw)})
         i += 4 + size
     return events

@@ -5,9 +5,9 @@ as `jsonName=number:type`. A type is a scalar — `s` string, `i32`, `i64`, `b` 
 `!` when a present zero stays in the JSON (a Go pointer, or a field without `omitempty`; any other
 scalar's zero is left out, as Go's JSON writer leaves it out); one of the special messages — `time`
 (Time{seconds=1,nanos=2}, RFC 3339), `mtime` (MicroTime), `qty` (Quantity{string=1}), `ios`
-(IntOrString{type=1,intVal=2,strVal=3}), `raw` (RawExtension{raw=1} / FieldsV1: JSON bytes, or a
-nested `k8s\\0` object); or a message name, `meta.X` for another package's. `[]T` is repeated, `{T}` a
-map<string, T> (repeated entries {key=1, value=2}). A field named `^` is inlined in the JSON (Go's
+(IntOrString{type=1,intVal=2,strVal=3}), `raw` (RawExtension{raw=1} / FieldsV1: JSON bytes; a
+WatchEvent's object is read by envelope.py); or a message name, `meta.X` for another package's. `[]T`
+is repeated, `{T}` a map<string, T> (repeated entries {key=1, value=2}). A field named `^` is inlined in the JSON (Go's
 embedded struct: Volume's VolumeSource). A name ending in `[]` is a message whose JSON is the bare list
 of its `items` (authentication's ExtraValue)."""
 from __future__ import annotations

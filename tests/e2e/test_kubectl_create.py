@@ -4,6 +4,7 @@ flags say. Then the gateway's protobuf answers read by a client of its own: an o
 Status error and a watch's frames. 1.33 runs by default, 1.31 and 1.27 are slow."""
 from __future__ import annotations
 
+import os
 import ssl
 import urllib.error
 import urllib.request
@@ -18,7 +19,7 @@ from tests.conftest import control_plane
 from tests.e2e.conftest import running_gateway
 from tests.e2e.test_kubectl import binary, kubectl_at, lines_until, ok, streaming
 
-pytestmark = pytest.mark.skipif(not __import__("os").path.exists(binary("1.33")), reason="no kubectl.1.33")
+pytestmark = pytest.mark.skipif(not os.path.exists(binary("1.33")), reason="no kubectl.1.33")
 NS = "shop"
 CREATES = [  # (kubectl create …, what kubectl prints)
     (("namespace", NS), "namespace/shop created"),
@@ -73,6 +74,10 @@ def test_kubectl_create_family(kube, settings, tmp_path, version):
     kubectl = kubectl_at(version, tmp_path, url, ca, token_of(settings, "admin"))
     for args, printed in CREATES:
         assert ok(kubectl("create", *args)).strip() == printed
+    again = kubectl("-v=8", "create", "deployment", "web", "--image=nginx", "-n", NS)  # a Status error back
+    assert again.returncode == 1 and 'deployments.apps "web" already exists' in again.stderr
+    if version >= "1.32":  # both ways in protobuf: kubectl's own log of the request and the answer
+        assert again.stderr.count(f"Content-Type: {protobuf.MEDIA_TYPE}\n") == 2, again.stderr[-3000:]
     for kind, namespace, name, path, value in CREATED:
         obj = client.get(kind, name, namespace=namespace)
         assert _at(obj, path) == value, (kind, name, path)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from actors.gateway.responses import wants_protobuf
+from aiohttp.test_utils import make_mocked_request
+
+from actors.gateway.responses import object_response, wants_protobuf
 
 
 @pytest.mark.parametrize("accept, protobuf", [
@@ -23,3 +25,18 @@ from actors.gateway.responses import wants_protobuf
 ])
 def test_the_encoding_of_an_answer(accept, protobuf):
     assert wants_protobuf(accept) is protobuf
+
+
+@pytest.mark.parametrize("accept, body, content_type", [
+    pytest.param("application/vnd.kubernetes.protobuf,application/json", {"apiVersion": "v1", "kind": "Namespace"},
+                 "application/vnd.kubernetes.protobuf", id="a-served-kind"),
+    pytest.param("application/vnd.kubernetes.protobuf,application/json", {"apiVersion": "v1", "kind": "ConfigMap"},
+                 "application/json", id="a-kind-without-a-message"),
+    pytest.param("application/vnd.kubernetes.protobuf,application/json",
+                 {"apiVersion": "v1", "kind": "Pod", "spec": {"priority": "high"}}, "application/json",
+                 id="a-value-its-message-cannot-hold"),
+    pytest.param("application/json", {"apiVersion": "v1", "kind": "Namespace"}, "application/json", id="json-asked"),
+])
+def test_an_object_answers_in_protobuf_only_when_it_can(accept, body, content_type):
+    answer = object_response(make_mocked_request("GET", "/", headers={"Accept": accept}), body)
+    assert answer.content_type == content_type
