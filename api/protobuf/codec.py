@@ -8,6 +8,7 @@ import base64
 import json
 from datetime import datetime, timezone
 from functools import lru_cache
+from operator import attrgetter
 
 from api.protobuf import wire
 from api.protobuf.schema import MESSAGES, ZERO, Field, Message
@@ -122,55 +123,72 @@ def _entry(f: Field, value) -> tuple[str, object]:
 
 # ---- encoding ------------------------------------------------------------------------------------
 def encode(message: Message, obj: dict | list) -> bytes:
+    out = bytearray()
+    _encode_into(out, message, obj)
+    return bytes(out)
+
+
+def _encode_into(out: bytearray, message: Message, obj: dict | list) -> None:
+    """The object's own fields (fewer than its message's), in field-number order as Go writes them."""
     if message.bare_list:
         obj = {"items": obj}
-    out = bytearray()
     by_name = message.by_name
-    present = [by_name[name] for name in obj if name in by_name]  # the object's fields, fewer than the message's
-    for f in sorted(present + list(message.inlined), key=_number):  # in field-number order, as Go writes them
+    present = [by_name[name] for name in obj if name in by_name]
+    if message.inlined:
+        present += message.inlined
+    present.sort(key=NUMBER)
+    for f in present:
         if f.name == "^":
-            out += _delimited(f.key, encode(MESSAGES[f.type], obj))
+            _nested(out, f.key, MESSAGES[f.type], obj)
             continue
         value = obj[f.name]
         if value is None:
             continue
         if f.map:
             for key in sorted(value):
-                entry = wire.field(1, str(key).encode()) + _delimited(ENTRY_VALUE, _payload(f.type, value[key]))
-                out += _delimited(f.key, entry)
+                entry = bytearray(wire.field(1, str(key).encode()))
+                _one(entry, ENTRY_VALUE, f.type, value[key])
+                out += f.key
+                out += wire.varint(len(entry))
+                out += entry
         elif f.repeated:
             for item in value:
-                out += _keyed(f, item)
+                _one(out, f.key, f.type, item)
         else:
-            out += _keyed(f, value)
-    return bytes(out)
+            _one(out, f.key, f.type, value)
 
 
 ENTRY_VALUE = wire.varint(2 << 3 | wire.BYTES)
+VARINTS = frozenset({"i32", "i64", "b"})
+NUMBER = attrgetter("number")
+BYTE = [bytes((n,)) for n in range(0x80)]  # a length under 128 is its own one-byte varint
 
 
-def _number(f: Field) -> int:
-    return f.number
-
-
-def _keyed(f: Field, value) -> bytes:
-    if f.type in ("i32", "i64", "b"):
-        return f.key + wire.varint(int(value))
-    return _delimited(f.key, _payload(f.type, value))
-
-
-def _delimited(key: bytes, payload: bytes) -> bytes:
-    return key + wire.varint(len(payload)) + payload
-
-
-def _payload(kind: str, value) -> bytes:
+def _one(out: bytearray, key: bytes, kind: str, value) -> None:
     if kind == "s":
-        return str(value).encode()
-    if kind in ("i32", "i64", "b"):
-        return wire.varint(int(value))  # a map's scalar value (none in the tables today)
-    if kind in PAYLOADS:
-        return PAYLOADS[kind](value)
-    return encode(MESSAGES[kind], value)
+        data = value.encode() if type(value) is str else str(value).encode()
+    elif kind in VARINTS:
+        out += key  # a map's varint value would need its own key: none in the tables
+        out += wire.varint(int(value))
+        return
+    elif kind in PAYLOADS:
+        data = PAYLOADS[kind](value)
+    else:
+        _nested(out, key, MESSAGES[kind], value)
+        return
+    out += key
+    n = len(data)
+    out += BYTE[n] if n < 0x80 else wire.varint(n)
+    out += data
+
+
+def _nested(out: bytearray, key: bytes, message: Message, value) -> None:
+    inner = bytearray()
+    _encode_into(inner, message, value)
+    out += key
+    n = len(inner)
+    out += BYTE[n] if n < 0x80 else wire.varint(n)
+    out += inner
 
 
 @lru_cache(maxsize=4096)
