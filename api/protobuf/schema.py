@@ -36,7 +36,7 @@ class Field:
     key: bytes = field(default=b"", compare=False, repr=False)  # the field's key on the wire, as written
 
     def __post_init__(self) -> None:
-        varint = self.type in ("i32", "i64", "b")
+        varint = self.type in ("i32", "i64", "b") and not self.map  # a map entry is a message
         object.__setattr__(self, "key", wire.varint(self.number << 3 | (wire.VARINT if varint else wire.BYTES)))
 
     @property

@@ -32,8 +32,8 @@ DEPLOYMENT = envelope("apps/v1", "Deployment", field(1, meta(b"web", field(11, f
                       + field(3, b""))  # DeploymentStatus, empty
 SERVICE_PORT = (field(1, b"80-8080") + field(2, b"TCP") + field(3, 80)  # ServicePort{name=1, protocol=2, port=3,
                 + field(4, field(1, 0) + field(2, 8080) + field(3, b"")) + field(5, 0))  # targetPort=4, nodePort=5}
-SERVICE = envelope("v1", "Service", field(1, meta(b"api"))
-                   + field(2, field(1, SERVICE_PORT) + field(4, b"NodePort")) + field(3, b""))  # ServiceSpec{ports=1, type=4}
+SERVICE = envelope("v1", "Service", field(1, meta(b"api"))  # ServiceSpec{ports=1, type=4}
+                   + field(2, field(1, SERVICE_PORT) + field(4, b"NodePort")) + field(3, b""))
 RULE = field(1, b"get") + field(2, b"") + field(3, b"pods")  # PolicyRule{verbs=1, apiGroups=2, resources=3}
 ROLE = envelope("rbac.authorization.k8s.io/v1", "Role", field(1, meta(b"reader", field(3, b"shop"))) + field(2, RULE))
 
@@ -75,7 +75,8 @@ def test_kubectl_bodies_decode_to_their_json(raw, expected):
 
 
 @pytest.mark.parametrize("obj, raw", [
-    pytest.param({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "shop", "labels": {"b": "2", "a": "1"}}},
+    pytest.param({"apiVersion": "v1", "kind": "Namespace",
+                  "metadata": {"name": "shop", "labels": {"b": "2", "a": "1"}}},
                  envelope("v1", "Namespace", field(1, field(1, b"shop") + field(11, field(1, b"a") + field(2, b"1"))
                                                    + field(11, field(1, b"b") + field(2, b"2")))),
                  id="map-entries-sorted-by-key"),
