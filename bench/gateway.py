@@ -1,13 +1,15 @@
 """Reads and watch events through the gateway (Kubernetes' REST API over HTTPS) against the same
 through `Client` over the bus, in one cluster and one sitting.
 
-    python -m bench.gateway --gets 3000 --inflight 1 16 --events 3000
+    python -m bench.gateway --gets 3000 --inflight 1 16 --events 3000 --lists 200
 
 gets: `GET /api/v1/namespaces/default/pods/<name>` (the gateway turns it into one bus `get`) against
 `Client.get` over the bus, with 1 and N requests in flight. Watch: one gateway watch stream
 (`?watch=true`, chunked JSON lines) and one bus watch are open while a writer updates pods; the
 figure is events delivered per second from the first write to the last event, and each event's lag
-behind its write's request (16 pods, one CAS update in flight each, as bench.store writes).
+behind its write's request (16 pods, one CAS update in flight each, as bench.store writes). Lists:
+a 100-pod list read through the gateway as JSON and as Kubernetes protobuf (what client-go's typed
+clients ask for), one at a time; the figure is lists per second of each, and protobuf over JSON.
 """
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ import urllib.request
 import aiohttp
 
 from actors.gateway.tls import tls_dir
+from api.protobuf import MEDIA_TYPE as PROTOBUF
 from bench.harness import Cluster, median, result_line, serving, wait_for
 from bench.store import Chains, payload
 from runtime import logs
@@ -30,6 +33,7 @@ from testkit.hosts import free_port
 from testkit.people import token_of
 
 POD_URL = "/api/v1/namespaces/default/pods"
+LIST_PODS = 100
 
 
 def answers(url: str, context: ssl.SSLContext) -> bool:
@@ -157,6 +161,18 @@ async def run_watches(url, context, token, client: Client, objects: list[dict], 
             **watch_figures("bus", bus_events, chains.sent, first)}
 
 
+async def list_reads(url: str, context: ssl.SSLContext, token: str, accept: str, lists: int) -> float:
+    """Lists per second of the namespace's pods through the gateway, one at a time, in the encoding asked."""
+    headers = {"Authorization": f"Bearer {token}", "Accept": accept}
+    async with aiohttp.ClientSession(url, connector=aiohttp.TCPConnector(ssl=context), headers=headers) as session:
+        started = time.monotonic()
+        for _ in range(lists):
+            async with session.get(POD_URL) as answer:
+                await answer.read()
+                assert answer.status == 200 and answer.content_type == accept.split(",")[0], answer.content_type
+        return lists / (time.monotonic() - started)
+
+
 async def measure(cluster: Cluster, url: str, args) -> dict[str, float]:
     ca = tls_dir(cluster.base.secrets_dir, cluster.base.cluster) / "ca.crt"
     wait_for(ca.exists, 30, "the gateway's certificates")
@@ -174,6 +190,10 @@ async def measure(cluster: Cluster, url: str, args) -> dict[str, float]:
         figures[f"gateway_vs_bus_gets_{inflight}"] = (figures[f"gateway_gets_per_s_{inflight}"]
                                                       / figures[f"bus_gets_per_s_{inflight}"])
     figures.update(await run_watches(url, context, token, client, objects, args.events))
+    objects += [client.create(payload(i)) for i in range(len(objects), LIST_PODS)]
+    for name, accept in (("json", "application/json"), ("protobuf", f"{PROTOBUF},application/json")):
+        figures[f"gateway_lists_per_s_{name}"] = await list_reads(url, context, token, accept, args.lists)
+    figures["protobuf_vs_json_lists"] = figures["gateway_lists_per_s_protobuf"] / figures["gateway_lists_per_s_json"]
     client.close()
     return figures
 
@@ -183,6 +203,7 @@ def main() -> None:
     parser.add_argument("--gets", type=int, default=3000)
     parser.add_argument("--inflight", type=int, nargs="+", default=[1, 16])
     parser.add_argument("--events", type=int, default=3000)
+    parser.add_argument("--lists", type=int, default=200)
     args = parser.parse_args()
     logs.configure("warning")
     port = free_port()
@@ -193,7 +214,7 @@ def main() -> None:
         cluster.start("actors.apiserver")
         cluster.start("actors.gateway")
         figures = asyncio.run(measure(cluster, url, args))
-    print(result_line(gets=args.gets, events=args.events, **figures))
+    print(result_line(gets=args.gets, events=args.events, lists=args.lists, **figures))
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ from actors.gateway.clients import ClientPool
 from actors.gateway.impersonation import Impersonating, acting, unsupported_watch
 from actors.gateway.paths import Target, review_kind, split, target
 from actors.gateway.reads import read
-from actors.gateway.responses import json_response, not_found_path, status_response
+from actors.gateway.responses import json_response, not_found_path, object_response, status_response
 from actors.gateway.watch import serve_watch
 from api.status import StatusError, internal_error
 from config.settings import Settings
@@ -37,10 +37,10 @@ def handler_for(address: str, max_bytes: int):
         try:
             return await serve(request, address, max_bytes)
         except StatusError as exc:
-            return status_response(exc)
+            return status_response(exc, request)
         except Exception as exc:  # a bug met by one request: 500, and the gateway goes on serving
             log.exception("gateway.internal_error", path=request.path, method=request.method)
-            return status_response(internal_error(exc))
+            return status_response(internal_error(exc), request)
     return handle
 
 
@@ -66,7 +66,7 @@ async def serve(request: web.Request, address: str, max_bytes: int) -> web.Strea
         return json_response(resources)
     if (review := review_kind(api_version, rest)) and request.method == "POST":
         obj = await object_body(request, max_bytes)
-        return json_response((await call(client, "create", review, obj=obj))["object"], status=201)
+        return object_response(request, (await call(client, "create", review, obj=obj))["object"], status=201)
     if (found := target(api_version, rest)) is None:
         raise not_found_path(path)
     if found.subresource:

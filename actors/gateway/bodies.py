@@ -1,5 +1,5 @@
 """Request bodies: JSON (also when no Content-Type is sent, as the official Python client does),
-YAML, the patch types, and the protobuf kubectl >= 1.32 sends for a few kinds."""
+YAML, the patch types, and protobuf (kubectl >= 1.32's typed clients) for every kind kubus serves."""
 from __future__ import annotations
 
 import json
@@ -8,12 +8,11 @@ from typing import Any
 import yaml
 from aiohttp import web
 
-from actors.gateway import protobuf
-from api import fieldvalidation
+from api import fieldvalidation, protobuf
 from api.patch.apply import CONTENT_TYPES
 from api.status import StatusError, bad_request, too_large
 
-PROTOBUF = "application/vnd.kubernetes.protobuf"
+PROTOBUF = protobuf.MEDIA_TYPE
 AS_SENT = "body_as_sent"  # the request's JSON body with its duplicate fields, for fieldValidation
 APPLY_PATCH = "application/apply-patch+yaml"
 
@@ -32,7 +31,7 @@ async def read_body(request: web.Request, max_bytes: int) -> Any:
         return None
     kind = media_type(request)
     if kind == PROTOBUF:
-        return protobuf.decode(raw)
+        return protobuf.decode_object(raw)
     if kind in ("application/yaml", APPLY_PATCH):
         return _parsed(raw, yaml.safe_load, "yaml")
     if kind == "application/json" or kind in CONTENT_TYPES:

@@ -9,7 +9,7 @@ from aiohttp import web
 from actors.gateway.bodies import read_body
 from actors.gateway.calls import call
 from actors.gateway.paths import Target
-from actors.gateway.responses import json_response
+from actors.gateway.responses import object_response
 from api import scope
 from api.status import bad_request
 from runtime.client import Client
@@ -25,5 +25,5 @@ async def evict(request: web.Request, client: Client, target: Target, max_bytes:
     given = body.get("deleteOptions") or {}
     options = {key: given[key] for key in DELETE_OPTIONS if given.get(key) is not None}
     await call(client, "delete", "Pod", namespace=target.namespace, name=target.name, options=options)
-    return json_response({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201},
-                         status=201)
+    created = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}
+    return object_response(request, created, status=201)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from actors.gateway.protobuf import field
+from api.protobuf.wire import field
 
 ASKED = "com.github.proto-openapi.spec.v2"  # kubectl asks for `…spec.v2@v1.0+protobuf`
 PROTOBUF = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"  # kube-openapi answers this (Go's

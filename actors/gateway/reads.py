@@ -9,7 +9,7 @@ from aiohttp import web
 from actors.gateway.calls import call, typed
 from actors.gateway.impersonation import Impersonating, owner
 from actors.gateway.paths import Target
-from actors.gateway.responses import json_response
+from actors.gateway.responses import object_response
 from actors.gateway.tables import TABLE_CONTENT_TYPE, table, wants_table
 from api.status import StatusError
 from runtime.client import Client
@@ -23,7 +23,7 @@ async def read(request: web.Request, client: Client, target: Target, pool) -> we
         obj = (await call(client, "get", target.info.kind, namespace=target.namespace, name=target.name))["object"]
         items, rev, more = [typed(obj, target)], (obj.get("metadata") or {}).get("resourceVersion", ""), None
         if not wants_table(request.headers.get("Accept")):
-            return json_response(items[0])
+            return object_response(request, items[0])
     if wants_table(request.headers.get("Accept")):
         body = table(target.info.kind, items, rev, query.get("includeObject"))
     else:
@@ -31,7 +31,8 @@ async def read(request: web.Request, client: Client, target: Target, pool) -> we
                 "metadata": {"resourceVersion": rev}, "items": items}
     if more:
         body["metadata"].update(more)
-    return json_response(body, content_type=TABLE_CONTENT_TYPE if "Table" == body["kind"] else "application/json")
+    return object_response(request, body,
+                           content_type=TABLE_CONTENT_TYPE if "Table" == body["kind"] else "application/json")
 
 
 async def _list(request: web.Request, client: Client, target: Target, pool) -> tuple[list[dict], str, dict | None]:

@@ -12,7 +12,7 @@ from actors.gateway import eviction, writes
 from actors.gateway.bodies import object_body, read_body, media_type
 from actors.gateway.calls import call, dry_run, typed, with_warnings
 from actors.gateway.paths import Target
-from actors.gateway.responses import json_response, not_found_path
+from actors.gateway.responses import not_found_path, object_response
 from api.errors import conflict
 from api.patch.apply import CONTENT_TYPES, apply_patch
 from api.printers.workloads import selector_text
@@ -28,7 +28,7 @@ async def serve(request: web.Request, client: Client, target: Target, max_bytes:
     sub, method, kind = target.subresource, request.method, target.info.kind
     if sub == "status" and kind in STATUS_KINDS:
         if method == "GET":
-            return json_response(typed((await call(client, "get", kind, namespace=target.namespace,
+            return object_response(request, typed((await call(client, "get", kind, namespace=target.namespace,
                                                    name=target.name))["object"], target))
         if method in ("PUT", "PATCH"):
             return await (writes.replace if method == "PUT" else writes.patch)(request, client, target, max_bytes)
@@ -64,7 +64,7 @@ async def token(request: web.Request, client: Client, target: Target, max_bytes:
 async def scale(request: web.Request, client: Client, target: Target, max_bytes: int) -> web.Response:
     parent = (await call(client, "get", target.info.kind, namespace=target.namespace, name=target.name))["object"]
     if request.method == "GET":
-        return json_response(scale_of(parent))
+        return object_response(request, scale_of(parent))
     if request.method == "PUT":
         wanted = await object_body(request, max_bytes)
         rv = (wanted.get("metadata") or {}).get("resourceVersion")
@@ -84,7 +84,7 @@ async def scale(request: web.Request, client: Client, target: Target, max_bytes:
     reply = await call(client, "update", target.info.kind, namespace=target.namespace, name=target.name,
                        obj=typed(parent, target), resource_version=parent["metadata"]["resourceVersion"],
                        options={"dryRun": ["All"]} if dry_run(request) else {})
-    return with_warnings(json_response(scale_of(reply["object"])), reply)
+    return with_warnings(object_response(request, scale_of(reply["object"])), reply)
 
 
 def scale_of(parent: dict) -> dict:
@@ -105,8 +105,8 @@ async def binding(request: web.Request, client: Client, target: Target, max_byte
     uid = ((body.get("metadata") or {}).get("uid")) or None
     await call(client, "bind", "Pod", namespace=target.namespace, name=target.name,
                obj={**body, "kind": "Binding", "apiVersion": "v1"}, options={"uid": uid} if uid else {})
-    return json_response({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201},
-                         status=201)
+    created = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}
+    return object_response(request, created, status=201)
 
 
 async def log(request: web.Request, client: Client, target: Target) -> web.StreamResponse:

@@ -1,4 +1,5 @@
-"""`GET <collection>?watch=true`: newline-delimited JSON events, one per line, flushed per event,
+"""`GET <collection>?watch=true`: newline-delimited JSON events, one per line, flushed per event (or,
+when the client prefers protobuf, `;stream=watch` frames: a 4-byte length and a WatchEvent each),
 from the person's watch cache: synthetic ADDED for resourceVersion unset or 0, else every change
 after it; BOOKMARKs when asked; ERROR with a Status (410 Expired when the version is too old) and
 the end of the stream otherwise; the stream ends at `timeoutSeconds`.
@@ -18,15 +19,17 @@ from aiohttp import web
 
 from actors.gateway.calls import call, typed
 from actors.gateway.paths import Target
-from actors.gateway.responses import JSON, status_body
+from actors.gateway.responses import JSON, status_body, wants_protobuf
 from actors.gateway.tables import TABLE_CONTENT_TYPE, table, wants_table
 from actors.gateway.watchcache import KindCache
+from api import protobuf
 from api.fieldselectors import parse_fields
 from api.selectors import parse
 from api.status import StatusError, bad_request
 
 BOOKMARK_S = 5.0  # how often a quiet watch that asked for bookmarks gets one
 INITIAL_EVENTS_END = "k8s.io/initial-events-end"
+WATCH_PROTOBUF = f"{protobuf.MEDIA_TYPE};stream=watch"
 
 
 async def serve_watch(request: web.Request, pool, client, target: Target) -> web.StreamResponse:
@@ -36,10 +39,12 @@ async def serve_watch(request: web.Request, pool, client, target: Target) -> web
     await call(client, "watch", "*", options=cache.watch_options())
     initial = query.get("sendInitialEvents") == "true"
     since = None if initial or query.get("resourceVersion") in (None, "", "0") else _rev(query["resourceVersion"])
-    as_table = wants_table(request.headers.get("Accept"))
-    response = web.StreamResponse(headers={"Content-Type": TABLE_CONTENT_TYPE if as_table else JSON})
+    accept = request.headers.get("Accept")
+    as_table, as_protobuf = wants_table(accept), not wants_table(accept) and wants_protobuf(accept)
+    content_type = TABLE_CONTENT_TYPE if as_table else WATCH_PROTOBUF if as_protobuf else JSON
+    response = web.StreamResponse(headers={"Content-Type": content_type})
     await response.prepare(request)
-    stream = Stream(request, response, target, as_table)
+    stream = Stream(request, response, target, as_table, as_protobuf)
     try:
         watcher, first = cache.subscribe(since, matches)
     except StatusError as exc:
@@ -77,8 +82,10 @@ async def _follow(stream: "Stream", cache: KindCache, watcher, query) -> None:
 
 
 class Stream:
-    def __init__(self, request: web.Request, response: web.StreamResponse, target: Target, as_table: bool):
+    def __init__(self, request: web.Request, response: web.StreamResponse, target: Target, as_table: bool,
+                 as_protobuf: bool = False):
         self.request, self.response, self.target, self.as_table = request, response, target, as_table
+        self.as_protobuf = as_protobuf
         self.include = request.query.get("includeObject")
 
     async def send(self, event: tuple) -> None:
@@ -100,7 +107,11 @@ class Stream:
         await self._line({"type": "BOOKMARK", "object": obj})
 
     async def _line(self, event: dict) -> None:
-        await self.response.write(json.dumps(event, separators=(",", ":")).encode() + b"\n")
+        """A JSON line, or a length-prefixed protobuf frame."""
+        if self.as_protobuf:
+            await self.response.write(protobuf.watch_frame(event["type"], event["object"]))
+        else:
+            await self.response.write(json.dumps(event, separators=(",", ":")).encode() + b"\n")
 
 
 def _gone(request: web.Request) -> bool:

@@ -7,7 +7,7 @@ from aiohttp import web
 from actors.gateway.bodies import APPLY_PATCH, AS_SENT, media_type, object_body, read_body
 from actors.gateway.calls import call, dry_run, typed, with_warnings
 from actors.gateway.paths import Target
-from actors.gateway.responses import json_response
+from actors.gateway.responses import object_response
 from api import fieldvalidation
 from api.patch.apply import CONTENT_TYPES
 from api.status import StatusError, bad_request
@@ -21,7 +21,7 @@ async def create(request: web.Request, client: Client, target: Target, max_bytes
     fields = _fields(request, target, obj, decoding=True)
     reply = await call(client, "create", target.info.kind, namespace=target.namespace, obj=obj,
                        options=_options(dryRun=dry_run(request)))
-    return with_warnings(json_response(typed(reply["object"], target), status=201), reply, fields)
+    return with_warnings(object_response(request, typed(reply["object"], target), status=201), reply, fields)
 
 
 async def replace(request: web.Request, client: Client, target: Target, max_bytes: int) -> web.Response:
@@ -31,7 +31,7 @@ async def replace(request: web.Request, client: Client, target: Target, max_byte
     reply = await call(client, verb, target.info.kind, namespace=target.namespace, name=target.name, obj=obj,
                        resource_version=(obj.get("metadata") or {}).get("resourceVersion"),
                        options=_options(dryRun=dry_run(request)))
-    return with_warnings(json_response(typed(reply["object"], target)), reply, fields)
+    return with_warnings(object_response(request, typed(reply["object"], target)), reply, fields)
 
 
 async def patch(request: web.Request, client: Client, target: Target, max_bytes: int) -> web.Response:
@@ -46,7 +46,7 @@ async def patch(request: web.Request, client: Client, target: Target, max_bytes:
     reply = await call(client, "patch", target.info.kind, namespace=target.namespace, name=target.name, obj=body,
                        options=_options(patchType=CONTENT_TYPES[kind], subresource=target.subresource,
                                         dryRun=dry_run(request)))
-    return with_warnings(json_response(typed(reply["object"], target)), reply, fields)
+    return with_warnings(object_response(request, typed(reply["object"], target)), reply, fields)
 
 
 async def _apply(request: web.Request, client: Client, target: Target, body) -> web.Response:
@@ -63,8 +63,8 @@ async def _apply(request: web.Request, client: Client, target: Target, body) -> 
             raise
         obj.setdefault("metadata", {})["name"] = target.name
         reply = await call(client, "create", target.info.kind, namespace=target.namespace, obj=obj, options=options)
-        return with_warnings(json_response(typed(reply["object"], target), status=201), reply, fields)
-    return with_warnings(json_response(typed(reply["object"], target)), reply, fields)
+        return with_warnings(object_response(request, typed(reply["object"], target), status=201), reply, fields)
+    return with_warnings(object_response(request, typed(reply["object"], target)), reply, fields)
 
 
 async def delete(request: web.Request, client: Client, target: Target, max_bytes: int) -> web.Response:
@@ -78,9 +78,9 @@ async def delete(request: web.Request, client: Client, target: Target, max_bytes
                        options=_options(**options, dryRun=dry_run(request, body)))
     obj = reply["object"]
     if target.info.kind == "Pod" or (obj.get("metadata") or {}).get("deletionTimestamp"):
-        return json_response(typed(obj, target))  # still there while graceful (pods: always the object)
+        return object_response(request, typed(obj, target))  # still there while graceful (pods: always the object)
     meta = obj.get("metadata") or {}
-    return json_response({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
+    return object_response(request, {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
                           "details": {"name": target.name, "group": target.info.group,
                                       "kind": target.info.plural, "uid": meta.get("uid", "")}})
 
