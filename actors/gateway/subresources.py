@@ -57,7 +57,7 @@ async def token(request: web.Request, client: Client, target: Target, max_bytes:
                "audiences": spec.get("audiences")}
     reply = await call(client, "token", "ServiceAccount", namespace=target.namespace, name=target.name,
                        options={k: v for k, v in options.items() if v is not None})
-    return json_response(reply["object"], status=201)
+    return object_response(request, reply["object"], status=201)
 
 
 # ---- scale -----------------------------------------------------------------------------------------
