@@ -56,3 +56,16 @@ class Lease(Resource):
     API_VERSION = "coordination.k8s.io/v1"
     KIND = "Lease"
     spec: LeaseSpec | None = None
+
+
+POD_SECURITY_ENFORCE = "pod-security.kubernetes.io/enforce"
+POD_SECURITY_LEVELS = ("privileged", "baseline", "restricted")
+
+
+def enforced_level(labels: dict | None) -> str:
+    """The Pod Security level a namespace's labels enforce: `privileged` when unset (the admission's
+    default), `restricted` when the label names no level (an enforce label fails closed)."""
+    value = (labels or {}).get(POD_SECURITY_ENFORCE)
+    if value is None:
+        return "privileged"
+    return value if value in POD_SECURITY_LEVELS else "restricted"

@@ -147,12 +147,13 @@ def _networking(actor: str, kinds: tuple[str, ...]) -> Callable[[Names, str | No
 
 
 SERVICES_KEY = "service.#"  # every kubelet: the Services its pods' environment variables come from
+NAMESPACES_KEY = "namespace.#"  # every kubelet: a process-runtime node runs pods only of privileged namespaces
 
 
 def kubelet_keys(nodes: tuple[str, ...]) -> tuple[str, ...]:
     """The `{c}.events` binding keys of a kubelet serving `nodes` (as `actors/kubelet` binds them)."""
     return tuple(k for n in nodes for k in (routing_key("pod", "*", n), routing_key("node", None, n))) + \
-        (SERVICES_KEY,)
+        (SERVICES_KEY, NAMESPACES_KEY)
 
 
 def _node(names: Names, name: str | None, nodes: tuple[str, ...]) -> Grants:
@@ -163,7 +164,7 @@ def _node(names: Names, name: str | None, nodes: tuple[str, ...]) -> Grants:
 
 
 def _hollow(names: Names, _name: str | None, nodes: tuple[str, ...]) -> Grants:
-    keys = anchored(literal(*kubelet_keys(nodes))) if nodes else r"^(pod\.\*|node\.-)\.[^.]+$|^service\.#$"
+    keys = anchored(literal(*kubelet_keys(nodes))) if nodes else r"^(pod\.\*|node\.-)\.[^.]+$|^service\.#$|^namespace\.#$"
     return _actor(names, (re.escape(names.actor_queue("kubelet.")) + ".+",), (), keys, answers=True)
 
 

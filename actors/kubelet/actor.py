@@ -16,6 +16,7 @@ from actors.kubelet.nodeinfo import RENEW_INTERVAL_S, NodeConfig
 from actors.kubelet.runtimes.cri import CRIRuntime
 from actors.kubelet.runtimes.process import ProcessRuntime
 from actors.kubelet.runtimes.simulated import SimulatedRuntime
+from api.misc import enforced_level
 from api.quantity import parse_quantity
 from api.status import StatusError
 from bus.codec import DecodeError
@@ -48,8 +49,11 @@ class Kubelet(Actor):
                        for cfg in nodes}
         self._timers = False
         self.services: dict[str, dict[str, dict]] = {}  # namespace -> name -> Service (containers' env)
+        self.namespaces: dict[str, dict | None] = {}  # name -> labels (Pod Security's level)
         for agent in self.agents.values():
             agent.services = self.services_in
+            if agent.runtime.name == "process":
+                agent.admit = self._process_admits
         self.apiserver_user = broker_user_of(settings.cluster, "apiserver")
 
     def _pod_environment(self, token: dict) -> dict[str, str]:
@@ -154,6 +158,10 @@ class Kubelet(Actor):
         if delta.kind == "Service":
             self._service_changed(delta)
             return
+        if delta.kind == "Namespace":
+            meta = delta.object["metadata"]
+            self.namespaces[meta["name"]] = None if delta.type == "DELETED" else (meta.get("labels") or {})
+            return
         if delta.kind == "Node" and delta.object["metadata"]["name"] in self.agents:
             self.agents[delta.object["metadata"]["name"]].node_changed(delta.object)
         if delta.kind != "Pod":
@@ -172,6 +180,19 @@ class Kubelet(Actor):
             services.pop(meta["name"], None)
         else:
             services[meta["name"]] = delta.object
+
+    def _process_admits(self, pod: dict) -> tuple[str, str] | None | str:
+        """The process runtime is no wall (a container is a host process as root): it runs a pod only in
+        a namespace whose Pod Security level is `privileged`. "wait" until the namespace is known."""
+        namespace = pod["metadata"].get("namespace") or "default"
+        if namespace not in self.namespaces:
+            return "wait"
+        level = enforced_level(self.namespaces[namespace])
+        if level == "privileged":
+            return None
+        return "ProcessRuntime", (f"the process runtime runs a pod's containers as host processes, only for namespaces "
+                                  f"whose Pod Security level is privileged; namespace {namespace!r} enforces "
+                                  f"{level!r}: run it on a node whose runtime is cri")
 
     def services_in(self, namespace: str) -> list[dict]:
         return list(self.services.get(namespace, {}).values())

@@ -29,6 +29,7 @@ class NodeAgent:
                  network: PodNetwork | None = None):
         self.cfg, self.runtime, self.call, self.clock, self.offload = cfg, runtime, call, clock, offload
         self.credentials = credentials  # a ServiceAccount's token → the environment its pods connect with
+        self.admit: Callable[[dict], tuple[str, str] | None | str] | None = None  # the node's own pod admission
         self.workers: dict[str, PodWorker] = {}
         self.written: dict[str, dict] = {}  # uid -> the status last written
         self.writing: set[str] = set()
@@ -219,8 +220,25 @@ class NodeAgent:
             else:
                 self.due = min(self.due, worker.quiet_to)
 
+    def _admitted(self, worker: PodWorker) -> bool:
+        """Whether the node may run the pod (asked once: a refusal fails the pod, as the kubelet's
+        admission does); False while the answer waits for what it needs."""
+        if worker.admitted or self.admit is None:
+            return True
+        verdict = self.admit(worker.pod)
+        if verdict == "wait":
+            return False
+        worker.admitted = True
+        if verdict is not None:
+            worker.refused = verdict
+            log.info("kubelet.pod_refused", node=self.cfg.name, pod=worker.key, reason=verdict[0])
+        return True
+
     def sync_pod(self, worker: PodWorker) -> None:
         synced_at = self.clock()
+        if not worker.terminating and not self._admitted(worker):
+            worker.quiet_to = self.due = 0.0
+            return
         if worker.pod_ip == "":
             worker.pod_ip = self.runtime.pod_ip(worker.uid) or ""
         worker.sync()

@@ -76,7 +76,7 @@ def _restarting(worker: PodWorker, c: Container) -> bool:
 
 
 def phase(worker: PodWorker) -> str:
-    if worker.failed_init:
+    if worker.failed_init or worker.refused:
         return "Failed"
     if worker.terminating and worker.stopped():
         return "Succeeded" if all(c.succeeded() for c in worker.apps if c.instances) else "Failed"
@@ -110,7 +110,8 @@ class Memo(NamedTuple):
 def inputs(worker: PodWorker) -> tuple:
     """Everything `pod_status` reads of the worker and its containers besides the pod object and the
     clock (which only dates a change): equal inputs, equal status."""
-    return (worker.pod_ip, worker.failed_init, tuple(_container_inputs(worker, c) for c in worker.inits + worker.apps))
+    return (worker.pod_ip, worker.failed_init, worker.refused,
+            tuple(_container_inputs(worker, c) for c in worker.inits + worker.apps))
 
 
 def _container_inputs(worker: PodWorker, c: Container) -> tuple:
@@ -148,4 +149,6 @@ def pod_status(worker: PodWorker, current: dict | None, written: dict | None = N
               "qosClass": qos_class(worker.pod["spec"]), "containerStatuses": apps}
     if inits:
         status["initContainerStatuses"] = inits
+    if worker.refused:
+        status["reason"], status["message"] = worker.refused
     return status

@@ -34,6 +34,8 @@ class PodWorker:
         self.credentials: dict[str, str] | None = {}  # None: being fetched, nothing starts until they come
         self.status_memo = None  # status.Memo: NodeAgent._status
         self.quiet_to = 0.0  # NodeAgent.sync_all leaves the pod be until then
+        self.admitted = False  # the node's own admission has answered (NodeAgent._admitted)
+        self.refused: tuple[str, str] | None = None  # its (reason, message) if it refused: the pod failed
 
     @property
     def uid(self) -> str:
@@ -78,7 +80,7 @@ class PodWorker:
                 c.signaled = "KILL"
         if self.terminating:
             self._stop_all(now)
-        elif self.credentials is None or not self._inits_done(now):
+        elif self.refused or self.credentials is None or not self._inits_done(now):
             return
         else:
             for c in [i for i in self.inits if i.sidecar] + self.apps:

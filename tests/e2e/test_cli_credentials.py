@@ -19,6 +19,8 @@ COMMANDS = {  # a command's words → its arguments (None: not a command of the 
     "rollout pause": ["deployment/web"], "rollout resume": ["deployment/web"],
     "scale": ["deployment/web", "--replicas", "2"], "logs": ["web"],
     "up": None,  # starts a cluster's actors, each as its own broker user
+    # the local image registry's, over HTTP on this host: no cluster credentials at all
+    "image build": None, "image import": None, "image list": None, "image registry": None,
     "bootstrap": None,  # the broker administrator's (KUBUS_ADMIN_URL), not a person's
     "cordon": ["n1"], "uncordon": ["n1"], "drain": ["n1"], "label": ["pod", "web", "a=b"],
     "annotate": ["pod", "web", "a=b"], "auth can-i": ["get", "pods"], "auth whoami": [],

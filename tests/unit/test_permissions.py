@@ -166,7 +166,7 @@ def test_regexes_are_anchored_and_compile():
 def test_nodes_list():
     both = perm("node", "a", "topic-read", nodes=("a", "b"))
     assert allows(both, "pod.*.b") and not allows(both, "pod.*.c")
-    assert set(kubelet_keys(("a",))) == {"pod.*.a", "node.-.a", "service.#"}  # Services: the containers' env
+    assert set(kubelet_keys(("a",))) == {"pod.*.a", "node.-.a", "service.#", "namespace.#"}  # env, Pod Security
     assert allows(both, "service.#") and not allows(both, "endpointslice.#")
     limited = perm("hollow", None, "topic-read", nodes=("hollow-0",))
     assert allows(limited, "node.-.hollow-0") and not allows(limited, "node.-.hollow-1")

@@ -31,13 +31,15 @@ def node_identity(user: UserInfo) -> tuple[str, bool]:
 
 def node_rules() -> list[dict]:
     """bootstrappolicy `NodeRules()`: the `system:node` role, and what a node may do to kinds the
-    node authorizer does not subdivide. Kubus adds reading endpoints and endpointslices: its node
-    agent runs the service proxy in-process."""
+    node authorizer does not subdivide. Kubus adds reading endpoints and endpointslices (its node
+    agent runs the service proxy in-process) and namespaces (a process-runtime node runs pods only of
+    namespaces whose Pod Security level is privileged: it reads their labels)."""
     core = ("",)
     return [
         new_rule("create", ("authentication.k8s.io",), "tokenreviews"),
         new_rule("create", ("authorization.k8s.io",), "subjectaccessreviews localsubjectaccessreviews"),
         new_rule(R, core, "services"),
+        new_rule(R, core, "namespaces"),
         new_rule("create get list watch", core, "nodes"),
         new_rule("update patch", core, "nodes/status"),
         new_rule("update patch", core, "nodes"),
