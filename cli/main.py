@@ -253,10 +253,14 @@ def logs(name, namespace, container, follow, tail, previous, limit_bytes) -> Non
 @click.option("-f", "--filename", "path", default=None, help="Cluster file (default: config/cluster.yaml).")
 def up(path: str | None) -> None:
     """Start every actor of a cluster file as its own process; Ctrl-C stops them all."""
+    from cli.containers import prepare
     from cli.up import check_accounts
+    from config.cluster import load_cluster
+    from config.settings import load_settings
     from runtime.supervisor import run_cluster
 
     check_accounts(path)
+    prepare(load_cluster(path), load_settings())
     sys.exit(run_cluster(path))
 
 

@@ -2,6 +2,7 @@
 RabbitMQ cluster which host each runs on: a host's actors connect to its own broker node first."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import yaml
@@ -25,7 +26,7 @@ class NodeSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str
-    runtime: str = "process"
+    runtime: str = "cri"  # process: host processes (a trusted developer's machine); simulated: no processes
     capacity: dict[str, str] = Field(default_factory=lambda: {"cpu": "4", "memory": "8Gi", "pods": "110"})
     labels: dict[str, str] = Field(default_factory=dict)
     taints: list[dict] = Field(default_factory=list)
@@ -59,4 +60,10 @@ class ClusterFile(BaseModel):
 
 
 def load_cluster(path: str | Path | None = None) -> ClusterFile:
-    return ClusterFile.model_validate(yaml.safe_load(Path(path or DEFAULT_FILE).read_text()))
+    """The cluster file; KUBUS_NODE_RUNTIME, when set, is every node's runtime (`make demo` falls back
+    to `process` where containerd cannot run)."""
+    spec = ClusterFile.model_validate(yaml.safe_load(Path(path or DEFAULT_FILE).read_text()))
+    runtime = os.environ.get("KUBUS_NODE_RUNTIME")
+    if runtime:
+        spec = spec.model_copy(update={"nodes": [n.model_copy(update={"runtime": runtime}) for n in spec.nodes]})
+    return spec

@@ -22,6 +22,12 @@ password=$(python3 -c "import sys, yaml; print(yaml.safe_load(open(sys.argv[1]))
   "$cluster" "$KUBUS_USERS_FILE" "$cluster" "$password" > .kubus/demo.env)
 . .kubus/demo.env  # from here on, kubus is the person `admin`, not the broker's guest
 "$kubus" config write --user admin -f .kubus/kubeconfig >/dev/null  # kubectl, through the gateway
+# The nodes run their pods as containers (containerd + runc, images from the local registry, which
+# `kubus up` starts and fills). Where containerd cannot run, the demo falls back to host processes.
+if why=$(.venv/bin/python -m actors.kubelet.cri.containerd --why-not); then :; else
+  echo "WARNING: $why: the demo's pods run as host processes (the process runtime), not containers" >&2
+  export KUBUS_NODE_RUNTIME=process
+fi
 if [ -f .kubus/demo.pid ] && kill -0 "$(cat .kubus/demo.pid)" 2>/dev/null; then
   echo "the demo cluster is already running (pid $(cat .kubus/demo.pid))"
 else

@@ -41,7 +41,7 @@ def test_get_describe_delete(cluster, procs):
     assert listed["metadata"]["name"] == "ticker" and listed["spec"]["replicas"] == 3
     assert kubus(procs, "get", "pods", "-l", "app=nobody").stderr.strip() == "No resources found."
     described = kubus(procs, "describe", "pod", "hello").stdout
-    assert "Name:         hello" in described and "Image:    busybox:1.36" in described
+    assert "Name:         hello" in described and "Image:    busybox:1.35" in described
     assert "last-applied-configuration" not in described  # kept on the object, not shown (as kubectl)
     assert kubus(procs, "delete", "pod", "hello").stdout.strip() == 'pod "hello" deleted'
     missing = kubus(procs, "get", "pod", "hello")

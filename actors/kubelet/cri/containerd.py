@@ -249,3 +249,24 @@ def _mounts_under(*folders: Path) -> list[str]:
     prefixes = tuple(f"{f}/" for f in folders)
     points = [line.split()[4] for line in Path("/proc/self/mountinfo").read_text().splitlines()]
     return sorted((p for p in points if p.startswith(prefixes)), key=len, reverse=True)
+
+
+def main(argv: list[str]) -> int:
+    """`--why-not`: exit 1 saying why containerd cannot run here; `--down DATA_DIR`: tear down every
+    node's containerd under a data dir (`make down`)."""
+    if argv[:1] == ["--why-not"]:
+        why = available()
+        print(why or "containerd can run here")
+        return 1 if why else 0
+    if len(argv) == 2 and argv[0] == "--down":
+        for home in sorted(Path(argv[1]).glob("kubelet/*/cri")):
+            print("\n".join(f"removed {gone}" for gone in teardown(home)))
+        return 0
+    print("usage: python -m actors.kubelet.cri.containerd --why-not | --down DATA_DIR")
+    return 2
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(main(sys.argv[1:]))
