@@ -18,7 +18,6 @@ from actors.kubelet.runtimes.base import StartError
 
 log = structlog.get_logger("kubelet")
 NODE_LABEL = "kubus.io/node"
-POD_UID_LABEL = "io.kubernetes.pod.uid"
 
 
 @dataclass
@@ -73,7 +72,7 @@ class Sandboxes:
 
     def adopt(self, uid: str) -> None:
         """After a kubelet restart: the pod's ready sandbox, if it has one."""
-        for item in self.client.sandboxes(labels={POD_UID_LABEL: uid}):
+        for item in self.client.sandboxes(labels={specs.POD_UID: uid}):
             if item.state == pb.SANDBOX_READY:
                 self.pods[uid] = Sandbox(item.id, None, self._ip(item.id))
                 return
@@ -95,14 +94,14 @@ class Sandboxes:
             listed = self.client.sandboxes(labels={NODE_LABEL: self.node})
         except CRIError:
             return list(self.pods)
-        return sorted({s.labels.get(POD_UID_LABEL, "") for s in listed} - {""})
+        return sorted({s.labels.get(specs.POD_UID, "") for s in listed} - {""})
 
     def remove(self, uid: str) -> None:
         """Stop (its containers are killed, CNI releases the address) and remove the pod's sandboxes."""
         with self._lock(uid):
             self.pods.pop(uid, None)
             try:
-                for item in self.client.sandboxes(labels={POD_UID_LABEL: uid}):
+                for item in self.client.sandboxes(labels={specs.POD_UID: uid}):
                     self.client.stop_sandbox(item.id)
                     self.client.remove_sandbox(item.id)
                     log.info("kubelet.sandbox_removed", pod_uid=uid, id=item.id[:12])

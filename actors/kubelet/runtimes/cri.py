@@ -9,7 +9,6 @@ What runs is read from the runtime at a bounded rate: one ListContainers per nod
 and a ContainerStatus for each container seen exited."""
 from __future__ import annotations
 
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -23,7 +22,7 @@ from actors.kubelet.cri.api import cri_pb2 as pb
 from actors.kubelet.cri.client import CRIError, RuntimeClient
 from actors.kubelet.cri.cni import NodeNetwork
 from actors.kubelet.cri.pulling import Puller
-from actors.kubelet.cri.sandboxes import NODE_LABEL, POD_UID_LABEL, Sandboxes
+from actors.kubelet.cri.sandboxes import NODE_LABEL, Sandboxes
 from actors.kubelet.cri.security import ImageUser
 from actors.kubelet.runtimes.base import Exited, StartError
 
@@ -64,10 +63,8 @@ class CRIRuntime:
         self.instances: dict[str, Instance] = {}
         self.states: dict[str, int] = {}  # runtime id -> ContainerState, as last listed
         self.listed_at = -1e9
-        self.exits: dict[str, Exited] = {}
         self.bringing = ThreadPoolExecutor(4, thread_name_prefix="cri-up")
         self.stopping = ThreadPoolExecutor(16, thread_name_prefix="cri-stop")
-        self.lock = threading.Lock()
         try:
             self.version = f"containerd://{client.version().runtime_version}"
         except CRIError:
@@ -103,6 +100,7 @@ class CRIRuntime:
             inst.id = self._create(sandbox, config, inst)
             self.client.start_container(inst.id)
             log.info("kubelet.cri_started", pod_uid=inst.pod_uid, container=inst.name, id=inst.id[:12])
+            self._remove_older(inst)
         except StartError as exc:
             self._failed(inst, exc.reason, exc.message)
         except CRIError as exc:
@@ -125,6 +123,15 @@ class CRIRuntime:
             orphan = exc.message.rsplit('"', 2)[-2]
             self.client.remove_container(orphan)
             return self.client.create_container(sandbox.id, config, sandbox.config)
+
+    def _remove_older(self, inst: Instance) -> None:
+        """The kubelet's container garbage collection: one dead instance of a container is kept (its
+        logs are `--previous`), older ones and their log files go."""
+        labels = {specs.POD_UID: inst.pod_uid, specs.CONTAINER_NAME: inst.name}
+        for old in self.client.containers(labels=labels):
+            if old.metadata.attempt < inst.attempt - 1 and old.state == pb.CONTAINER_EXITED:
+                self.client.remove_container(old.id)
+                self.instances.pop(f"{inst.pod_uid}/{inst.name}.{old.metadata.attempt}", None)
 
     def _failed(self, inst: Instance, reason: str, message: str) -> None:
         if inst.id and reason == "RunContainerError":
@@ -245,7 +252,7 @@ class CRIRuntime:
     def adopt(self, pod_uid: str) -> dict[str, tuple[str, int]]:
         latest: dict[str, tuple[str, int]] = {}
         try:
-            found = self.client.containers(labels={POD_UID_LABEL: pod_uid})
+            found = self.client.containers(labels={specs.POD_UID: pod_uid})
             self.sandboxes.adopt(pod_uid)
         except CRIError as exc:  # no runtime to ask: nothing to adopt, and the node says why it is not ready
             log.warning("kubelet.cri_adopt_failed", pod_uid=pod_uid, error=exc.message[:200])

@@ -28,6 +28,16 @@ def state(client, name: str, key: str) -> dict:
     return (container(client, name).get("state") or {}).get(key) or {}
 
 
+def containers_in_runtime(settings) -> list[str]:
+    """The ids of node-1's containerd's containers (pause containers are not among them)."""
+    socket = Layout((settings.data_dir / "kubelet" / "node-1" / "cri").resolve()).socket
+    listed = subprocess.run(["ctr", "--address", str(socket), "-n", "k8s.io", "containers", "list", "-q"],
+                            capture_output=True, text=True, check=True).stdout.split()
+    sandboxes = subprocess.run(["ctr", "--address", str(socket), "-n", "k8s.io", "containers", "list", "-q",
+                                "labels.io.cri-containerd.kind==sandbox"], capture_output=True, text=True).stdout.split()
+    return [c for c in listed if c not in sandboxes]
+
+
 def test_a_pod_runs_from_its_image_with_an_address_of_the_nodes_range(cri_cluster):
     cri_cluster.create(pod("hello", "echo hello; id -u; test ! -e /work && test -x /bin/busybox"))
     done = wait_until(lambda: state(cri_cluster, "hello", "terminated"), 60, what="hello to finish")
@@ -45,6 +55,14 @@ def test_a_failing_container_restarts_with_back_off(cri_cluster):
                          and container(cri_cluster, "crash"), 60, what="CrashLoopBackOff")
     assert waiting["lastState"]["terminated"]["exitCode"] == 3
     assert waiting["lastState"]["terminated"]["reason"] == "Error"
+
+
+def test_only_the_last_dead_instance_of_a_container_is_kept(cri_cluster, settings):
+    """The kubelet's container garbage collection: the previous instance stays for `logs --previous`."""
+    cri_cluster.create(pod("crash", "exit 3", policy="Always"))
+    wait_until(lambda: container(cri_cluster, "crash").get("restartCount", 0) >= 2, 60, what="a second restart")
+    assert len(containers_in_runtime(settings)) == 2
+    assert cri_cluster.logs("crash", previous=True)["text"] == ""
 
 
 def test_a_missing_image_is_err_image_pull_then_back_off(cri_cluster):
@@ -91,10 +109,7 @@ def test_delete_stops_the_containers_and_removes_the_sandbox(cri_cluster, settin
     cri_cluster.delete("Pod", "sleeper")
     wait_until(lambda: not [p for p in cri_cluster.list("Pod").items if p["metadata"]["name"] == "sleeper"], 60,
                what="the pod gone")
-    socket = Layout((settings.data_dir / "kubelet" / "node-1" / "cri").resolve()).socket
-    listed = lambda: subprocess.run(["ctr", "--address", str(socket), "-n", "k8s.io", "containers", "list", "-q"],
-                                    capture_output=True, text=True).stdout.split()
-    wait_until(lambda: listed() == [], 30, what="no containers left in containerd")
+    wait_until(lambda: containers_in_runtime(settings) == [], 30, what="no containers left in containerd")
 
 
 def test_a_restarted_kubelet_adopts_its_running_containers(cri_cluster, procs):
