@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from api.apps import Deployment, ReplicaSet
+from api.config import ConfigMap, Secret
 from api.discovery import EndpointSlice
 from api.meta import Resource
 from api.misc import Event, Lease, Namespace
@@ -62,6 +63,8 @@ KINDS: dict[str, KindInfo] = {
         KindInfo("Endpoints", Endpoints, "v1", True, "endpoints", ("ep",), unconditional_update=True),
         KindInfo("EndpointSlice", EndpointSlice, "discovery.k8s.io/v1", True, "endpointslices",
                  unconditional_update=True),
+        KindInfo("ConfigMap", ConfigMap, "v1", True, "configmaps", ("cm",), unconditional_update=True),
+        KindInfo("Secret", Secret, "v1", True, "secrets", unconditional_update=True),
         KindInfo("Ingress", Ingress, "networking.k8s.io/v1", True, "ingresses", ("ing",), unconditional_update=True),
         KindInfo("IngressClass", IngressClass, "networking.k8s.io/v1", False, "ingressclasses",
                  unconditional_update=True),

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import copy
 
-from api import ingress_validation, policy_validation, rbac, service_validation
+from api import config_validation, ingress_validation, policy_validation, rbac, service_validation
 from api.gojson import go_key
 from api.status import Cause
 
@@ -86,4 +86,5 @@ UPDATE_CHECKS = {"RoleBinding": rbac.role_ref_update, "ClusterRoleBinding": rbac
                  "PriorityClass": lambda o, n: policy_validation.validate_priority_class_update(n, o),
                  "Service": service_validation.service_update, "Node": node_update,
                  "EndpointSlice": service_validation.endpoint_slice_update,
-                 "IngressClass": ingress_validation.ingress_class_update}
+                 "IngressClass": ingress_validation.ingress_class_update,
+                 "ConfigMap": config_validation.configmap_update, "Secret": config_validation.secret_update}

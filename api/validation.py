@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from api import ingress_validation, names, policy_validation, quantity, rbac, selectors, service_validation
+from api import config_validation, ingress_validation, names, policy_validation, quantity, rbac, selectors, service_validation
 from api.registry import KindInfo
 from api.status import Cause
 
@@ -153,6 +153,7 @@ VALIDATORS: dict[str, Callable[[dict], list[Cause]]] = {
     "ResourceQuota": policy_validation.validate_resource_quota, "Service": service_validation.validate_service,
     "EndpointSlice": service_validation.validate_endpoint_slice, "Ingress": ingress_validation.validate_ingress,
     "IngressClass": ingress_validation.validate_ingress_class,
+    "ConfigMap": config_validation.validate_configmap, "Secret": config_validation.validate_secret,
 }
 
 

@@ -1,2 +1,2 @@
 """kubectl's tables: `columns.py` the header, row and table of any kind, `workloads.py` and
-`networking.py` the columns of each kind."""
+`networking.py`, `config.py` the columns of each kind."""

@@ -5,15 +5,17 @@ PACKAGE = "core"
 API_VERSION = "v1"
 KINDS = """Pod PodList Node NodeList Namespace NamespaceList Event EventList ServiceAccount ServiceAccountList
     LimitRange LimitRangeList ResourceQuota ResourceQuotaList Service ServiceList Endpoints
-    EndpointsList Binding"""
+    EndpointsList Binding ConfigMap ConfigMapList Secret SecretList"""
 MESSAGES = """
 Affinity nodeAffinity=1:NodeAffinity podAffinity=2:PodAffinity podAntiAffinity=3:PodAntiAffinity
 AppArmorProfile type=1:s! localhostProfile=2:s!
 Binding metadata=1:meta.ObjectMeta target=2:ObjectReference
 Capabilities add=1:[]s drop=2:[]s
 ClientIPConfig timeoutSeconds=1:i32!
+ConfigMap metadata=1:meta.ObjectMeta data=2:{s} binaryData=3:{y} immutable=4:b!
 ConfigMapEnvSource ^=1:LocalObjectReference optional=2:b!
 ConfigMapKeySelector ^=1:LocalObjectReference key=2:s! optional=3:b!
+ConfigMapList metadata=1:meta.ListMeta items=2:[]ConfigMap
 ConfigMapNodeConfigSource namespace=1:s! name=2:s! uid=3:s resourceVersion=4:s kubeletConfigKey=5:s!
 Container name=1:s! image=2:s command=3:[]s args=4:[]s workingDir=5:s ports=6:[]ContainerPort
   envFrom=19:[]EnvFromSource env=7:[]EnvVar resources=8:ResourceRequirements resizePolicy=23:[]ContainerResizePolicy
@@ -177,8 +179,10 @@ SELinuxOptions user=1:s role=2:s type=3:s level=4:s
 ScopeSelector matchExpressions=1:[]ScopedResourceSelectorRequirement
 ScopedResourceSelectorRequirement scopeName=1:s! operator=2:s! values=3:[]s
 SeccompProfile type=1:s! localhostProfile=2:s!
+Secret metadata=1:meta.ObjectMeta data=2:{y} type=3:s stringData=4:{s} immutable=5:b!
 SecretEnvSource ^=1:LocalObjectReference optional=2:b!
 SecretKeySelector ^=1:LocalObjectReference key=2:s! optional=3:b!
+SecretList metadata=1:meta.ListMeta items=2:[]Secret
 SecurityContext capabilities=1:Capabilities privileged=2:b! seLinuxOptions=3:SELinuxOptions
   windowsOptions=10:WindowsSecurityContextOptions runAsUser=4:i64! runAsGroup=8:i64! runAsNonRoot=5:b!
   readOnlyRootFilesystem=6:b! allowPrivilegeEscalation=7:b! procMount=9:s! seccompProfile=11:SeccompProfile

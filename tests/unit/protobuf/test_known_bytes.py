@@ -114,7 +114,7 @@ def test_a_watch_frame_is_a_length_and_a_bare_watch_event():
 
 
 @pytest.mark.parametrize("raw, reason, words", [
-    pytest.param(envelope("v1", "ConfigMap", b""), "UnsupportedMediaType", "the body of a ConfigMap as "
+    pytest.param(envelope("v1", "ComponentStatus", b""), "UnsupportedMediaType", "the body of a ComponentStatus as "
                  "application/vnd.kubernetes.protobuf is not supported: send JSON", id="a-kind-kubus-does-not-serve"),
     pytest.param(b"not protobuf", "BadRequest", "must start with the k8s envelope", id="no-envelope"),
     pytest.param(MAGIC + b"\x0a\xff", "BadRequest", "truncated", id="a-length-past-the-end"),
