@@ -102,6 +102,11 @@ class Settings(BaseSettings):
         return self.secrets_dir / f"{self.cluster}.key"
 
     @property
+    def encryption_file(self) -> Path:
+        """The store's EncryptionConfiguration (config/encryption.py), beside the cluster's secret."""
+        return self.secrets_dir / f"{self.cluster}.encryption.yaml"
+
+    @property
     def registry_root(self) -> Path:
         return self.registry_dir or self.data_dir / "registry"
 

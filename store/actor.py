@@ -35,10 +35,9 @@ from store.bookmarks import BookmarkKeys
 from store.commands import Parts, execute, failure
 from store.dedupe import Dedupe
 from store.inbox import Answers, Command, commands_of
-from store.memory import MemoryBackend
 from store.outbox import Outbox
 from store.outcomes import outcome_replies
-from store.sqlite import SqliteBackend
+from store.sqlite import make_backend
 from store.state import State
 from store.upkeep import Upkeep
 from store.writer import Writer
@@ -60,12 +59,6 @@ def _first_group(commands: list[Command]) -> tuple[list[Command], list[Command]]
     while end < len(commands) and commands[end].msg is commands[end - 1].msg:
         end += 1
     return commands[:end], commands[end:]
-
-
-def make_backend(settings: Settings, kind: str = "sqlite") -> Backend:
-    if kind == "memory":
-        return MemoryBackend()
-    return SqliteBackend(settings.data_dir / f"{settings.cluster}.store.db", fsync=settings.store_fsync)
 
 
 class StoreActor(Upkeep, Actor):
@@ -261,7 +254,7 @@ class StoreActor(Upkeep, Actor):
             return None
         parts = self._execute(cmd, req)
         if req.verb in WRITES and cmd.dedupe_key:
-            record = Applied(cmd.dedupe_key, now, parts[0])
+            record = Applied(cmd.dedupe_key, now, parts[0], req.kind or "")
             self.dedupe.add(record)
             applied.append(record)
         return parts

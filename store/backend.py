@@ -14,6 +14,7 @@ class Applied:
     message_id: str
     at: float
     reply: bytes
+    kind: str = ""  # the command's kind: a Secret's reply is encrypted at rest like the Secret
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,14 @@ from typing import Iterator
 
 import msgpack
 
+from config import encryption
+from config.encryption import EncryptionConfig
+from config.settings import Settings
 from store.backend import Applied, Fenced, LogRow
+from store.encryption import Sealer
 from store.records import Change, ObjKey
+
+CLEAR = Sealer(EncryptionConfig((), ()))  # encrypts nothing; refuses to read what was encrypted
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS objects (kind TEXT, ns TEXT, name TEXT, data BLOB, PRIMARY KEY (kind, ns, name))
@@ -31,9 +37,11 @@ _MIGRATE_REPLIES = ("INSERT INTO replies (at, id, reply) SELECT at, id, reply FR
 
 
 class SqliteBackend:
-    def __init__(self, path: Path, fsync: bool = True):
+    def __init__(self, path: Path, fsync: bool = True, sealer: Sealer = CLEAR):
+        """`sealer`: the kinds whose objects, log rows and replies are encrypted at rest."""
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
+        self.sealer = sealer
         self.db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute(f"PRAGMA synchronous={'FULL' if fsync else 'NORMAL'}")
@@ -73,8 +81,14 @@ class SqliteBackend:
 
     def load(self) -> tuple[int, int, Iterator[tuple[ObjKey, dict, bytes]]]:
         rows = self.db.execute("SELECT kind, ns, name, data FROM objects")
-        objects = (((k, ns, n), msgpack.unpackb(data, raw=False), data) for k, ns, n, data in rows)
-        return self._meta("rev"), self._meta("published"), objects
+        return self._meta("rev"), self._meta("published"), (self._object(*row) for row in rows)
+
+    def _object(self, kind: str, ns: str, name: str, data: bytes) -> tuple[ObjKey, dict, bytes]:
+        data = self.sealer.open(data, f"{kind}/{ns}/{name}")
+        return (kind, ns, name), msgpack.unpackb(data, raw=False), data
+
+    def _sealed(self, kind: str, value: bytes, place: str) -> bytes:
+        return self.sealer.seal(value, place) if self.sealer.covers(kind) else value
 
     def wal_position(self) -> dict[str, int]:
         """What `commit(wal=...)` last kept: {} for a store that never followed a log."""
@@ -83,7 +97,7 @@ class SqliteBackend:
 
     def load_applied(self) -> Iterator[Applied]:
         for mid, at, reply in self.db.execute("SELECT id, at, reply FROM replies ORDER BY at, rowid"):
-            yield Applied(mid, at, reply)
+            yield Applied(mid, at, self.sealer.open(reply, f"reply/{mid}"))
 
     def commit(self, changes: list[Change], events: list[bytes], applied: list[Applied], published: int,
                wal: dict[str, int] | None = None) -> None:
@@ -97,17 +111,21 @@ class SqliteBackend:
                 if change.type == "DELETED":
                     db.execute("DELETE FROM objects WHERE kind = ? AND ns = ? AND name = ?", change.oid)
                 else:
-                    db.execute("INSERT OR REPLACE INTO objects VALUES (?, ?, ?, ?)", (kind, ns, name, change.entry.raw))
-                db.execute("INSERT INTO log VALUES (?, ?, ?, ?)", (change.rev, change.key, change.from_key, event))
-            db.executemany("INSERT INTO replies VALUES (?, ?, ?)", [(a.at, a.message_id, a.reply) for a in applied])
+                    db.execute("INSERT OR REPLACE INTO objects VALUES (?, ?, ?, ?)",
+                               (kind, ns, name, self._sealed(kind, change.entry.raw, f"{kind}/{ns}/{name}")))
+                db.execute("INSERT INTO log VALUES (?, ?, ?, ?)", (change.rev, change.key, change.from_key,
+                                                                   self._sealed(kind, event, f"log/{change.rev}")))
+            db.executemany("INSERT INTO replies VALUES (?, ?, ?)", [
+                (a.at, a.message_id, self._sealed(a.kind, a.reply, f"reply/{a.message_id}")) for a in applied])
             if changes:
                 db.execute("INSERT OR REPLACE INTO meta VALUES ('rev', ?)", (changes[-1].rev,))
             db.execute("INSERT OR REPLACE INTO meta VALUES ('published', MAX(?, COALESCE((SELECT v FROM meta "
                        "WHERE k = 'published'), 0)))", (published,))
 
     def log_after(self, rev: int) -> Iterator[LogRow]:
-        for row in self.db.execute("SELECT rev, key, from_key, event FROM log WHERE rev > ? ORDER BY rev", (rev,)):
-            yield LogRow(*row)
+        for rev_, key, from_key, event in self.db.execute("SELECT rev, key, from_key, event FROM log WHERE rev > ? "
+                                                          "ORDER BY rev", (rev,)):
+            yield LogRow(rev_, key, from_key, self.sealer.open(event, f"log/{rev_}"))
 
     def compact(self, log_before: int, applied_before: float, limit: int = 1 << 62) -> int:
         with self._write() as db:
@@ -119,3 +137,9 @@ class SqliteBackend:
 
     def close(self) -> None:
         self.db.close()
+
+
+def make_backend(settings: Settings) -> SqliteBackend:
+    """The store's database, encrypting what the cluster's EncryptionConfiguration names (made on first use)."""
+    return SqliteBackend(settings.data_dir / f"{settings.cluster}.store.db", fsync=settings.store_fsync,
+                         sealer=Sealer(encryption.ensure(settings.encryption_file)))

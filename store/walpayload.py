@@ -32,11 +32,11 @@ class Replayed:
 
 def encode(changes: list, events: list[bytes], applied: list[Applied], published: int) -> dict[str, Any]:
     return {"changes": [[c.rev, c.type, list(c.oid), c.key, c.from_key, c.entry.raw] for c in changes],
-            "events": events, "applied": [[a.message_id, a.at, a.reply] for a in applied], "published": published}
+            "events": events, "applied": [[a.message_id, a.at, a.reply, a.kind] for a in applied], "published": published}
 
 
 def decode(payload: dict[str, Any]) -> tuple[list[Replayed], list[bytes], list[Applied], int]:
     changes = [Replayed(rev, type_, tuple(oid), key, from_key, raw)
                for rev, type_, oid, key, from_key, raw in payload["changes"]]
-    applied = [Applied(mid, at, reply) for mid, at, reply in payload["applied"]]
+    applied = [Applied(*row) for row in payload["applied"]]  # [id, at, reply] from a store before kinds
     return changes, list(payload["events"]), applied, int(payload["published"])
