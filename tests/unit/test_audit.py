@@ -128,6 +128,11 @@ def test_policy_refuses_what_kubernetes_refuses(body):
     pytest.param(("alice", (), "create", "rbac.authorization.k8s.io", "clusterrolebindings", "", "", "x"),
                  "RequestResponse", id="rbac-with-bodies"),
     pytest.param(("alice", (), "delete", "apps", "deployments", "", "a", "d"), "Metadata", id="everything-else"),
+    pytest.param(("alice", (), "create", "", "secrets", "", "a", "s"), "Metadata", id="secrets-without-bodies"),
+    pytest.param(("alice", (), "create", "", "serviceaccounts", "token", "a", "sa"), "Metadata",
+                 id="token-requests-without-bodies"),
+    pytest.param(("alice", (), "create", "authentication.k8s.io", "tokenreviews", "", "", ""), "Metadata",
+                 id="token-reviews-without-bodies"),
 ])
 def test_default_policy(attrs, level):
     assert level_for(load_policy(DEFAULT_POLICY), *attrs) == level
