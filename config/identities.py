@@ -52,6 +52,7 @@ CONTROLLER_ACCOUNTS = {  # controller -> its ServiceAccount in kube-system, as k
     "nodeipam": "node-controller",  # kube-controller-manager's nodeipam runs as the node controller's account
     "endpointslice": "endpointslice-controller",
     "endpoints": "endpoint-controller",
+    "root-ca-cert-publisher": "root-ca-cert-publisher",
 }
 
 Identity = tuple[str, tuple[str, ...]]

@@ -102,6 +102,12 @@ class Settings(BaseSettings):
         return self.secrets_dir / f"{self.cluster}.key"
 
     @property
+    def gateway_tls_dir(self) -> Path:
+        """The gateway's CA and serving certificate (actors/gateway/tls.py makes them); `ca.crt` is the
+        cluster's root CA that kube-root-ca.crt publishes."""
+        return self.secrets_dir / f"{self.cluster}-gateway"
+
+    @property
     def encryption_file(self) -> Path:
         """The store's EncryptionConfiguration (config/encryption.py), beside the cluster's secret."""
         return self.secrets_dir / f"{self.cluster}.encryption.yaml"

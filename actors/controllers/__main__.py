@@ -12,6 +12,7 @@ from actors.controllers.nodeipam import NodeIpamController
 from actors.controllers.nodelifecycle import NodeLifecycleController
 from actors.controllers.replicaset import ReplicaSetController
 from actors.controllers.resourcequota import ResourceQuotaController
+from actors.controllers.rootca import RootCAPublisher
 from actors.controllers.serviceaccount import ServiceAccountController
 from config.settings import load_settings
 
@@ -19,7 +20,8 @@ CONTROLLERS = {"replicaset": ReplicaSetController, "deployment": DeploymentContr
                "nodelifecycle": NodeLifecycleController, "namespace": NamespaceController,
                "serviceaccount": ServiceAccountController, "resourcequota": ResourceQuotaController,
                "clusterrole-aggregation": ClusterRoleAggregationController, "nodeipam": NodeIpamController,
-               "endpointslice": EndpointSliceController, "endpoints": EndpointsController}
+               "endpointslice": EndpointSliceController, "endpoints": EndpointsController,
+               "root-ca-cert-publisher": RootCAPublisher}
 
 
 def main() -> None:

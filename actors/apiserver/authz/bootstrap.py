@@ -19,7 +19,8 @@ CORE, APPS = ("",), ("apps",)
 EVENTS = new_rule("create patch update", ("", "events.k8s.io"), "events")
 CONTROLLERS = ("clusterrole-aggregation-controller", "deployment-controller", "generic-garbage-collector",
                "namespace-controller", "node-controller", "replicaset-controller", "resourcequota-controller",
-               "service-account-controller", "endpointslice-controller", "endpoint-controller")
+               "service-account-controller", "endpointslice-controller", "endpoint-controller",
+               "root-ca-cert-publisher")
 
 
 def _meta(name: str, labels: dict[str, str] | None = None) -> dict:
@@ -207,6 +208,8 @@ def _controller_rules() -> dict[str, list[dict]]:
             new_rule("get list watch", CORE, "pods services"),
             new_rule("create delete get list update watch", CORE, "endpoints"),
             new_rule("create", CORE, "endpoints/restricted")],
+        "root-ca-cert-publisher": [new_rule("create update", CORE, "configmaps"),
+                                   new_rule("list watch", CORE, "configmaps namespaces")],
     }
 
 
