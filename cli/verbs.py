@@ -68,7 +68,7 @@ def key_values(items: list[str], what: str) -> dict[str, str]:
     return pairs
 
 
-def _create_one(obj: dict, namespace: str | None) -> None:
+def create_one(obj: dict, namespace: str | None) -> None:
     info = lookup(obj["kind"])
     with connected() as client:
         created = client.create(obj, namespace=(namespace or "default") if info.namespaced else None)
@@ -84,7 +84,7 @@ def create(ctx: click.Context, paths: tuple[str, ...], namespace: str | None) ->
     if ctx.invoked_subcommand:
         return
     if not paths:
-        raise click.UsageError("create needs -f FILE, or a kind: namespace, deployment")
+        raise click.UsageError("create needs -f FILE, or a kind: namespace, deployment, configmap, secret")
     with connected() as client:
         failed = [doc for path in paths for doc in manifests.read(path) if not _create_doc(client, doc, namespace)]
     if failed:
@@ -121,7 +121,7 @@ def _create_doc(client: Client, doc: manifests.Document, namespace: str | None) 
 @click.argument("name")
 def create_namespace(name: str) -> None:
     """Create a namespace: `kubus create namespace shop`."""
-    _create_one({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}, None)
+    create_one({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}, None)
 
 
 @create.command("deployment")
@@ -135,7 +135,7 @@ def create_deployment(name: str, command: tuple[str, ...], images: tuple[str, ..
     """Create a Deployment: `kubus create deployment web --image=nginx:1.25 --replicas=3 [-- COMMAND]`."""
     if command and len(images) > 1:
         raise click.UsageError("cannot specify multiple --image options and command")
-    _create_one(deployment_manifest(name, images, replicas, command), namespace)
+    create_one(deployment_manifest(name, images, replicas, command), namespace)
 
 
 create.add_command(create_namespace, "ns")
@@ -156,7 +156,7 @@ def run(name: str, args: tuple[str, ...], image: str, restart: str, labels: str,
     """Create a pod of one container: `kubus run web --image=busybox --restart=Never -- sleep 60`."""
     pod = pod_manifest(name, image, restart, key_values([x for x in labels.split(",") if x], "label"),
                        key_values(list(env), "env"), args, as_command)
-    _create_one(pod, namespace)
+    create_one(pod, namespace)
 
 
 def pod_spec(obj: dict) -> dict | None:
