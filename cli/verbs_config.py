@@ -84,8 +84,14 @@ def _read(path: Path) -> bytes:
         raise click.ClickException(f"error reading {path}: {exc.strerror or exc}") from None
 
 
+def sources(kind: str, name: str, literals=(), files=(), env_files=()) -> Sources:
+    if env_files and (literals or files):
+        raise click.UsageError("from-env-file cannot be combined with from-file or from-literal")
+    return Sources(kind, name).literals(literals).files(files).env_files(env_files)
+
+
 def configmap_manifest(name: str, literals=(), files=(), env_files=()) -> dict:
-    keys = Sources("ConfigMap", name).literals(literals).files(files).env_files(env_files)
+    keys = sources("ConfigMap", name, literals, files, env_files)
     obj: dict = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": keys.text}
     if keys.binary:
         obj["binaryData"] = {k: encode_bytes(v) for k, v in keys.binary.items()}
@@ -135,7 +141,7 @@ def create_secret() -> None:
 @_with_sources
 def create_secret_generic(name: str, type_: str, literals, files, env_files, namespace) -> None:
     """`kubus create secret generic db --from-literal=password=…`."""
-    keys = Sources("Secret", name).literals(literals).files(files).env_files(env_files)
+    keys = sources("Secret", name, literals, files, env_files)
     create_one(secret_manifest(name, type_, keys.secret_data()), namespace)
 
 

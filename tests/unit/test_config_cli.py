@@ -24,9 +24,12 @@ def test_literals_files_directories_and_env_files_become_keys(tmp_path, monkeypa
     (folder / "blob").write_bytes(b"\xff\x00")
     (tmp_path / "vars.env").write_text("# a comment\n\nA=1\n  B= two\nFROM_ENV\n")
     cm = configmap_manifest("c", ("lit=x=y",), (str(tmp_path / "app.conf"), f"renamed={tmp_path / 'app.conf'}",
-                                                  str(folder)), (str(tmp_path / "vars.env"),))
-    assert cm["data"] == {"lit": "x=y", "app.conf": "mode=fast\n", "renamed": "mode=fast\n", "one": "1", "A": "1",
-                          "B": " two", "FROM_ENV": "from the environment"}
+                                                  str(folder)))
+    assert cm["data"] == {"lit": "x=y", "app.conf": "mode=fast\n", "renamed": "mode=fast\n", "one": "1"}
+    assert configmap_manifest("e", env_files=(str(tmp_path / "vars.env"),))["data"] == {
+        "A": "1", "B": " two", "FROM_ENV": "from the environment"}
+    with pytest.raises(click.UsageError, match="from-env-file cannot be combined with from-file or from-literal"):
+        configmap_manifest("x", ("a=1",), (), (str(tmp_path / "vars.env"),))
     assert cm["binaryData"] == {"blob": base64.b64encode(b"\xff\x00").decode()}
 
 
