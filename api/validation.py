@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from api import config_validation, ingress_validation, names, policy_validation, quantity, rbac, selectors, service_validation
+from api import (config_validation, ingress_validation, names, policy_validation, quantity, rbac, selectors,
+                 service_validation)
 from api.registry import KindInfo
 from api.status import Cause
 

@@ -32,7 +32,8 @@ class Replayed:
 
 def encode(changes: list, events: list[bytes], applied: list[Applied], published: int) -> dict[str, Any]:
     return {"changes": [[c.rev, c.type, list(c.oid), c.key, c.from_key, c.entry.raw] for c in changes],
-            "events": events, "applied": [[a.message_id, a.at, a.reply, a.kind] for a in applied], "published": published}
+            "events": events, "applied": [[a.message_id, a.at, a.reply, a.kind] for a in applied],
+            "published": published}
 
 
 def decode(payload: dict[str, Any]) -> tuple[list[Replayed], list[bytes], list[Applied], int]:

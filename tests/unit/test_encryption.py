@@ -88,7 +88,8 @@ def test_the_database_file_holds_no_secret_in_clear_and_reads_it_back(tmp_path):
     stored = b"".join(p.read_bytes() for p in tmp_path.iterdir())
     assert b"PLAINCONFIG" in stored and secret["data"]["p"].encode() not in stored
     again = SqliteBackend(path, sealer=sealer(KEY1))
-    assert {oid: obj for oid, obj, _ in again.load()[2]} == {("Secret", "ns", "s"): secret, ("ConfigMap", "ns", "c"): cm}
+    assert {oid: obj for oid, obj, _ in again.load()[2]} == {("Secret", "ns", "s"): secret,
+                                                             ("ConfigMap", "ns", "c"): cm}
     assert [msgpack.unpackb(row.event)["object"] for row in again.log_after(0)] == [secret, cm]
     assert [msgpack.unpackb(a.reply) for a in again.load_applied()] == [secret]
     with pytest.raises(SealError):
