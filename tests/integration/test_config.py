@@ -147,3 +147,13 @@ def test_the_root_ca_is_published_in_every_namespace_and_kept(cluster, procs, se
     assert again["metadata"]["uid"] != first["metadata"]["uid"]
     cluster.update({**again, "data": {"ca.crt": "not a CA"}})
     wait_until(published, 30, what="the edit reverted")
+    procs.start("actors.controllers", "namespace", label="namespace-controller")
+    cluster.delete("Namespace", "fresh")  # the publisher does not hold a terminating namespace up
+
+    def gone() -> bool:
+        try:
+            cluster.get("Namespace", "fresh")
+        except StatusError as exc:
+            return exc.reason == "NotFound"
+        return False
+    wait_until(gone, 30, what="the namespace deleted with its kube-root-ca.crt")
