@@ -18,7 +18,8 @@ ROLES = rbac_defaults.cluster_roles()
 BINDINGS = rbac_defaults.cluster_role_bindings()
 CONTROLLERS = ("replicaset-controller", "deployment-controller", "generic-garbage-collector", "namespace-controller",
                "node-controller", "service-account-controller", "resourcequota-controller",
-               "clusterrole-aggregation-controller", "endpointslice-controller", "endpoint-controller")
+               "clusterrole-aggregation-controller", "endpointslice-controller", "endpoint-controller",
+               "root-ca-cert-publisher")
 
 
 def by_name(objects: list[dict]) -> dict[str, dict]:
