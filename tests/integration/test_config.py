@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 from pathlib import Path
 
 import pytest
+import yaml
 
 from actors.gateway.tls import ensure_certificates, tls_dir
 from api.status import StatusError
@@ -47,10 +49,21 @@ def test_the_database_file_never_holds_a_secret_in_clear(cluster, procs, setting
     assert b"k8s:enc:aesgcm:v1:key1:" in stored
     for form in (VALUE.encode(), base64.b64encode(VALUE.encode())):
         assert form not in stored
-    procs.kill9(procs.procs[0])  # the store control_plane started: a new one decrypts what it kept
+    rotate(settings.encryption_file)
+    procs.kill9(procs.procs[0])  # the store control_plane started: a new one, with key2 first, reads key1's rows
     procs.start("store")
     again = wait_until(lambda: cluster.get("Secret", "db", "default"), 30, what="a new store serving the Secret")
     assert base64.b64decode(again["data"]["password"]).decode() == VALUE
+    cluster.update(again)  # rewritten: now under key2
+    assert b"k8s:enc:aesgcm:v1:key2:" in database_bytes(settings)
+
+
+def rotate(path: Path) -> None:
+    """A new key first, the old one kept below it to read what it wrote (Kubernetes' rotation)."""
+    doc = yaml.safe_load(path.read_text())
+    keys = doc["resources"][0]["providers"][0]["aesgcm"]["keys"]
+    keys.insert(0, {"name": "key2", "secret": base64.b64encode(os.urandom(32)).decode()})
+    path.write_text(yaml.safe_dump(doc))
 
 
 def test_string_data_is_merged_and_never_read_back(cluster):
