@@ -117,4 +117,4 @@ def test_recompute_counts_live_objects():
     status = quota.recompute(q, {"Pod": pods})
     assert status == {"hard": {"pods": "10", "requests.cpu": "4", "count/pods": "10", "secrets": "3"},
                       "used": {"secrets": "1", "pods": "2", "requests.cpu": "1500m", "count/pods": "3"}}
-    assert quota.kinds_counted(q) == {"Pod"}
+    assert quota.kinds_counted(q) == {"Pod", "Secret"}  # secrets: a served kind since ConfigMap and Secret came
