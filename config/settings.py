@@ -65,6 +65,7 @@ class Settings(BaseSettings):
     ingress_address: str = "127.0.0.1:8080"  # where an ingress controller serves HTTP
     ingress_class: str = "kubus"  # the IngressClass it serves (and Ingresses without a class, if it is the default)
     ingress_controller: str = "kubus.io/ingress-controller"  # that class's spec.controller
+    ingress_class_create: bool = True  # with no IngressClass of that name, the controller makes it (the default class)
     gateway_address: str = "127.0.0.1:6443"  # where a gateway serves the Kubernetes REST API (HTTPS)
     gateway_watch_window: int = Field(5000, ge=1)  # changes a gateway keeps per watch cache to resume watches from
     # containers' logs (the kubelet's containerLogMaxSize and containerLogMaxFiles, Kubernetes' defaults)

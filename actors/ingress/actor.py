@@ -11,6 +11,7 @@ import threading
 from actors.ingress.backends import Backends
 from actors.ingress.rules import RouteTable
 from actors.ingress.server import IngressServer
+from api.ingress_validation import DEFAULT_CLASS_ANNOTATION
 from runtime.cache import Delta
 from runtime.follower import Follower
 
@@ -46,8 +47,28 @@ class IngressActor(Follower):
 
     def on_synced(self) -> None:
         self.synced = True
+        self._make_class()
         self._warn_refused()
         self.log.info("ingress.serving", address=self.settings.ingress_address, cls=self.settings.ingress_class)
+
+    def _make_class(self) -> None:
+        """A fresh cluster's Ingresses work out of the box (k3s and minikube ship their controller's class
+        as the default): with none of its name, the controller makes its IngressClass, the cluster's
+        default unless another class is."""
+        s = self.settings
+        with self.lock:
+            classes = dict(self.routes.classes)
+        if not s.ingress_class_create or s.ingress_class in classes:
+            return
+        default = not any((c["metadata"].get("annotations") or {}).get(DEFAULT_CLASS_ANNOTATION) == "true"
+                          for c in classes.values())
+        made = {"apiVersion": "networking.k8s.io/v1", "kind": "IngressClass",
+                "metadata": {"name": s.ingress_class,
+                             "annotations": {DEFAULT_CLASS_ANNOTATION: "true"} if default else {}},
+                "spec": {"controller": s.ingress_controller}}
+        self.ask({"verb": "create", "kind": "IngressClass", "object": made},
+                 lambda reply: self.log.info("ingress.class_made", cls=s.ingress_class, default=default,
+                                             ok=isinstance(reply, dict) and bool(reply.get("ok"))))
 
     def _warn_refused(self) -> None:
         """An Event on each Ingress for each of its rules or defaultBackend newly not served."""

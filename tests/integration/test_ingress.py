@@ -65,7 +65,9 @@ def test_the_ingress_routes_by_host_and_path(served, procs, echo_server):
     client, _, _ = served
     port = free_port()
     procs.start("actors.ingress", KUBUS_INGRESS_ADDRESS=f"127.0.0.1:{port}")
-    client.create(INGRESS_CLASS)
+    made_class = wait_until(lambda: client.get("IngressClass", "kubus"), 30, what="the controller's own class")
+    assert made_class["metadata"]["annotations"] == INGRESS_CLASS["metadata"]["annotations"]  # the default
+    assert made_class["spec"] == INGRESS_CLASS["spec"]
     selectorless(client, "echo", "127.0.0.1", echo_server)
     selectorless(client, "empty", None, 9)
     made = client.create(SHOP)

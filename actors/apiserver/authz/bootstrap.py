@@ -158,6 +158,7 @@ def _components() -> list[dict]:
     ingress = [new_rule("list watch", CORE, "services"),
                new_rule("list watch", ("discovery.k8s.io",), "endpointslices"),
                new_rule("get list watch", ("networking.k8s.io",), "ingresses ingressclasses"),
+               new_rule("create", ("networking.k8s.io",), "ingressclasses"),  # its own, in a fresh cluster
                new_rule("patch update", ("networking.k8s.io",), "ingresses/status"), EVENTS]
     return [cluster_role("system:kube-scheduler", scheduler),
             cluster_role("system:kube-controller-manager", controller_manager),

@@ -77,7 +77,7 @@ def tenants(cluster, procs, settings):
     procs.start("actors.ingress", KUBUS_INGRESS_ADDRESS=f"127.0.0.1:{port}")
     for ns in ("team-a", "team-b"):
         cluster.create(namespace(ns))
-    cluster.create(INGRESS_CLASS)
+    wait_until(lambda: cluster.get("IngressClass", INGRESS_CLASS["metadata"]["name"]), 30, what="the class")
     cluster.create(TENANT_B_WRITES)
     cluster.create(BOB_WRITES)
     service_at(cluster, "team-a", "shop", servers["A"].server_address[1])
