@@ -21,7 +21,7 @@ def cri_cluster(procs, settings):
     procs.start("actors.scheduler")
     procs.start("actors.controllers", "nodeipam", label="nodeipam-controller")
     procs.kubelet = procs.start("actors.kubelet", "--node", "node-1", "--runtime", "cri", label="kubelet",
-                                KUBUS_REGISTRY_URL=registry)
+                                KUBUS_REGISTRY_URL=registry, KUBUS_CONTAINER_LOG_MONITOR_INTERVAL="0.5")
     wait_until(lambda: (client.get("Node", "node-1").get("spec") or {}).get("podCIDR"), 30,
                what="node-1 registered, with its range")
     yield client
