@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from actors.kubelet import podnet
-from actors.kubelet.cri import cni, containerd
+from actors.kubelet.cri import cni, containerd, upkeep
 from actors.kubelet.cri.client import RuntimeClient
 from actors.kubelet.agent import NodeAgent
 from actors.kubelet.logfiles import Limits
@@ -105,6 +105,8 @@ class Kubelet(Actor):
         runtime = CRIRuntime(RuntimeClient(endpoint), cfg.name, layout.logs, _memory(cfg), network.dns_config,
                              cni.NodeNetwork(layout.cni_conf, layout.cni_data, network.bridge))
         runtime.down = down
+        upkeep.start(runtime.client, cfg.name, Limits(s.container_log_max_size, s.container_log_max_files),
+                     s.container_log_monitor_interval, None if s.cri_endpoint or down else daemon)
         return runtime
 
     def consumers(self) -> list[Consumer]:

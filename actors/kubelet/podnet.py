@@ -149,9 +149,11 @@ def clean(cluster: str) -> list[str]:
     for name in gone:
         _ip("netns", "del", name)
         shutil.rmtree(NETNS_ETC / name, ignore_errors=True)
-    bridge = f"kb{_tag(cluster, 8)}"
-    if _ip("link", "del", bridge).returncode == 0:
-        gone.append(bridge)
+    bridge = f"kb{_tag(cluster, 8)}"  # the cluster's, and the cri nodes' named after it (cri/cni.py)
+    for link in _ip("-o", "link", "show", "type", "bridge").stdout.splitlines():
+        name = link.split(":")[1].strip().split("@")[0]
+        if name.startswith(bridge) and _ip("link", "del", name).returncode == 0:
+            gone.append(name)
     return gone
 
 

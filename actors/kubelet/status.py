@@ -84,9 +84,16 @@ def phase(worker: PodWorker) -> str:
     if all(c.instances for c in apps) and not any(c.running for c in apps) and \
             not any(_restarting(worker, c) for c in apps):
         return "Succeeded" if all(c.succeeded() for c in apps) else "Failed"
+    if any(_first_start(worker, c) for c in apps):
+        return "Pending"  # the kubelet's getPhase: a container waiting to start for the first time
     if all(c.instances for c in apps) and any(c.running or _restarting(worker, c) for c in apps):
         return "Running"
     return "Pending"
+
+
+def _first_start(worker: PodWorker, c: Container) -> bool:
+    """Still being brought up (its image, its sandbox), with no earlier instance (ContainerCreating)."""
+    return c.running and not c.last_state and worker.runtime.starting(c.cid)
 
 
 def _condition(type_: str, ok: bool, previous: dict[str, dict], now: str, reason: str = "") -> dict:

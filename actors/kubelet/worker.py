@@ -121,6 +121,8 @@ class PodWorker:
             for state in c.probes.values():
                 state.result = True
             return
+        if self.runtime.starting(c.cid):
+            return  # not running yet (its image, its sandbox): probes begin when it runs, as the kubelet's
         for kind in c.active_probes():
             state = c.probes[kind]
             if not state.due(now):

@@ -33,7 +33,9 @@ def message(dictionary: dict, kind: type):
 class RuntimeClient:
     def __init__(self, endpoint: str, timeout: float = TIMEOUT_S):
         target = endpoint if endpoint.startswith("unix:") else f"unix://{endpoint}"
-        self.channel = grpc.insecure_channel(target, options=[("grpc.max_receive_message_length", 16 << 20)])
+        self.channel = grpc.insecure_channel(target, options=[("grpc.max_receive_message_length", 16 << 20),
+                                                         # a restarted containerd is found again within 2 s
+                                                         ("grpc.max_reconnect_backoff_ms", 2000)])
         self.runtime = cri_pb2_grpc.RuntimeServiceStub(self.channel)
         self.images = cri_pb2_grpc.ImageServiceStub(self.channel)
         self.timeout = timeout

@@ -1,10 +1,13 @@
 """The pod network of a node's containerd, by CNI: a conflist over the node's podCIDR (bridge +
-host-local; containerd adds the loopback itself; portmap for hostPort), on the cluster's bridge —
-the same bridge and gateway scheme as the process runtime's pod namespaces (actors/kubelet/podnet),
-so pods of every node and both runtimes reach each other, and ClusterIPs through the proxy's rules."""
+host-local; containerd adds the loopback itself; portmap for hostPort), on a bridge of the node's
+own, named after the cluster's (actors/kubelet/podnet): CNI's bridge plugin keeps one IPv4 gateway
+a bridge, so two nodes of one machine cannot share one. The host routes between the nodes' bridges
+(and the process runtime's), so pods of every node reach each other, and ClusterIPs through the
+proxy's rules."""
 from __future__ import annotations
 
 import json
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +36,12 @@ def write(conf_dir: Path, bridge: str, pod_cidr: str, data_dir: Path) -> bool:
     return True
 
 
+def node_bridge(cluster_bridge: str, pod_cidr: str) -> str:
+    """The bridge of one node's range: the cluster's name (which podnet.clean removes by) and 4 hex
+    digits of the range (15 characters at most, as Linux wants)."""
+    return f"{cluster_bridge}{zlib.crc32(pod_cidr.encode()) & 0xffff:04x}"
+
+
 @dataclass(frozen=True)
 class NodeNetwork:
     """Where one node's containerd reads its CNI configuration, where host-local keeps its leases, and
@@ -42,4 +51,4 @@ class NodeNetwork:
     bridge: str
 
     def ready(self, pod_cidr: str) -> bool:
-        return write(self.conf_dir, self.bridge, pod_cidr, self.data_dir)
+        return write(self.conf_dir, node_bridge(self.bridge, pod_cidr), pod_cidr, self.data_dir)

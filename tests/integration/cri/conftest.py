@@ -3,6 +3,8 @@ node IPAM controller and a `cri` kubelet for node-1, which starts its own contai
 the session's local registry). Skipped, saying why, where containerd cannot run."""
 from __future__ import annotations
 
+import zlib
+
 import pytest
 
 from actors.kubelet.cri import containerd
@@ -11,17 +13,25 @@ from testkit.registry import session_registry
 from testkit.waiting import wait_until
 
 
+def own_range(cluster: str) -> str:
+    """A pod range of this cluster's own: the host routes each node's range to its cluster's bridge, and
+    two clusters on one host (other tests at the same time) with the same range would take each
+    other's pod traffic — the kubelet's probes and the proxy's DNAT go through the host's routes."""
+    return f"10.{128 + zlib.crc32(cluster.encode()) % 64}.0.0/16"
+
+
 @pytest.fixture
 def cri_cluster(procs, settings):
     why = containerd.available()
     if why:
         pytest.skip(f"no cri node here: {why}")
     registry = session_registry()
+    procs.env["KUBUS_CLUSTER_CIDR"] = own_range(settings.cluster)
     client = control_plane(procs, settings)
     procs.start("actors.scheduler")
     procs.start("actors.controllers", "nodeipam", label="nodeipam-controller")
     procs.kubelet = procs.start("actors.kubelet", "--node", "node-1", "--runtime", "cri", label="kubelet",
-                                KUBUS_REGISTRY_URL=registry)
+                                KUBUS_REGISTRY_URL=registry, KUBUS_CONTAINER_LOG_MONITOR_INTERVAL="0.5")
     wait_until(lambda: (client.get("Node", "node-1").get("spec") or {}).get("podCIDR"), 30,
                what="node-1 registered, with its range")
     yield client

@@ -1,0 +1,25 @@
+"""A node's containerd killed (SIGKILL) while a pod runs: the kubelet's watchdog starts a new one,
+the container runs on under its shim (same container id, no restart), and a new pod still starts."""
+from __future__ import annotations
+
+import os
+import signal
+
+from actors.kubelet.cri.containerd import Containerd
+from tests.integration.cri.test_cri_pods import container, pod, state
+from testkit.waiting import wait_until
+
+
+def test_a_killed_containerd_is_started_again_and_its_pods_run_on(cri_cluster, settings):
+    cri_cluster.create(pod("steady", "trap 'exit 0' TERM; sleep 1000 & wait", policy="Always"))
+    wait_until(lambda: state(cri_cluster, "steady", "running"), 60, what="steady running")
+    before = container(cri_cluster, "steady")["containerID"]
+    daemon = Containerd(settings.data_dir / "kubelet" / "node-1" / "cri", "", "")
+    killed = daemon.pid()
+    os.kill(killed, signal.SIGKILL)
+    wait_until(lambda: daemon.pid() not in (None, killed) and daemon.answering(), 30,
+               what="the kubelet to start a new containerd")
+    cri_cluster.create(pod("fresh", "trap 'exit 0' TERM; sleep 1000 & wait", policy="Always"))
+    wait_until(lambda: state(cri_cluster, "fresh", "running"), 60, what="a new pod running")
+    after = container(cri_cluster, "steady")
+    assert (after["containerID"], after["restartCount"], "running" in after["state"]) == (before, 0, True), after
