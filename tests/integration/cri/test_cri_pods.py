@@ -2,8 +2,7 @@
 exits and restarts, the kubelet's waiting reasons, deletion, a kubelet restart that adopts."""
 from __future__ import annotations
 
-import subprocess
-
+from actors.kubelet.cri.client import RuntimeClient
 from actors.kubelet.cri.containerd import Layout
 from testkit.waiting import wait_until
 
@@ -29,13 +28,12 @@ def state(client, name: str, key: str) -> dict:
 
 
 def containers_in_runtime(settings) -> list[str]:
-    """The ids of node-1's containerd's containers (pause containers are not among them)."""
-    socket = Layout((settings.data_dir / "kubelet" / "node-1" / "cri").resolve()).socket
-    listed = subprocess.run(["ctr", "--address", str(socket), "-n", "k8s.io", "containers", "list", "-q"],
-                            capture_output=True, text=True, check=True).stdout.split()
-    sandboxes = subprocess.run(["ctr", "--address", str(socket), "-n", "k8s.io", "containers", "list", "-q",
-                                "labels.io.cri-containerd.kind==sandbox"], capture_output=True, text=True).stdout.split()
-    return [c for c in listed if c not in sandboxes]
+    """The ids of node-1's containers in its containerd, as CRI lists them (sandboxes are not among them)."""
+    client = RuntimeClient(str(Layout((settings.data_dir / "kubelet" / "node-1" / "cri").resolve()).socket))
+    try:
+        return [c.id for c in client.containers()]
+    finally:
+        client.close()
 
 
 def test_a_pod_runs_from_its_image_with_an_address_of_the_nodes_range(cri_cluster):
@@ -61,7 +59,7 @@ def test_only_the_last_dead_instance_of_a_container_is_kept(cri_cluster, setting
     """The kubelet's container garbage collection: the previous instance stays for `logs --previous`."""
     cri_cluster.create(pod("crash", "exit 3", policy="Always"))
     wait_until(lambda: container(cri_cluster, "crash").get("restartCount", 0) >= 2, 60, what="a second restart")
-    assert len(containers_in_runtime(settings)) == 2
+    wait_until(lambda: len(containers_in_runtime(settings)) == 2, 30, what="the first instance removed")
     assert cri_cluster.logs("crash", previous=True)["text"] == ""
 
 
