@@ -8,6 +8,7 @@ from actors.apiserver.authz.rules import Attributes, UserInfo
 from api.errors import not_found
 from api.status import StatusError, bad_request
 from bus import accounts
+from bus.messages import USER_HEADER
 from bus.permissions import permissions
 from bus.rpc import unwrap
 from config.credentials import read_secret
@@ -27,7 +28,7 @@ class Services:
                             lambda: self.finish(call, {"ok": True, "queue": queue}),
                             lambda refusal: self.refuse(call, refusal))
 
-    # ---- logs: on to the kubelet of the pod's node, which answers the client ----------------------------
+    # ---- logs, exec, attach, portforward: on to the kubelet of the pod's node, which answers the client --
     def serve_logs(self, call) -> None:
         req = call.req
         get = {"verb": "get", "kind": "Pod", "namespace": req.namespace, "name": req.name, "options": {}}
@@ -41,12 +42,13 @@ class Services:
 
         def unserved(why: str) -> None:
             self.reply(msg, {"ok": False, "status": StatusError(
-                "ServiceUnavailable", f'the kubelet of node "{node}" does not serve logs ({why})').to_dict()})
+                "ServiceUnavailable", f'the kubelet of node "{node}" does not serve {call.req.verb} ({why})').to_dict()})
 
         self._audit(call, None, None, None)
         self.bus.publish("", self.names.kubelet_logs_queue(node), {**msg.body, "kind": "Pod"}, type="request",
                          message_id=msg.message_id, correlation_id=msg.correlation_id, reply_to=msg.reply_to,
                          mandatory=True, user_id=self.bus.user, expiration_s=self.settings.request_timeout_s,
+                         headers={USER_HEADER: msg.user_id},  # whose frames a stream session believes
                          on_return=unserved)
         msg.ack()
 

@@ -1,13 +1,13 @@
 """Subresources: `status` (GET, PUT, PATCH), `scale` of Deployments and ReplicaSets (an
 autoscaling/v1 Scale over the parent's `spec.replicas`), a pod's `binding` and `eviction` (POST)
-and `log` (GET, `follow` streamed as the kubelet's output grows)."""
+`log` (GET, `follow` streamed as the kubelet's output grows), `exec` and `attach` (remotecommand.py)."""
 from __future__ import annotations
 
 import asyncio
 
 from aiohttp import web
 
-from actors.gateway import eviction, writes
+from actors.gateway import eviction, remotecommand, writes
 from actors.gateway.bodies import object_body, read_body, media_type
 from actors.gateway.calls import call, dry_run, typed, with_warnings
 from actors.gateway.paths import Target
@@ -39,6 +39,8 @@ async def serve(request: web.Request, client: Client, target: Target, max_bytes:
         return await eviction.evict(request, client, target, max_bytes)
     elif sub == "log" and kind == "Pod" and method == "GET":
         return await log(request, client, target)
+    elif sub in ("exec", "attach") and kind == "Pod" and method in ("GET", "POST"):
+        return await remotecommand.serve(request, client, target, sub)
     raise not_found_path(request.path)
 
 

@@ -1,0 +1,192 @@
+"""exec / attach of a pod's container, relayed: the runtime's single-use stream URL (CRI Exec/Attach) is
+opened as a WebSocket client speaking `v4.channel.k8s.io`, and its channels travel as frames between
+it and the caller's session over the bus (runtime/streams.py has the protocol, docs/containers-streaming.md
+the why). The relays run on one asyncio loop of their own thread: the kubelet's loop only routes frames
+and never waits on a stream.
+
+Only the apiserver's broker user asks for a session (the kubelet checks, as for `logs`); only the
+requester the apiserver names (`x-kubus-user`) is believed on the session's inbox.
+"""
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+import aiohttp
+import structlog
+
+from api.status import StatusError, bad_request
+from bus import codec
+from bus.message import Message
+from bus.messages import Request
+from runtime.streams import ACK_EVERY, Credit, MAX_FRAME
+
+log = structlog.get_logger()
+PROTOCOL = "v4.channel.k8s.io"
+IDLE_TIMEOUT_S = 4 * 3600.0  # containerd's stream idle timeout
+CONNECT_TIMEOUT_S = 30.0
+CLOSE = 255  # v5's half-close of a channel: the runtime's v4 has none, so it is not passed on
+
+
+def runtime_target(worker, name: str, req: Request) -> str:
+    """The runtime's id of the container a session names, or the StatusError Kubernetes answers."""
+    if worker is None:
+        raise StatusError("NotFound", f'pods "{name}" not found')
+    if getattr(worker.runtime, "name", "") != "containerd":
+        raise bad_request(f'pod "{name}" runs on a node without a container runtime ({worker.runtime.name}): '
+                          f"{req.verb} needs a cri node")
+    if req.verb == "portforward":
+        raise bad_request("port-forward is not served by this kubelet yet")
+    container = req.options.get("container") or worker.apps[0].name
+    c = next((c for c in worker.inits + worker.apps if c.name == container), None)
+    if c is None:
+        raise bad_request(f'container {container} is not valid for pod {name}')
+    inst = worker.runtime.instances.get(c.cid) if c.running else None
+    if inst is None or inst.id is None:
+        raise bad_request(f'unable to upgrade connection: container not found ("{container}")')
+    return inst.id
+
+
+def stream_url(runtime, runtime_id: str, req: Request) -> str:
+    """(On a worker thread: a gRPC call.) The runtime's single-use URL for the session."""
+    o = req.options
+    streams = dict(stdin=bool(o.get("stdin")), stdout=bool(o.get("stdout")), stderr=bool(o.get("stderr")),
+                   tty=bool(o.get("tty")))
+    if req.verb == "attach":
+        return runtime.client.attach_url(runtime_id, **streams)
+    return runtime.client.exec_url(runtime_id, list(o.get("command") or []), **streams)
+
+
+class Relays:
+    """Every open session of this kubelet, on one asyncio loop (started with the first)."""
+
+    def __init__(self, bus, names):
+        self.bus, self.names = bus, names
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.open = 0
+
+    def _loop(self) -> asyncio.AbstractEventLoop:
+        if self.loop is None:
+            self.loop = asyncio.new_event_loop()
+            threading.Thread(target=self.loop.run_forever, name="kubelet-streams", daemon=True).start()
+        return self.loop
+
+    def start(self, msg: Message, req: Request, requester: str, node: str, url: str) -> None:
+        """(On the bus's loop.) The session's inbox, then the relay."""
+        session = Session(self, msg, req, requester, url)
+        queue = self.names.kubelet_stream_queue(node, req.options["session"])
+        channel = self.bus.channel
+
+        def bound(_frame) -> None:
+            session.tag = self.bus.consume_auto_ack(queue, session.on_message, on_ok=session.begin)
+
+        channel.queue_declare(queue, exclusive=True, auto_delete=True,
+                              arguments={"x-max-length": 4 * 64, "x-overflow": "reject-publish"},
+                              callback=lambda _f: channel.queue_bind(queue, self.names.streams,
+                                                                     routing_key=req.options["session"],
+                                                                     callback=bound))
+
+    def stop(self) -> None:
+        if self.loop is not None:
+            self.loop.call_soon_threadsafe(self.loop.stop)
+
+
+class Session:
+    def __init__(self, relays: Relays, msg: Message, req: Request, requester: str, url: str):
+        self.relays, self.bus, self.url, self.requester = relays, relays.bus, url, requester
+        self.reply_to, self.corr = msg.reply_to, msg.correlation_id
+        self.what = f"{req.verb} {req.namespace}/{req.name}"
+        self.tag: str | None = None
+        self.inbox: asyncio.Queue = asyncio.Queue()  # bounded by the caller's window
+        self.credit = Credit()
+        self.received = 0
+        self.last = time.monotonic()
+
+    # ---- on the bus's loop ----------------------------------------------------------------------
+    def begin(self) -> None:
+        loop = self.relays._loop()
+        self.relays.open += 1
+        asyncio.run_coroutine_threadsafe(self.run(), loop)
+
+    def on_message(self, msg: Message) -> None:
+        if msg.user_id != self.requester:
+            log.warning("kubelet.stream_frame_refused", session=self.what, user=msg.user_id)
+            return
+        try:
+            frame = codec.decode(msg.raw, msg.headers, MAX_FRAME + 1024, 4, binary=True)
+        except codec.DecodeError:
+            return
+        if self.relays.loop is not None:
+            self.relays.loop.call_soon_threadsafe(self.inbox.put_nowait, frame)
+
+    def to_caller(self, frame: dict) -> None:
+        bus = self.bus
+        bus.call_soon(lambda: bus.publish("", self.reply_to, frame, type="reply", correlation_id=self.corr,
+                                          user_id=bus.user))
+
+    # ---- on the relays' loop --------------------------------------------------------------------
+    async def run(self) -> None:
+        try:
+            async with aiohttp.ClientSession() as http:
+                try:
+                    ws = await http.ws_connect(self.url, protocols=(PROTOCOL,), timeout=CONNECT_TIMEOUT_S,
+                                               max_msg_size=0, autoping=True)
+                except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
+                    status = StatusError("InternalError", f"error dialing the container runtime's stream: {exc}")
+                    self.to_caller({"ok": False, "status": status.to_dict()})
+                    return
+                self.to_caller({"ok": True})
+                await self._relay(ws)
+        except Exception:
+            log.exception("kubelet.stream_failed", session=self.what)
+        finally:
+            self.to_caller({"end": True})
+            self.relays.open -= 1
+            tag, bus = self.tag, self.bus
+            if tag is not None:
+                bus.call_soon(lambda: bus.cancel_consumer(tag))  # the inbox is auto-delete: it goes too
+
+    async def _relay(self, ws: aiohttp.ClientWebSocketResponse) -> None:
+        tasks = [asyncio.ensure_future(self._out(ws)), asyncio.ensure_future(self._in(ws)),
+                 asyncio.ensure_future(self._idle())]
+        try:
+            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in tasks:
+                task.cancel()
+            await ws.close()
+
+    async def _out(self, ws) -> None:
+        """The runtime's channels to the caller, a window of frames at a time."""
+        async for message in ws:
+            if message.type != aiohttp.WSMsgType.BINARY or len(message.data) < 2:
+                continue  # the empty readiness message, pings
+            self.last = time.monotonic()
+            channel, data = message.data[0], message.data[1:]
+            for at in range(0, len(data), MAX_FRAME):
+                await self.credit.take()
+                self.to_caller({"c": channel, "d": data[at:at + MAX_FRAME]})
+
+    async def _in(self, ws) -> None:
+        """The caller's frames to the runtime; its credits; its end."""
+        while True:
+            frame = await self.inbox.get()
+            self.last = time.monotonic()
+            if frame.get("end"):
+                return
+            if "ack" in frame:
+                self.credit.acked(frame["ack"])
+                continue
+            channel, data = frame.get("c"), frame.get("d")
+            if not isinstance(channel, int) or not isinstance(data, bytes):
+                continue
+            self.received += 1
+            if self.received % ACK_EVERY == 0:
+                self.to_caller({"ack": self.received})
+            if channel != CLOSE:
+                await ws.send_bytes(bytes([channel]) + data)
+
+    async def _idle(self) -> None:
+        while time.monotonic() - self.last < IDLE_TIMEOUT_S:
+            await asyncio.sleep(60)
+

@@ -1,0 +1,67 @@
+"""exec in a real container through the bus (runtime/streams.py → apiserver → the cri kubelet → containerd's
+stream server): output, stdin, exit codes; refused for a person without `create pods/exec`, for a
+container that is not running and for a container the pod does not have."""
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from api.status import StatusError
+from runtime.client import Client
+from runtime.streams import exec_once
+from testkit.people import as_person
+from testkit.waiting import wait_until
+from tests.integration.cri.test_cri_pods import pod, state
+
+
+def run(client, name: str, command: list[str], stdin: bytes = b"", container: str | None = None):
+    return asyncio.run(exec_once(client, "default", name, command, stdin, container))
+
+
+@pytest.fixture
+def sleeper(cri_cluster):
+    cri_cluster.create(pod("sleeper", "sleep 3600"))
+    wait_until(lambda: state(cri_cluster, "sleeper", "running"), 60, what="sleeper to run")
+    wait_until(lambda: run(cri_cluster, "sleeper", ["true"]).exit_code == 0, 30, 0.2,
+               what="containerd to run it")  # the kubelet says running once it asked containerd to start it
+    return cri_cluster
+
+
+@pytest.mark.parametrize("command, stdin, out, err, code", [
+    (["echo", "hi"], b"", b"hi\n", b"", 0),
+    (["sh", "-c", "echo oops >&2; exit 3"], b"", b"", b"oops\n", 3),
+    (["sh", "-c", "read line; echo got:$line"], b"hello\n", b"got:hello\n", b"", 0),
+    (["head", "-c", "200000"], b"x" * 200_000, b"x" * 200_000, b"", 0),  # more than a window of frames
+])
+def test_exec_runs_in_the_container(sleeper, command, stdin, out, err, code):
+    done = run(sleeper, "sleeper", command, stdin)
+    assert (done.stdout, done.stderr, done.exit_code) == (out, err, code), done.status
+
+
+def test_exec_sees_the_containers_filesystem_not_the_hosts(sleeper):
+    assert run(sleeper, "sleeper", ["sh", "-c", "test -x /bin/busybox && test ! -e /work && echo inside"]
+               ).stdout == b"inside\n"
+
+
+def test_a_person_without_create_pods_exec_is_refused(sleeper, settings):
+    bob = Client(as_person(settings, "bob"))
+    try:
+        with pytest.raises(StatusError) as refused:
+            run(bob, "sleeper", ["echo", "hi"])
+    finally:
+        bob.close()
+    assert refused.value.reason == "Forbidden" and "pods/exec" in refused.value.message, refused.value.message
+
+
+@pytest.mark.parametrize("name, container, reason, message", [
+    ("done", None, "BadRequest", 'unable to upgrade connection: container not found ("main")'),
+    ("sleeper", "nope", "BadRequest", "container nope is not valid for pod sleeper"),
+    ("absent", None, "NotFound", 'pods "absent" not found'),
+])
+def test_exec_refusals(sleeper, name, container, reason, message):
+    sleeper.create(pod("done", "true"))
+    wait_until(lambda: state(sleeper, "done", "terminated"), 60, what="done to finish")
+    with pytest.raises(StatusError) as refused:
+        run(sleeper, name, ["echo", "hi"], container=container)
+    assert (refused.value.reason, refused.value.message) == (reason, message)
