@@ -143,6 +143,7 @@ class StreamOptions(_Strict):
     stderr: bool = False
     tty: bool = False
     ports: list[Annotated[int, Field(ge=1, le=65535)]] = Field(default_factory=list, max_length=128)
+    probe: bool = False  # only whether the session would open: authorized, the container there; nothing runs
 
 
 class BindingTarget(BaseModel):

@@ -38,15 +38,18 @@ def options_of(request: web.Request, verb: str) -> dict:
 async def serve(request: web.Request, client: Client, target: Target, verb: str) -> web.StreamResponse:
     options = options_of(request, verb)
     ws = web.WebSocketResponse(protocols=PROTOCOLS, autoping=True, max_msg_size=0)
-    if not ws.can_prepare(request).ok:
-        raise StatusError("BadRequest", "Upgrade request required: this server speaks the WebSocket channel "
-                                        f"protocols ({', '.join(PROTOCOLS[:2])}), not SPDY")
-    stream = ClientStream(client, verb, target.namespace or "default", target.name or "", options)
+    probe = not ws.can_prepare(request).ok  # kubectl's SPDY fallback after a refused WebSocket: say why again
+    stream = ClientStream(client, verb, target.namespace or "default", target.name or "",
+                          {**options, "probe": probe})
     try:
         await stream.opened()
     except StatusError:
         stream.close()
         raise
+    if probe:
+        stream.close()
+        raise StatusError("BadRequest", "Upgrade request required: this server speaks the WebSocket channel "
+                                        f"protocols ({', '.join(PROTOCOLS[:2])}), not SPDY")
     await ws.prepare(request)
     protocol = ws.ws_protocol or ""
     try:

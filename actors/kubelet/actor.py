@@ -130,6 +130,9 @@ class Kubelet(Actor):
         runtime_id = runtime_target(worker, req.name or "", req)
         requester = (msg.headers or {}).get(USER_HEADER)
         msg.ack()
+        if req.options.get("probe"):
+            self.reply(msg, {"ok": True})
+            return
 
         def url() -> str | StatusError:
             try:

@@ -1,0 +1,80 @@
+"""kubectl 1.33 exec and cp through the gateway into a real container (a cri node with its own
+containerd): output, exit codes as kubectl reports them, stdin, files both ways, and the refusals."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+
+from tests.e2e.conftest import running_gateway
+from tests.e2e.test_kubectl import kubectl_at
+from tests.integration.cri.conftest import cri_cluster  # noqa: F401  (the fixture)
+from tests.integration.cri.test_cri_pods import pod, state
+from testkit.people import as_person, token_of
+from testkit.waiting import wait_until
+
+pytestmark = pytest.mark.skipif(shutil.which("kubectl") is None, reason="no kubectl on the PATH")
+
+
+@pytest.fixture
+def kube(cri_cluster, procs, settings, tmp_path):  # noqa: F811
+    """kubectl 1.33 as admin, through a gateway, with pod `box` running on the cri node."""
+    cri_cluster.create(pod("box", "sleep 3600"))
+    wait_until(lambda: state(cri_cluster, "box", "running"), 60, what="box to run")
+    with running_gateway(procs, settings, tmp_path) as (url, ca):
+        kubectl = kubectl_at("1.33", tmp_path, url, ca, token_of(settings, "admin"))
+        wait_until(lambda: kubectl("exec", "box", "--", "true").returncode == 0, 30, 0.2,
+                   what="containerd to run box")
+        as_person(settings, "bob")  # who may read pods, not exec in them
+        cri_cluster.create({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+                            "metadata": {"name": "pod-reader", "namespace": "default"},
+                            "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list"]}]})
+        cri_cluster.create({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+                            "metadata": {"name": "bob-reads-pods", "namespace": "default"},
+                            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role",
+                                        "name": "pod-reader"},
+                            "subjects": [{"kind": "User", "name": "bob", "apiGroup": "rbac.authorization.k8s.io"}]})
+        kubectl.bob = kubectl_at("1.33", tmp_path / "bob", url, ca, token_of(settings, "bob"))
+        yield kubectl
+
+
+@pytest.mark.parametrize("args, stdin, rc, out, err", [
+    (("exec", "box", "--", "echo", "hi"), None, 0, "hi\n", ""),
+    (("exec", "box", "--", "sh", "-c", "echo oops >&2; exit 3"), None, 3, "",
+     "oops\ncommand terminated with exit code 3\n"),
+    (("exec", "-i", "box", "--", "sh", "-c", "read line; echo got:$line"), "hello\n", 0, "got:hello\n", ""),
+    (("exec", "box", "-c", "nope", "--", "true"), None, 1, "",
+     "Error from server (BadRequest): container nope is not valid for pod box\n"),
+])
+def test_kubectl_exec(kube, args, stdin, rc, out, err):
+    done = kube(*args, stdin=stdin)
+    assert (done.returncode, done.stdout, done.stderr) == (rc, out, err)
+
+
+def test_exec_is_refused_to_a_person_without_create_pods_exec(kube):
+    done = kube.bob("exec", "box", "--", "true")
+    assert done.returncode == 1
+    assert 'cannot create resource "pods/exec" in API group "" in the namespace "default"' in done.stderr, \
+        done.stderr
+
+
+def test_kubectl_cp_both_ways(kube, tmp_path):
+    there = tmp_path / "there.txt"
+    there.write_text("to the pod\n" * 1000)
+    sent = kube("cp", str(there), "box:/tmp/there.txt")
+    assert sent.returncode == 0, sent.stderr
+    assert kube("exec", "box", "--", "wc", "-l", "/tmp/there.txt").stdout.split()[0] == "1000"
+    back = tmp_path / "back.txt"
+    got = kube("cp", "box:/tmp/there.txt", str(back))
+    assert got.returncode == 0, got.stderr
+    assert back.read_text() == there.read_text()
+
+
+def test_kubectl_exec_with_a_terminal(kube):
+    """`exec -it` from a real terminal (a pty): the shell prompts, runs, and exits with its code."""
+    script = "import pty, sys; sys.exit(pty.spawn(sys.argv[1:]) >> 8)"
+    argv = kube.argv("exec", "-it", "box", "--", "sh", "-c", "tty && exit 4")
+    done = subprocess.run(["python3", "-c", script, *argv], capture_output=True, text=True, timeout=60)
+    assert "/dev/pts/" in done.stdout, done.stdout + done.stderr
+    assert done.returncode == 4
