@@ -24,7 +24,8 @@ from config.answerers import api_answerers
 WINDOW = 64  # frames in flight each way
 ACK_EVERY = 16
 MAX_FRAME = 32 * 1024  # bytes of data in one frame
-OPEN_TIMEOUT_S = 30.0  # kubectl's stream creation timeout is 30 s too
+OPEN_TIMEOUT_S = 30.0
+CLOSE = 255  # a frame on this channel closes the channel its data names (v5.channel.k8s.io)  # kubectl's stream creation timeout is 30 s too
 
 
 def new_session() -> str:
@@ -152,9 +153,8 @@ class Finished:
 
 async def exec_once(client, namespace: str, name: str, command: list[str], stdin: bytes = b"",
                     container: str | None = None) -> Finished:
-    """Run `command` in the pod's container over the bus, feed it `stdin`, and collect what it wrote
-    until the stream ends (a StatusError when refused). The runtime's channel protocol has no
-    half-close: a command that reads stdin must know where its input ends."""
+    """Run `command` in the pod's container over the bus, feed it `stdin` (then close it, as v5's
+    `[255, 0]` does), and collect what it wrote until the stream ends (a StatusError when refused)."""
     options = {"command": command, "stdin": bool(stdin), "stdout": True, "stderr": True, "tty": False,
                **({"container": container} if container else {})}
     stream = ClientStream(client, "exec", namespace, name, options)
@@ -162,6 +162,7 @@ async def exec_once(client, namespace: str, name: str, command: list[str], stdin
         await stream.opened()
         if stdin:
             await stream.send(0, stdin)
+            await stream.send(CLOSE, b"\x00")
         done = Finished()
         while isinstance(frame := await stream.next(), dict) and not frame.get("end"):
             if frame["c"] == 1:

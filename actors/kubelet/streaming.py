@@ -1,6 +1,6 @@
 """exec / attach of a pod's container, relayed: the runtime's single-use stream URL (CRI Exec/Attach) is
-opened as a WebSocket client speaking `v4.channel.k8s.io`, and its channels travel as frames between
-it and the caller's session over the bus (runtime/streams.py has the protocol, docs/containers-streaming.md
+upgraded to SPDY/3.1 speaking `v4.channel.k8s.io` (runtime/spdy.py), and its streams travel as channel
+frames between it and the caller's session over the bus (runtime/streams.py has the protocol, docs/containers-streaming.md
 the why). The relays run on one asyncio loop of their own thread: the kubelet's loop only routes frames
 and never waits on a stream.
 
@@ -12,20 +12,21 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-import aiohttp
 import structlog
 
 from api.status import StatusError, bad_request
 from bus import codec
 from bus.message import Message
 from bus.messages import Request
+from runtime import spdy
 from runtime.streams import ACK_EVERY, Credit, MAX_FRAME
 
 log = structlog.get_logger()
 PROTOCOL = "v4.channel.k8s.io"
 IDLE_TIMEOUT_S = 4 * 3600.0  # containerd's stream idle timeout
 CONNECT_TIMEOUT_S = 30.0
-CLOSE = 255  # v5's half-close of a channel: the runtime's v4 has none, so it is not passed on
+CLOSE = 255  # v5's half-close of a channel (`[255, 0]`: stdin), a FIN on the runtime's stdin stream
+STREAM_TYPES = ("stdin", "stdout", "stderr")
 
 
 def runtime_target(worker, name: str, req: Request) -> str:
@@ -96,6 +97,8 @@ class Session:
         self.relays, self.bus, self.url, self.requester = relays, relays.bus, url, requester
         self.reply_to, self.corr = msg.reply_to, msg.correlation_id
         self.what = f"{req.verb} {req.namespace}/{req.name}"
+        self.options = req.options
+        self.runner: asyncio.Future | None = None
         self.tag: str | None = None
         self.inbox: asyncio.Queue = asyncio.Queue()  # bounded by the caller's window
         self.credit = Credit()
@@ -127,16 +130,17 @@ class Session:
     # ---- on the relays' loop --------------------------------------------------------------------
     async def run(self) -> None:
         try:
-            async with aiohttp.ClientSession() as http:
-                try:
-                    ws = await http.ws_connect(self.url, protocols=(PROTOCOL,), timeout=CONNECT_TIMEOUT_S,
-                                               max_msg_size=0, autoping=True)
-                except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
-                    status = StatusError("InternalError", f"error dialing the container runtime's stream: {exc}")
-                    self.to_caller({"ok": False, "status": status.to_dict()})
-                    return
-                self.to_caller({"ok": True})
-                await self._relay(ws)
+            try:
+                connection, streams = await self._connect()
+            except (OSError, asyncio.TimeoutError, spdy.ProtocolError) as exc:
+                status = StatusError("InternalError", f"error dialing the container runtime's stream: {exc}")
+                self.to_caller({"ok": False, "status": status.to_dict()})
+                return
+            self.to_caller({"ok": True})
+            try:
+                await self._relay(connection, streams)
+            finally:
+                connection.close_transport()
         except Exception:
             log.exception("kubelet.stream_failed", session=self.what)
         finally:
@@ -146,29 +150,41 @@ class Session:
             if tag is not None:
                 bus.call_soon(lambda: bus.cancel_consumer(tag))  # the inbox is auto-delete: it goes too
 
-    async def _relay(self, ws: aiohttp.ClientWebSocketResponse) -> None:
-        tasks = [asyncio.ensure_future(self._out(ws)), asyncio.ensure_future(self._in(ws)),
-                 asyncio.ensure_future(self._idle())]
-        try:
-            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for task in tasks:
-                task.cancel()
-            await ws.close()
+    async def _connect(self) -> tuple[spdy.Connection, dict[str, spdy.Stream]]:
+        """The runtime's stream URL upgraded to SPDY (its WebSocket side has no half-close, which
+        `kubectl cp` needs), and the streams kubectl would open: error first, then the asked ones."""
+        connection, _ = await asyncio.wait_for(spdy.upgrade(self.url, (PROTOCOL,)), CONNECT_TIMEOUT_S)
+        self.runner = asyncio.ensure_future(connection.run())
+        streams = {"error": await connection.open({"streamtype": "error"})}
+        await streams["error"].close()  # nothing is written to it
+        for name in STREAM_TYPES:
+            if self.options.get(name):
+                streams[name] = await connection.open({"streamtype": name})
+        if self.options.get("tty"):
+            streams["resize"] = await connection.open({"streamtype": "resize"})
+        return connection, streams
 
-    async def _out(self, ws) -> None:
-        """The runtime's channels to the caller, a window of frames at a time."""
-        async for message in ws:
-            if message.type != aiohttp.WSMsgType.BINARY or len(message.data) < 2:
-                continue  # the empty readiness message, pings
+    async def _relay(self, connection: spdy.Connection, streams: dict[str, spdy.Stream]) -> None:
+        outputs = [asyncio.ensure_future(self._out(streams[name], channel))
+                   for name, channel in (("stdout", 1), ("stderr", 2), ("error", 3)) if name in streams]
+        others = [asyncio.ensure_future(self._in(streams)), asyncio.ensure_future(self._idle())]
+        try:
+            ended = asyncio.ensure_future(asyncio.gather(*outputs))
+            await asyncio.wait([ended, *others], return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in [*outputs, *others, self.runner]:
+                task.cancel()
+
+    async def _out(self, stream: spdy.Stream, channel: int) -> None:
+        """One of the runtime's output streams to the caller, a window of frames at a time."""
+        while (data := await stream.read()) is not None:
             self.last = time.monotonic()
-            channel, data = message.data[0], message.data[1:]
             for at in range(0, len(data), MAX_FRAME):
                 await self.credit.take()
                 self.to_caller({"c": channel, "d": data[at:at + MAX_FRAME]})
 
-    async def _in(self, ws) -> None:
-        """The caller's frames to the runtime; its credits; its end."""
+    async def _in(self, streams: dict[str, spdy.Stream]) -> None:
+        """The caller's frames to the runtime: stdin (and its close), resize; its credits; its end."""
         while True:
             frame = await self.inbox.get()
             self.last = time.monotonic()
@@ -183,8 +199,14 @@ class Session:
             self.received += 1
             if self.received % ACK_EVERY == 0:
                 self.to_caller({"ack": self.received})
-            if channel != CLOSE:
-                await ws.send_bytes(bytes([channel]) + data)
+            target = streams.get({0: "stdin", 4: "resize", CLOSE: "stdin"}.get(channel, ""))
+            if target is None or target.closed:
+                continue
+            if channel == CLOSE:
+                if data[:1] == b"\x00":
+                    await target.close()
+            else:
+                await target.write(data)
 
     async def _idle(self) -> None:
         while time.monotonic() - self.last < IDLE_TIMEOUT_S:
