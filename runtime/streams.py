@@ -109,10 +109,12 @@ class ClientStream:
                 self._publish({"ack": self.received})
         return frame
 
-    async def send(self, channel: int, data: bytes) -> None:
+    async def send(self, channel: int, data: bytes, **more: Any) -> None:
+        """Data on a channel (in frames of MAX_FRAME, at least one), with `more` keys on each frame
+        (a port-forward's request id and port)."""
         for at in range(0, max(len(data), 1), MAX_FRAME):
             await self.credit.take()
-            self._publish({"c": channel, "d": data[at:at + MAX_FRAME]})
+            self._publish({"c": channel, "d": data[at:at + MAX_FRAME], **more})
 
     def _publish(self, frame: dict) -> None:
         if self.closed:

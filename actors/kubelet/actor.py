@@ -16,6 +16,7 @@ from actors.kubelet.nodeinfo import RENEW_INTERVAL_S, NodeConfig
 from actors.kubelet.runtimes.cri import CRIRuntime
 from actors.kubelet.runtimes.process import ProcessRuntime
 from actors.kubelet.runtimes.simulated import SimulatedRuntime
+from actors.kubelet.portforward import PortForward
 from actors.kubelet.streaming import Relays, runtime_target, stream_url
 from api.quantity import parse_quantity
 from api.status import StatusError
@@ -52,7 +53,7 @@ class Kubelet(Actor):
         for agent in self.agents.values():
             agent.services = self.services_in
         self.apiserver_user = broker_user_of(settings.cluster, "apiserver")
-        self.relays = Relays(self.bus, self.names)
+        self.relays = Relays(self.bus, self.names, {"portforward": PortForward})
 
     def _pod_environment(self, token: dict) -> dict[str, str]:
         """What a pod's containers connect with: its ServiceAccount's broker user, so `Client()` just works."""

@@ -37,7 +37,10 @@ def runtime_target(worker, name: str, req: Request) -> str:
         raise bad_request(f'pod "{name}" runs on a node without a container runtime ({worker.runtime.name}): '
                           f"{req.verb} needs a cri node")
     if req.verb == "portforward":
-        raise bad_request("port-forward is not served by this kubelet yet")
+        sandbox = worker.runtime.sandboxes.pods.get(worker.uid)
+        if sandbox is None:
+            raise bad_request(f'unable to upgrade connection: pod "{name}" has no sandbox yet')
+        return sandbox.id
     container = req.options.get("container") or worker.apps[0].name
     c = next((c for c in worker.inits + worker.apps if c.name == container), None)
     if c is None:
@@ -55,14 +58,17 @@ def stream_url(runtime, runtime_id: str, req: Request) -> str:
                    tty=bool(o.get("tty")))
     if req.verb == "attach":
         return runtime.client.attach_url(runtime_id, **streams)
+    if req.verb == "portforward":
+        return runtime.client.port_forward_url(runtime_id, list(o.get("ports") or []))
     return runtime.client.exec_url(runtime_id, list(o.get("command") or []), **streams)
 
 
 class Relays:
     """Every open session of this kubelet, on one asyncio loop (started with the first)."""
 
-    def __init__(self, bus, names):
+    def __init__(self, bus, names, kinds: dict[str, type] | None = None):
         self.bus, self.names = bus, names
+        self.kinds = kinds or {}  # a verb's own Session class (portforward.py's), else Session
         self.loop: asyncio.AbstractEventLoop | None = None
         self.open = 0
 
@@ -74,7 +80,7 @@ class Relays:
 
     def start(self, msg: Message, req: Request, requester: str, node: str, url: str) -> None:
         """(On the bus's loop.) The session's inbox, then the relay."""
-        session = Session(self, msg, req, requester, url)
+        session = self.kinds.get(req.verb, Session)(self, msg, req, requester, url)
         queue = self.names.kubelet_stream_queue(node, req.options["session"])
         channel = self.bus.channel
 
@@ -199,16 +205,18 @@ class Session:
             self.received += 1
             if self.received % ACK_EVERY == 0:
                 self.to_caller({"ack": self.received})
-            target = streams.get({0: "stdin", 4: "resize", CLOSE: "stdin"}.get(channel, ""))
-            if target is None or target.closed:
-                continue
-            if channel == CLOSE:
-                if data[:1] == b"\x00":
-                    await target.close()
-            else:
-                await target.write(data)
+            await self._take(frame, channel, data, streams)
+
+    async def _take(self, frame: dict, channel: int, data: bytes, streams: dict[str, spdy.Stream]) -> None:
+        """One data frame of the caller's: stdin, its close, or a resize."""
+        target = streams.get({0: "stdin", 4: "resize", CLOSE: "stdin"}.get(channel, ""))
+        if target is None or target.closed:
+            return
+        if channel != CLOSE:
+            await target.write(data)
+        elif data[:1] == b"\x00":
+            await target.close()
 
     async def _idle(self) -> None:
         while time.monotonic() - self.last < IDLE_TIMEOUT_S:
             await asyncio.sleep(60)
-

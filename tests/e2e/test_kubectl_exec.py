@@ -1,9 +1,11 @@
-"""kubectl 1.33 exec and cp through the gateway into a real container (a cri node with its own
-containerd): output, exit codes as kubectl reports them, stdin, files both ways, and the refusals."""
+"""kubectl 1.33 exec, cp and port-forward through the gateway into a real container (a cri node with
+its own containerd): output, exit codes as kubectl reports them, stdin, a terminal, files both ways,
+an HTTP server's port, and the refusals."""
 from __future__ import annotations
 
 import shutil
 import subprocess
+import urllib.request
 
 import pytest
 
@@ -12,6 +14,7 @@ from tests.e2e.test_kubectl import kubectl_at
 from tests.integration.cri.conftest import cri_cluster  # noqa: F401  (the fixture)
 from tests.integration.cri.test_cri_pods import pod, state
 from testkit.people import as_person, token_of
+from testkit.hosts import free_port
 from testkit.waiting import wait_until
 
 pytestmark = pytest.mark.skipif(shutil.which("kubectl") is None, reason="no kubectl on the PATH")
@@ -78,3 +81,23 @@ def test_kubectl_exec_with_a_terminal(kube):
     done = subprocess.run(["python3", "-c", script, *argv], capture_output=True, text=True, timeout=60)
     assert "/dev/pts/" in done.stdout, done.stdout + done.stderr
     assert done.returncode == 4
+
+
+def test_kubectl_port_forward_reaches_the_pods_port(kube, tmp_path):
+    """`kubectl port-forward pod/web PORT:80` (WebSocket-tunneled SPDY from kubectl 1.31) and HTTP GETs
+    through it to busybox's httpd in the pod, one after another (each its own forwarded connection)."""
+    kube("run", "web", "--image=busybox:1.35", "--restart=Never", "--command", "--", "sh", "-c",
+         "mkdir -p /www && echo hello-from-pod > /www/index.html && exec httpd -f -p 80 -h /www")
+    wait_until(lambda: kube("exec", "web", "--", "wget", "-qO-", "http://127.0.0.1/").stdout == "hello-from-pod\n",
+               60, 0.3, what="httpd to serve in web")
+    port = free_port()
+    forward = subprocess.Popen(kube.argv("port-forward", "pod/web", f"{port}:80"), stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True)
+    try:
+        assert f"Forwarding from 127.0.0.1:{port} -> 80" in forward.stdout.readline()
+        for _ in range(3):
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as answer:
+                assert answer.read() == b"hello-from-pod\n"
+    finally:
+        forward.terminate()
+        print(forward.communicate(timeout=10)[0])  # kubectl's account, shown when it failed
