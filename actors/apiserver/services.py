@@ -41,8 +41,11 @@ class Services:
         msg = call.msg
 
         def unserved(why: str) -> None:
-            self.reply(msg, {"ok": False, "status": StatusError(
-                "ServiceUnavailable", f'the kubelet of node "{node}" does not serve {call.req.verb} ({why})').to_dict()})
+            verb = call.req.verb
+            refusal = StatusError("ServiceUnavailable", f'the kubelet of node "{node}" does not serve {verb} ({why})') \
+                if verb == "logs" else bad_request(f'pod "{call.req.name}" runs on node "{node}", whose kubelet runs '
+                                                   f'no containers (a simulated or hollow node): {verb} needs a cri node')
+            self.reply(msg, {"ok": False, "status": refusal.to_dict()})
 
         self._audit(call, None, None, None)
         self.bus.publish("", self.names.kubelet_logs_queue(node), {**msg.body, "kind": "Pod"}, type="request",

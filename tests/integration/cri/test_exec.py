@@ -65,3 +65,16 @@ def test_exec_refusals(sleeper, name, container, reason, message):
     with pytest.raises(StatusError) as refused:
         run(sleeper, name, ["echo", "hi"], container=container)
     assert (refused.value.reason, refused.value.message) == (reason, message)
+
+
+def test_exec_in_a_pod_of_a_simulated_node_is_a_clear_400(sleeper, procs):
+    procs.start("actors.kubelet", "--node", "sim-1", "--runtime", "simulated", label="sim-kubelet")
+    wait_until(lambda: sleeper.get("Node", "sim-1"), 30, what="sim-1 registered")
+    ghost = pod("ghost", "sleep 3600")
+    ghost["spec"]["nodeName"] = "sim-1"
+    sleeper.create(ghost)
+    with pytest.raises(StatusError) as refused:
+        run(sleeper, "ghost", ["true"])
+    assert (refused.value.reason, refused.value.message) == (
+        "BadRequest", 'pod "ghost" runs on node "sim-1", whose kubelet runs no containers (a simulated or hollow '
+                      'node): exec needs a cri node')
