@@ -1,7 +1,8 @@
 """exec through the gateway into a real container (a cri node with its own containerd): the latency of
 `kubectl exec POD -- true` (a whole kubectl run: discovery cached, the pod's GET, the WebSocket, the
 bus session, the runtime's SPDY stream, the process), and of an echo round trip over one open exec
-stream (`cat`: a line on stdin until it is back on stdout, through the gateway's WebSocket).
+stream (`cat`: a line on stdin until it is back on stdout, through the gateway's WebSocket). For
+scale: `kubectl get pod POD` (kubectl's own start and one GET), and an exec over the bus alone.
 
     python -m bench.exec --runs 30 --echoes 300
 
@@ -22,12 +23,13 @@ import aiohttp
 import yaml
 
 from actors.gateway.tls import tls_dir
+from actors.kubelet import podnet
 from bench.gateway import answers, percentile
 from bench.harness import Cluster, median, result_line, serving, wait_for
 from runtime import logs
 from runtime.client import Client
 from runtime.streams import exec_once
-from testkit.hosts import free_port
+from testkit.hosts import free_port, remove_runtimes
 from testkit.people import token_of
 from testkit.registry import session_registry
 
@@ -48,8 +50,8 @@ def kubeconfig(folder: Path, url: str, ca: Path, token: str) -> Path:
     return path
 
 
-def kubectl_runs(config: Path, cache: Path, runs: int) -> list[float]:
-    argv = [KUBECTL, f"--kubeconfig={config}", f"--cache-dir={cache}", "exec", POD["metadata"]["name"], "--", "true"]
+def kubectl_runs(config: Path, cache: Path, runs: int, *args: str) -> list[float]:
+    argv = [KUBECTL, f"--kubeconfig={config}", f"--cache-dir={cache}", *args]
     subprocess.run(argv, check=True, capture_output=True, timeout=60)  # discovery into the cache
     took = []
     for _ in range(runs):
@@ -116,10 +118,13 @@ async def measure(cluster: Cluster, url: str, args) -> dict[str, float]:
         await exec_once(client, "default", "bench-exec", ["true"])
         bus.append(time.monotonic() - started)
     folder = Path(cluster.dir.name)
-    kubectl = await asyncio.to_thread(kubectl_runs, kubeconfig(folder, url, ca, token), folder / "cache", args.runs)
+    config, cache, name = kubeconfig(folder, url, ca, token), folder / "cache", POD["metadata"]["name"]
+    kubectl = await asyncio.to_thread(kubectl_runs, config, cache, args.runs, "exec", name, "--", "true")
+    floor = await asyncio.to_thread(kubectl_runs, config, cache, args.runs, "get", "pod", name)
     echo = await echoes(url, context, token, args.echoes)
     client.close()
-    return {**figures("kubectl_exec_true", kubectl), **figures("bus_exec_true", bus), **figures("echo", echo)}
+    return {**figures("kubectl_exec_true", kubectl), **figures("kubectl_get_pod", floor),
+            **figures("bus_exec_true", bus), **figures("echo", echo)}
 
 
 def main() -> None:
@@ -141,9 +146,11 @@ def main() -> None:
         cluster.start("actors.gateway")
         try:
             found = asyncio.run(measure(cluster, url, args))
-        finally:
-            kubelet.terminate()  # first: it stops its containerd and the pod's containers
+        finally:  # the node's containerd and pod outlive its kubelet by design: they go with the run
+            kubelet.terminate()
             kubelet.wait(60)
+            remove_runtimes(cluster.settings.data_dir)
+            podnet.clean(cluster.settings.cluster)
     print(result_line(runs=args.runs, echoes=args.echoes, **found))
 
 
