@@ -1,5 +1,5 @@
 """A pod's `portforward` (kubectl >= 1.31: SPDY/3.1 tunneled in WebSocket binary messages,
-`SPDY/3.1+portforward.k8s.io`): the gateway is the SPDY server kubectl talks to, and relays each
+`SPDY/3.1+portforward.k8s.io`; older: `Upgrade: SPDY/3.1`, `portforward.k8s.io`): the gateway is the SPDY server kubectl talks to, and relays each
 connection's streams (a request id: an error and a data stream for one port) to the pod's kubelet as
 one session over the bus (runtime/streams.py; the kubelet's side is actors/kubelet/portforward.py).
 Authorized by the apiserver as `create pods/portforward` when the session is asked for."""
@@ -11,6 +11,7 @@ import structlog
 from aiohttp import WSMsgType, web
 
 from actors.gateway.paths import Target
+from actors.gateway.spdyupgrade import protocol_of, take_over, wants_spdy
 from api.status import StatusError, bad_request
 from runtime import spdy
 from runtime.client import Client
@@ -18,6 +19,7 @@ from runtime.streams import CLOSE, ClientStream
 
 log = structlog.get_logger()
 PROTOCOL = "SPDY/3.1+portforward.k8s.io"
+SPDY_PROTOCOL = "portforward.k8s.io"
 DATA, ERROR = 1, 3
 
 
@@ -36,7 +38,10 @@ def ports_of(request: web.Request) -> list[int]:
 async def serve(request: web.Request, client: Client, target: Target) -> web.StreamResponse:
     ports = ports_of(request)
     ws = web.WebSocketResponse(protocols=(PROTOCOL,), autoping=True, max_msg_size=0)
-    probe = not ws.can_prepare(request).ok
+    websocket, spdy_ = ws.can_prepare(request).ok, wants_spdy(request)
+    if spdy_ and not websocket:
+        protocol_of(request, (SPDY_PROTOCOL,))
+    probe = not websocket and not spdy_
     stream = ClientStream(client, "portforward", target.namespace or "default", target.name or "",
                           {"ports": ports, "probe": probe})
     try:
@@ -46,34 +51,48 @@ async def serve(request: web.Request, client: Client, target: Target) -> web.Str
         raise
     if probe:
         stream.close()
-        raise StatusError("BadRequest", f"Upgrade request required: this server forwards ports over WebSocket "
-                                        f"({PROTOCOL}), not plain SPDY")
+        raise StatusError("BadRequest", "Upgrade request required")
+    forwarding = Forwarding(stream)
+    if not websocket:  # kubectl <= 1.30: SPDY on the connection itself
+        connection, response = await take_over(request, SPDY_PROTOCOL, forwarding.opened)
+        try:
+            await forwarding.run(connection)
+        finally:
+            stream.close()
+            connection.close_transport()
+        return response
     await ws.prepare(request)
     try:
-        await Forwarding(ws, stream).run()
+        await forwarding.run(spdy.Connection(_reader(ws), ws.send_bytes, client=False, on_stream=forwarding.opened))
     finally:
         stream.close()
         await ws.close()
     return ws
 
 
-class Forwarding:
-    def __init__(self, ws: web.WebSocketResponse, stream: ClientStream):
-        self.ws, self.stream = ws, stream
-        self.streams: dict[tuple[str, int], spdy.Stream] = {}  # (request id, DATA|ERROR)
-        self.pumps: list[asyncio.Future] = []
-        self.connection = spdy.Connection(self._read, ws.send_bytes, client=False, on_stream=self._opened)
-
-    async def _read(self) -> bytes:
+def _reader(ws: web.WebSocketResponse):
+    async def read() -> bytes:
         while True:
-            message = await self.ws.receive()
+            message = await ws.receive()
             if message.type == WSMsgType.BINARY and message.data:  # kubectl writes empty ones too
                 return message.data
             if message.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED, WSMsgType.ERROR):
                 return b""
+    return read
 
-    async def run(self) -> None:
-        tasks = [asyncio.ensure_future(self.connection.run()), asyncio.ensure_future(self._from_pod())]
+
+class Forwarding:
+    """kubectl's SPDY connection (as its server) and the bus session, by request id."""
+
+    def __init__(self, stream: ClientStream):
+        self.stream = stream
+        self.streams: dict[tuple[str, int], spdy.Stream] = {}  # (request id, DATA|ERROR)
+        self.pumps: list[asyncio.Future] = []
+        self.connection: spdy.Connection | None = None
+
+    async def run(self, connection: spdy.Connection) -> None:
+        self.connection = connection
+        tasks = [asyncio.ensure_future(connection.run()), asyncio.ensure_future(self._from_pod())]
         try:
             done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
             for task in done:
@@ -83,7 +102,7 @@ class Forwarding:
             for task in [*tasks, *self.pumps]:
                 task.cancel()
 
-    def _opened(self, stream: spdy.Stream) -> None:
+    def opened(self, stream: spdy.Stream) -> None:
         kind, request = stream.headers.get("streamtype"), stream.headers.get("requestid", "")
         port = stream.headers.get("port", "")
         if kind not in ("data", "error") or not port.isdigit():

@@ -1,6 +1,7 @@
 """A pod's `exec` and `attach` (GET or POST, as kubectl sends them): a WebSocket of the channel protocol
-(`v5.channel.k8s.io`, kubectl >= 1.30; `v4.channel.k8s.io`; and their `base64.` forms) relayed to the
-pod's kubelet as a session over the bus (runtime/streams.py). Authorized by the apiserver as
+(`v5.channel.k8s.io`, kubectl >= 1.30; `v4.channel.k8s.io`; and their `base64.` forms), or SPDY/3.1
+streams (`v4.channel.k8s.io`, kubectl <= 1.29: spdyupgrade.py), relayed to the pod's kubelet as a
+session over the bus (runtime/streams.py). Authorized by the apiserver as
 `create pods/exec` / `pods/attach` when the session is asked for, so a refusal is an HTTP answer
 before the upgrade, as kubectl expects (`unable to upgrade connection: …`)."""
 from __future__ import annotations
@@ -11,11 +12,14 @@ import base64
 from aiohttp import WSMsgType, web
 
 from actors.gateway.paths import Target
+from actors.gateway.spdyupgrade import protocol_of, take_over, wants_spdy
 from api.status import StatusError, bad_request
+from runtime import spdy
 from runtime.client import Client
-from runtime.streams import ClientStream
+from runtime.streams import OPEN_TIMEOUT_S, ClientStream
 
 PROTOCOLS = ("v5.channel.k8s.io", "v4.channel.k8s.io", "base64.channel.k8s.io", "v4.base64.channel.k8s.io")
+SPDY_PROTOCOLS = ("v4.channel.k8s.io",)
 CLOSE = 255  # v5: `[255, channel]` closes that channel (stdin)
 TRUE = ("1", "true", "True")
 
@@ -38,7 +42,10 @@ def options_of(request: web.Request, verb: str) -> dict:
 async def serve(request: web.Request, client: Client, target: Target, verb: str) -> web.StreamResponse:
     options = options_of(request, verb)
     ws = web.WebSocketResponse(protocols=PROTOCOLS, autoping=True, max_msg_size=0)
-    probe = not ws.can_prepare(request).ok  # kubectl's SPDY fallback after a refused WebSocket: say why again
+    websocket, spdy = ws.can_prepare(request).ok, wants_spdy(request)
+    if spdy and not websocket:
+        protocol_of(request, SPDY_PROTOCOLS)
+    probe = not websocket and not spdy  # no upgrade at all: only say what would be refused
     stream = ClientStream(client, verb, target.namespace or "default", target.name or "",
                           {**options, "probe": probe})
     try:
@@ -48,8 +55,9 @@ async def serve(request: web.Request, client: Client, target: Target, verb: str)
         raise
     if probe:
         stream.close()
-        raise StatusError("BadRequest", "Upgrade request required: this server speaks the WebSocket channel "
-                                        f"protocols ({', '.join(PROTOCOLS[:2])}), not SPDY")
+        raise StatusError("BadRequest", "Upgrade request required")
+    if not websocket:
+        return await _serve_spdy(request, stream, options)
     await ws.prepare(request)
     protocol = ws.ws_protocol or ""
     try:
@@ -58,6 +66,50 @@ async def serve(request: web.Request, client: Client, target: Target, verb: str)
         stream.close()
         await ws.close()
     return ws
+
+
+async def _serve_spdy(request: web.Request, stream: ClientStream, options: dict) -> web.StreamResponse:
+    """The same session for a SPDY client (v4.channel.k8s.io): its streams by type, as it opens them."""
+    loop = asyncio.get_running_loop()
+    streams = {name: loop.create_future() for name in ("error", "stdin", "stdout", "stderr", "resize")}
+
+    def opened(s: spdy.Stream) -> None:
+        future = streams.get(s.headers.get("streamtype", ""))
+        if future is not None and not future.done():
+            future.set_result(s)
+    connection, response = await take_over(request, SPDY_PROTOCOLS[0], opened)
+    tasks = [asyncio.ensure_future(connection.run()), asyncio.ensure_future(_spdy_to_client(streams, stream))]
+    pumps = [asyncio.ensure_future(_spdy_to_pod(streams[name], stream, channel))
+             for name, channel in (("stdin", 0), ("resize", 4)) if options.get("tty" if channel else "stdin")]
+    try:
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        for future in streams.values():
+            if future.done() and not connection.done.is_set():
+                await future.result().close()
+    finally:
+        for task in [*tasks, *pumps]:
+            task.cancel()
+        stream.close()
+        connection.close_transport()
+    return response
+
+
+async def _spdy_to_pod(opened: asyncio.Future, stream: ClientStream, channel: int) -> None:
+    source = await opened
+    while (data := await source.read()) is not None:
+        await stream.send(channel, data)
+    if channel == 0:
+        await stream.send(CLOSE, b"\x00")
+
+
+async def _spdy_to_client(streams: dict[str, asyncio.Future], stream: ClientStream) -> None:
+    while True:
+        frame = await stream.next()
+        if isinstance(frame, StatusError) or frame.get("end"):
+            return
+        name = {1: "stdout", 2: "stderr", 3: "error"}.get(frame["c"])
+        if name is not None:
+            await (await asyncio.wait_for(asyncio.shield(streams[name]), OPEN_TIMEOUT_S)).write(frame["d"])
 
 
 async def _relay(ws: web.WebSocketResponse, stream: ClientStream, protocol: str) -> None:

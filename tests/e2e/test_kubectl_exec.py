@@ -3,6 +3,7 @@ its own containerd): output, exit codes as kubectl reports them, stdin, a termin
 an HTTP server's port, and the refusals."""
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import urllib.request
@@ -38,6 +39,7 @@ def kube(cri_cluster, procs, settings, tmp_path):  # noqa: F811
                             "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role",
                                         "name": "pod-reader"},
                             "subjects": [{"kind": "User", "name": "bob", "apiGroup": "rbac.authorization.k8s.io"}]})
+        kubectl.url, kubectl.ca = url, ca
         kubectl.bob = kubectl_at("1.33", tmp_path / "bob", url, ca, token_of(settings, "bob"))
         yield kubectl
 
@@ -83,15 +85,19 @@ def test_kubectl_exec_with_a_terminal(kube):
     assert done.returncode == 4
 
 
-def test_kubectl_port_forward_reaches_the_pods_port(kube, tmp_path):
-    """`kubectl port-forward pod/web PORT:80` (WebSocket-tunneled SPDY from kubectl 1.31) and HTTP GETs
-    through it to busybox's httpd in the pod, one after another (each its own forwarded connection)."""
+@pytest.mark.parametrize("version", ["1.33", "1.27"])
+def test_kubectl_port_forward_reaches_the_pods_port(kube, settings, tmp_path, version):
+    """`kubectl port-forward pod/web PORT:80` (WebSocket-tunneled SPDY from kubectl 1.31, plain SPDY
+    before) and HTTP GETs through it to busybox's httpd in the pod, one after another (each its own
+    forwarded connection)."""
+    forwarder = kube if version == "1.33" else kubectl_at(version, tmp_path / "old", kube.url, kube.ca,
+                                                           token_of(settings, "admin"))
     kube("run", "web", "--image=busybox:1.35", "--restart=Never", "--command", "--", "sh", "-c",
          "mkdir -p /www && echo hello-from-pod > /www/index.html && exec httpd -f -p 80 -h /www")
     wait_until(lambda: kube("exec", "web", "--", "wget", "-qO-", "http://127.0.0.1/").stdout == "hello-from-pod\n",
                60, 0.3, what="httpd to serve in web")
     port = free_port()
-    forward = subprocess.Popen(kube.argv("port-forward", "pod/web", f"{port}:80"), stdout=subprocess.PIPE,
+    forward = subprocess.Popen(forwarder.argv("port-forward", "pod/web", f"{port}:80"), stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True)
     try:
         assert f"Forwarding from 127.0.0.1:{port} -> 80" in forward.stdout.readline()
@@ -101,3 +107,19 @@ def test_kubectl_port_forward_reaches_the_pods_port(kube, tmp_path):
     finally:
         forward.terminate()
         print(forward.communicate(timeout=10)[0])  # kubectl's account, shown when it failed
+
+
+@pytest.mark.parametrize("version, env", [("1.27", {}), ("1.33", {"KUBECTL_REMOTE_COMMAND_WEBSOCKETS": "false"})])
+def test_kubectl_exec_over_spdy(kube, settings, tmp_path, version, env):
+    """kubectl before 1.30 (or told not to use WebSockets) upgrades to SPDY/3.1: the same session."""
+    old = kubectl_at(version, tmp_path / "spdy", kube.url, kube.ca, token_of(settings, "admin"))
+
+    def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+        return subprocess.run(old.argv(*args), input=stdin, capture_output=True, text=True, timeout=60,
+                              env={**os.environ, **env})
+    assert (run("exec", "box", "--", "echo", "hi").stdout) == "hi\n"
+    failed = run("exec", "box", "--", "sh", "-c", "exit 3")
+    assert (failed.returncode, failed.stderr) == (3, "command terminated with exit code 3\n")
+    assert run("exec", "-i", "box", "--", "cat", stdin="a\nb\n").stdout == "a\nb\n"  # ends with stdin's end
+    refused = run("exec", "box", "-c", "nope", "--", "true")
+    assert refused.stderr == "Error from server (BadRequest): container nope is not valid for pod box\n"
