@@ -33,17 +33,18 @@ def new_session() -> str:
 
 
 class Credit:
-    """A sender's window: `await take()` before each frame, `acked(n)` as the other side says."""
+    """A sender's window: `await take()` before each frame, `acked(n)` as the other side says; with
+    `stall_s`, a window that stays shut that long raises TimeoutError (the reader is gone)."""
 
-    def __init__(self, window: int = WINDOW):
-        self.window, self.sent, self.acked_n = window, 0, 0
+    def __init__(self, window: int = WINDOW, stall_s: float | None = None):
+        self.window, self.sent, self.acked_n, self.stall_s = window, 0, 0, stall_s
         self._room = asyncio.Event()
         self._room.set()
 
     async def take(self) -> None:
         while self.sent - self.acked_n >= self.window:
             self._room.clear()
-            await self._room.wait()
+            await asyncio.wait_for(self._room.wait(), self.stall_s)
         self.sent += 1
 
     def acked(self, n: Any) -> None:
@@ -65,10 +66,12 @@ class ClientStream:
         self.client, self.loop = client, asyncio.get_running_loop()
         self.session = new_session()
         self.inbox: asyncio.Queue = asyncio.Queue()  # bounded by the kubelet's window
-        self.credit, self.received, self.closed = Credit(), 0, False
+        self.credit, self.received, self.closed, self.overrun = Credit(), 0, False, False
         body = {"verb": verb, "kind": "Pod", "namespace": namespace, "name": name, "object": None,
                 "resourceVersion": None, "options": {**options, "session": self.session}}
         self.corr: str | None = None
+        gone = StatusError("ServiceUnavailable", "the kubelet's end of the stream is gone")
+        self._gone = lambda _why: self._from_bus(gone)  # one callback: the bus keeps returns by message id
         self._opened = self.loop.create_future()
 
         def open_() -> None:
@@ -78,15 +81,22 @@ class ClientStream:
         client.bus.run_on_loop(open_)
 
     def _from_bus(self, frame: dict | StatusError) -> None:
-        self.loop.call_soon_threadsafe(self._take, frame)
+        """(On the bus's thread.) Never raises there: a frame after the caller's loop ended is dropped."""
+        try:
+            self.loop.call_soon_threadsafe(self._take, frame)
+        except RuntimeError:  # the loop is closed: nobody reads this session any more
+            pass
 
     def _take(self, frame: dict | StatusError) -> None:
         if not self._opened.done():
             self._opened.set_result(frame)
         elif isinstance(frame, dict) and "ack" in frame:
             self.credit.acked(frame["ack"])
-        else:
+        elif self.inbox.qsize() < 2 * WINDOW + 8:  # a kubelet keeping to the window never fills it
             self.inbox.put_nowait(frame)
+        elif not self.overrun:
+            self.overrun = True
+            self.inbox.put_nowait(StatusError("InternalError", "the kubelet overran the stream's window"))
 
     async def opened(self) -> None:
         """Once the kubelet has the runtime's stream; raise the StatusError of a refusal."""
@@ -117,11 +127,13 @@ class ClientStream:
             self._publish({"c": channel, "d": data[at:at + MAX_FRAME], **more})
 
     def _publish(self, frame: dict) -> None:
+        """A frame to the session's inbox at the kubelet; if it is gone (the kubelet's connection with
+        it), the session ends with a StatusError."""
         if self.closed:
             return
         bus, names = self.client.bus, self.client.names
-        bus.run_on_loop(lambda: bus.publish(names.streams, self.session, frame, type="frame",
-                                            user_id=bus.user))
+        bus.run_on_loop(lambda: bus.publish(names.streams, self.session, frame, type="frame", user_id=bus.user,
+                                            message_id=self.session, mandatory=True, on_return=self._gone))
 
     def close(self) -> None:
         """Tell the kubelet the session is over (it closes the runtime's stream) and stop listening."""

@@ -19,14 +19,16 @@ from bus import codec
 from bus.message import Message
 from bus.messages import Request
 from runtime import spdy
-from runtime.streams import ACK_EVERY, Credit, MAX_FRAME
+from runtime.streams import ACK_EVERY, MAX_FRAME, WINDOW, Credit
 
 log = structlog.get_logger()
 PROTOCOL = "v4.channel.k8s.io"
 IDLE_TIMEOUT_S = 4 * 3600.0  # containerd's stream idle timeout
+STALL_TIMEOUT_S = 120.0  # output held this long for want of the caller's acknowledgement ends the session
 CONNECT_TIMEOUT_S = 30.0
 CLOSE = 255  # v5's half-close of a channel (`[255, 0]`: stdin), a FIN on the runtime's stdin stream
 STREAM_TYPES = ("stdin", "stdout", "stderr")
+MAX_INBOX = 2 * WINDOW + 8  # frames a caller keeping to its window (and its acks, its end) can have queued
 
 
 def runtime_target(worker, name: str, req: Request) -> str:
@@ -107,9 +109,10 @@ class Session:
         self.runner: asyncio.Future | None = None
         self.tag: str | None = None
         self.inbox: asyncio.Queue = asyncio.Queue()  # bounded by the caller's window
-        self.credit = Credit()
         self.received = 0
         self.last = time.monotonic()
+        self.overrun = False
+        self.credit = Credit(stall_s=STALL_TIMEOUT_S)
 
     # ---- on the bus's loop ----------------------------------------------------------------------
     def begin(self) -> None:
@@ -125,10 +128,24 @@ class Session:
             frame = codec.decode(msg.raw, msg.headers, MAX_FRAME + 1024, 4, binary=True)
         except codec.DecodeError:
             return
+        self._hand_on(frame)
+
+    def _hand_on(self, frame: dict) -> None:
         if self.relays.loop is not None:
-            self.relays.loop.call_soon_threadsafe(self.inbox.put_nowait, frame)
+            self.relays.loop.call_soon_threadsafe(self._put, frame)
+
+    def _put(self, frame: dict) -> None:
+        """(On the relays' loop.) A caller that ignores its window ends its session: the inbox stays bounded."""
+        if self.overrun:
+            return
+        if self.inbox.qsize() >= MAX_INBOX:
+            log.warning("kubelet.stream_overrun", session=self.what, frames=self.inbox.qsize())
+            self.overrun, frame = True, {"end": True}
+        self.inbox.put_nowait(frame)
 
     def to_caller(self, frame: dict) -> None:
+        """A frame to the caller's reply address (not `mandatory`: RabbitMQ returns every such message to
+        a direct reply-to address. A caller gone without a word stops acknowledging: STALL_TIMEOUT_S)."""
         bus = self.bus
         bus.call_soon(lambda: bus.publish("", self.reply_to, frame, type="reply", correlation_id=self.corr,
                                           user_id=bus.user))

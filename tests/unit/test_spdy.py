@@ -120,3 +120,13 @@ def test_a_credit_window_holds_the_sender_until_acknowledged():
         await asyncio.wait_for(third, 1)
         return held, still_held, credit.sent
     assert asyncio.run(scenario()) == (True, True, 3)
+
+
+def test_a_window_shut_too_long_says_the_reader_is_gone():
+    async def scenario():
+        credit = Credit(window=1, stall_s=0.05)
+        await credit.take()
+        with pytest.raises(asyncio.TimeoutError):
+            await credit.take()
+        return credit.sent
+    assert asyncio.run(scenario()) == 1
