@@ -123,3 +123,28 @@ def test_kubectl_exec_over_spdy(kube, settings, tmp_path, version, env):
     assert run("exec", "-i", "box", "--", "cat", stdin="a\nb\n").stdout == "a\nb\n"  # ends with stdin's end
     refused = run("exec", "box", "-c", "nope", "--", "true")
     assert refused.stderr == "Error from server (BadRequest): container nope is not valid for pod box\n"
+
+
+def test_kubectl_exec_passes_the_terminals_size_on(kube):
+    """`exec -it` from a 33x101 terminal: kubectl sends the size on the resize channel, the
+    container's terminal has it."""
+    script = ("import fcntl, os, pty, struct, subprocess, sys, termios\n"
+              "master, slave = pty.openpty()\n"
+              "fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack('HHHH', 33, 101, 0, 0))\n"
+              "proc = subprocess.Popen(sys.argv[1:], stdin=slave, stdout=slave, stderr=slave)\n"
+              "os.close(slave)\n"
+              "out = b''\n"
+              "while True:\n"
+              "    try:\n"
+              "        piece = os.read(master, 4096)\n"
+              "    except OSError:\n"
+              "        break\n"
+              "    if not piece:\n"
+              "        break\n"
+              "    out += piece\n"
+              "proc.wait()\n"
+              "sys.stdout.write(out.decode(errors='replace'))\n")
+    argv = kube.argv("exec", "-it", "box", "--", "sh", "-c",  # the size comes just after the start: wait for it
+                     'while [ "$(stty size)" = "0 0" ]; do :; done; stty size')
+    done = subprocess.run(["python3", "-c", script, *argv], capture_output=True, text=True, timeout=60)
+    assert "33 101" in done.stdout, done.stdout + done.stderr

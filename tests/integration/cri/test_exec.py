@@ -1,15 +1,17 @@
-"""exec in a real container through the bus (runtime/streams.py → apiserver → the cri kubelet → containerd's
-stream server): output, stdin, exit codes; refused for a person without `create pods/exec`, for a
-container that is not running and for a container the pod does not have."""
+"""exec and attach in a real container through the bus (runtime/streams.py → apiserver → the cri kubelet →
+containerd's stream server): output, stdin, exit codes; refused for a person without `create
+pods/exec`, for a container that is not running or absent, on a simulated node; frames believed
+only from the requester."""
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import Future
 
 import pytest
 
 from api.status import StatusError
 from runtime.client import Client
-from runtime.streams import exec_once
+from runtime.streams import CLOSE, ClientStream, exec_once
 from testkit.people import as_person
 from testkit.waiting import wait_until
 from tests.integration.cri.test_cri_pods import pod, state
@@ -78,3 +80,50 @@ def test_exec_in_a_pod_of_a_simulated_node_is_a_clear_400(sleeper, procs):
     assert (refused.value.reason, refused.value.message) == (
         "BadRequest", 'pod "ghost" runs on node "sim-1", whose kubelet runs no containers (a simulated or hollow '
                       'node): exec needs a cri node')
+
+
+def test_frames_from_anyone_but_the_requester_are_not_believed(sleeper, settings):
+    """Another person who learned a session's id sends it stdin: the kubelet drops it (the frame's
+    broker-validated user_id is not the requester the apiserver named)."""
+    async def scenario() -> bytes:
+        stream = ClientStream(sleeper, "exec", "default", "sleeper",
+                              {"command": ["cat"], "stdin": True, "stdout": True, "stderr": True})
+        await stream.opened()
+        bob = Client(as_person(settings, "bob"))
+        try:
+            evil = {"c": 0, "d": b"from bob\n"}
+            bob.bus.run_on_loop(lambda: bob.bus.publish(bob.names.streams, stream.session, evil, type="frame",
+                                                        user_id=bob.bus.user))
+            routed: Future = Future()  # confirmed: in the inbox, ahead of the requester's frames
+            bob.bus.run_on_loop(lambda: bob.bus.confirmed(lambda: routed.set_result(True)))
+            await asyncio.wrap_future(routed)
+            await stream.send(0, b"from the requester\n")
+            await stream.send(CLOSE, b"\x00")
+            out = b""
+            while isinstance(frame := await stream.next(), dict) and not frame.get("end"):
+                out += frame["d"] if frame["c"] == 1 else b""
+            return out
+        finally:
+            stream.close()
+            bob.close()
+    assert asyncio.run(scenario()) == b"from the requester\n"
+
+
+def test_attach_streams_the_containers_output(cri_cluster):
+    cri_cluster.create(pod("talker", "i=0; while true; do i=$((i+1)); echo line $i; sleep 0.1; done"))
+    wait_until(lambda: run(cri_cluster, "talker", ["true"]).exit_code == 0, 60, 0.2, what="talker to run")
+
+    async def first_lines() -> list[bytes]:
+        stream = ClientStream(cri_cluster, "attach", "default", "talker", {"stdout": True, "stderr": True})
+        try:
+            await stream.opened()
+            out = b""
+            while out.count(b"\n") < 3:
+                frame = await asyncio.wait_for(stream.next(), 10)
+                out += frame["d"] if isinstance(frame, dict) and frame.get("c") == 1 else b""
+            return out.splitlines()[:3]
+        finally:
+            stream.close()
+    lines = asyncio.run(first_lines())
+    numbers = [int(line.split()[1]) for line in lines]
+    assert all(line.startswith(b"line ") for line in lines) and numbers == list(range(numbers[0], numbers[0] + 3))
