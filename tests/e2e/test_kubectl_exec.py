@@ -145,6 +145,6 @@ def test_kubectl_exec_passes_the_terminals_size_on(kube):
               "proc.wait()\n"
               "sys.stdout.write(out.decode(errors='replace'))\n")
     argv = kube.argv("exec", "-it", "box", "--", "sh", "-c",  # the size comes just after the start: wait for it
-                     'while [ "$(stty size)" = "0 0" ]; do :; done; stty size')
+                     'until stty size > /tmp/size 2>/dev/null && grep -q "^[1-9]" /tmp/size; do :; done; cat /tmp/size')
     done = subprocess.run(["python3", "-c", script, *argv], capture_output=True, text=True, timeout=60)
     assert "33 101" in done.stdout, done.stdout + done.stderr
