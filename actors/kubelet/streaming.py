@@ -1,7 +1,7 @@
 """exec / attach of a pod's container, relayed: the runtime's single-use stream URL (CRI Exec/Attach) is
 upgraded to SPDY/3.1 speaking `v4.channel.k8s.io` (runtime/spdy.py), and its streams travel as channel
-frames between it and the caller's session over the bus (runtime/streams.py has the protocol, docs/containers-streaming.md
-the why). The relays run on one asyncio loop of their own thread: the kubelet's loop only routes frames
+frames between it and the caller's session over the bus (runtime/streams.py has the protocol,
+docs/containers-streaming.md the why). The relays run on one asyncio loop of their own thread: the kubelet's loop only routes frames
 and never waits on a stream.
 
 Only the apiserver's broker user asks for a session (the kubelet checks, as for `logs`); only the
@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+
 import structlog
 
 from api.status import StatusError, bad_request
@@ -72,9 +73,9 @@ class Relays:
         self.bus, self.names = bus, names
         self.kinds = kinds or {}  # a verb's own Session class (portforward.py's), else Session
         self.loop: asyncio.AbstractEventLoop | None = None
-        self.open = 0
 
-    def _loop(self) -> asyncio.AbstractEventLoop:
+    def running_loop(self) -> asyncio.AbstractEventLoop:
+        """The relays' loop, its thread started with the first session."""
         if self.loop is None:
             self.loop = asyncio.new_event_loop()
             threading.Thread(target=self.loop.run_forever, name="kubelet-streams", daemon=True).start()
@@ -90,14 +91,10 @@ class Relays:
             session.tag = self.bus.consume_auto_ack(queue, session.on_message, on_ok=session.begin)
 
         channel.queue_declare(queue, exclusive=True, auto_delete=True,
-                              arguments={"x-max-length": 4 * 64, "x-overflow": "reject-publish"},
+                              arguments={"x-max-length": MAX_INBOX, "x-overflow": "reject-publish"},
                               callback=lambda _f: channel.queue_bind(queue, self.names.streams,
                                                                      routing_key=req.options["session"],
                                                                      callback=bound))
-
-    def stop(self) -> None:
-        if self.loop is not None:
-            self.loop.call_soon_threadsafe(self.loop.stop)
 
 
 class Session:
@@ -116,9 +113,7 @@ class Session:
 
     # ---- on the bus's loop ----------------------------------------------------------------------
     def begin(self) -> None:
-        loop = self.relays._loop()
-        self.relays.open += 1
-        asyncio.run_coroutine_threadsafe(self.run(), loop)
+        asyncio.run_coroutine_threadsafe(self.run(), self.relays.running_loop())
 
     def on_message(self, msg: Message) -> None:
         if msg.user_id != self.requester:
@@ -168,7 +163,6 @@ class Session:
             log.exception("kubelet.stream_failed", session=self.what)
         finally:
             self.to_caller({"end": True})
-            self.relays.open -= 1
             tag, bus = self.tag, self.bus
             if tag is not None:
                 bus.call_soon(lambda: bus.cancel_consumer(tag))  # the inbox is auto-delete: it goes too
