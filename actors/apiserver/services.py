@@ -8,7 +8,7 @@ from actors.apiserver.authz.rules import Attributes, UserInfo
 from api.errors import not_found
 from api.status import StatusError, bad_request
 from bus import accounts
-from bus.messages import USER_HEADER
+from bus.messages import STREAM_VERBS, USER_HEADER
 from bus.permissions import permissions
 from bus.rpc import unwrap
 from config.credentials import read_secret
@@ -47,7 +47,9 @@ class Services:
                                                    f'no containers (a simulated or hollow node): {verb} needs a cri node')
             self.reply(msg, {"ok": False, "status": refusal.to_dict()})
 
-        self._audit(call, None, None, None)
+        complete = self._audit(call, None, None, None)
+        if complete is not None and call.req.verb in STREAM_VERBS:
+            complete(101, None, None)  # the stream is the kubelet's from here: Kubernetes audits the upgrade, 101
         self.bus.publish("", self.names.kubelet_logs_queue(node), {**msg.body, "kind": "Pod"}, type="request",
                          message_id=msg.message_id, correlation_id=msg.correlation_id, reply_to=msg.reply_to,
                          mandatory=True, user_id=self.bus.user, expiration_s=self.settings.request_timeout_s,

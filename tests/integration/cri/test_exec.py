@@ -5,7 +5,9 @@ only from the requester."""
 from __future__ import annotations
 
 import asyncio
+import json
 from concurrent.futures import Future
+from pathlib import Path
 
 import pytest
 
@@ -127,3 +129,15 @@ def test_attach_streams_the_containers_output(cri_cluster):
     lines = asyncio.run(first_lines())
     numbers = [int(line.split()[1]) for line in lines]
     assert all(line.startswith(b"line ") for line in lines) and numbers == list(range(numbers[0], numbers[0] + 3))
+
+
+def test_an_exec_is_audited_as_create_pods_exec(sleeper, procs):
+    log = Path(procs.env["KUBUS_AUDIT_LOG"])
+    run(sleeper, "sleeper", ["echo", "audited"])
+
+    def exec_events() -> list[dict]:
+        events = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+        return [e for e in events if (e.get("objectRef") or {}).get("subresource") == "exec"]
+    found = wait_until(exec_events, 20, what="the exec in the audit log")[-1]
+    assert (found["verb"], found["objectRef"]["resource"], found["objectRef"]["name"], found["user"]["username"],
+            found["responseStatus"]["code"]) == ("create", "pods", "sleeper", "admin", 101), found
