@@ -40,13 +40,14 @@ def check_schema(headers: dict | None) -> None:
 
 
 def decode(raw: bytes, headers: dict | None, limit: int, max_depth: int = MAX_DEPTH,
-           batch: bool = False) -> dict[str, Any] | list[dict[str, Any]]:
+           batch: bool = False, binary: bool = False) -> dict[str, Any] | list[dict[str, Any]]:
     """Decode a body: size limit, schema header, msgpack limits, nesting depth, a map with
-    string keys — or, with `batch` (wire v2 event and command batches), a map or a list of maps."""
+    string keys — or, with `batch` (wire v2 event and command batches), a map or a list of maps.
+    Binary values only with `binary` (a stream session's frames: runtime/streams.py)."""
     if len(raw) > limit:
         raise DecodeError("oversize", f"{len(raw)} bytes exceeds the limit of {limit}")
     check_schema(headers)
-    body = _unpack(raw, limit)
+    body = _unpack(raw, limit, binary)
     if not isinstance(body, dict) and not (batch and _list_of_maps(body)):
         expected = "a map or a non-empty list of maps" if batch else "a map"
         raise DecodeError("invalid", f"body is a {type(body).__name__}, expected {expected}")
@@ -78,14 +79,14 @@ def _list_of_maps(body: Any) -> bool:
     return isinstance(body, list) and bool(body) and all(isinstance(item, dict) for item in body)
 
 
-def _unpack(raw: bytes, limit: int) -> Any:
+def _unpack(raw: bytes, limit: int, binary: bool = False) -> Any:
     try:
         return msgpack.unpackb(
             raw,
             raw=False,
             strict_map_key=True,
             max_str_len=limit,
-            max_bin_len=0,  # no binary anywhere: keys are str only, values JSON-like
+            max_bin_len=limit if binary else 0,  # no binary but a stream's data: values JSON-like
             max_array_len=limit // 2,
             max_map_len=limit // 4,
             max_ext_len=0,

@@ -78,6 +78,7 @@ def declare_exchanges(bus: Bus, names: Names, bounds: Bounds = DEFAULT_BOUNDS) -
     channel.exchange_declare(names.api, "direct", durable=True)
     channel.exchange_declare(names.store, "direct", durable=True)
     channel.exchange_declare(names.events, "topic", durable=True)
+    channel.exchange_declare(names.streams, "direct", durable=True)
     channel.exchange_declare(names.dead, "fanout", durable=True)
     channel.queue_declare(names.dead_queue, durable=True, arguments=dead_queue_arguments(bounds))
     channel.queue_bind(names.dead_queue, names.dead, routing_key="")

@@ -16,7 +16,8 @@ from bus.codec import DecodeError
 from bus.replyto import node_of
 
 Verb = Literal["create", "get", "list", "update", "updateStatus", "patch", "delete", "bind", "snapshot", "logs",
-               "watch", "token"]
+               "watch", "token", "exec", "attach", "portforward"]
+STREAM_VERBS = ("exec", "attach", "portforward")  # a session relayed by the pod's kubelet (runtime/streams.py)
 WRITES = frozenset(("create", "update", "updateStatus", "patch", "delete", "bind"))
 USER_HEADER = "x-kubus-user"  # on a command: the requester the apiserver admitted (broker-validated user_id)
 MAX_KEY_BYTES = 255
@@ -146,6 +147,21 @@ class LogsOptions(_Strict):
     limitBytes: int | None = Field(None, ge=1)
 
 
+class StreamOptions(_Strict):
+    """exec / attach / portforward: what the pod subresource's query says, and the session's id (the
+    routing key of the caller's frames on `{c}.streams`)."""
+
+    session: str = Field(min_length=16, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")
+    container: str | None = Field(None, max_length=253)
+    command: list[Annotated[str, Field(max_length=65536)]] = Field(default_factory=list, max_length=4096)
+    stdin: bool = False
+    stdout: bool = False
+    stderr: bool = False
+    tty: bool = False
+    ports: list[Annotated[int, Field(ge=1, le=65535)]] = Field(default_factory=list, max_length=128)
+    probe: bool = False  # only whether the session would open: authorized, the container there; nothing runs
+
+
 class BindingTarget(BaseModel):
     model_config = ConfigDict(strict=True)
     name: str = Field(min_length=1, max_length=253)
@@ -164,6 +180,7 @@ OPTIONS: dict[str, type[_Strict]] = {
     "create": WriteOptions, "get": NoOptions, "update": WriteOptions, "updateStatus": WriteOptions,
     "list": ListOptions, "delete": DeleteOptions, "patch": PatchOptions, "bind": BindOptions,
     "snapshot": SnapshotOptions, "logs": LogsOptions, "watch": WatchOptions, "token": TokenOptions,
+    "exec": StreamOptions, "attach": StreamOptions, "portforward": StreamOptions,
 }
 
 

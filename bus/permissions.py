@@ -157,10 +157,15 @@ def kubelet_keys(nodes: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _node(names: Names, name: str | None, nodes: tuple[str, ...]) -> Grants:
+    """A kubelet: its nodes' queues, `.logs` (requests an apiserver hands on), `.lock`, and the
+    exclusive inboxes of its exec/attach/port-forward sessions, bound to `{c}.streams`."""
     served = nodes or (name,)
     queues = tuple(names.actor_queue(f"kubelet.{segment(n)}") for n in served)
-    return _actor(names, literal(*queues, *(f"{q}.logs" for q in queues)), literal(*(f"{q}.lock" for q in queues)),
+    sessions = tuple(re.escape(f"{q}.stream.") + ID for q in queues)
+    base = _actor(names, literal(*queues, *(f"{q}.logs" for q in queues)), literal(*(f"{q}.lock" for q in queues)),
                   anchored(literal(*kubelet_keys(served))), answers=True)
+    return Grants(configure=base.configure + sessions, write=base.write + sessions,
+                  read=base.read + sessions + literal(names.streams), events=base.events)
 
 
 def _hollow(names: Names, _name: str | None, nodes: tuple[str, ...]) -> Grants:
@@ -170,8 +175,8 @@ def _hollow(names: Names, _name: str | None, nodes: tuple[str, ...]) -> Grants:
 
 def _client(names: Names, k8s_user: str) -> Grants:
     """A person or a pod's ServiceAccount: requests to `{c}.api`; consumes its watch queues (and
-    direct reply-to); configures nothing, binds nothing, reads no exchange, answers nobody."""
-    return Grants(write=literal(names.api), read=(watch_queues_of(names, k8s_user),))
+    direct reply-to); sends its exec sessions' frames to `{c}.streams`; configures nothing, binds nothing, reads no exchange, answers nobody."""
+    return Grants(write=literal(names.api, names.streams), read=(watch_queues_of(names, k8s_user),))
 
 
 def _person(names: Names, name: str | None, _nodes: tuple[str, ...]) -> Grants:

@@ -86,6 +86,7 @@ class RpcClient:
         self.ready = False
         self._waiting: list[Callable[[], None]] = []  # calls made before the reply consumer is up
         self._receiving: set[str] = set()  # calls whose reply is coming in parts
+        self.streams: dict[str, tuple[Done, Answerers]] = {}  # open stream sessions: every reply is a frame
 
     def setup(self) -> None:
         """Start consuming replies; call after every (re)connect. Calls made meanwhile wait for it:
@@ -162,6 +163,31 @@ class RpcClient:
         self._fail(corr, "Timeout", f"the server was unable to return a response in the time allotted "
                                     f"({timeout:g}s), but may still be processing the request")
 
+    def open_stream(self, exchange: str, routing_key: str, body: dict, on_frame: Done, *, answerers: Answerers,
+                    user_id: str | None = None) -> str:
+        """A request whose replies are many: each reply (of one of `answerers`) goes to `on_frame` until
+        `close_stream`; a lost connection or unroutable request is one StatusError frame."""
+        corr = unguessable_id()
+        self.streams[corr] = (on_frame, answerers)
+        lost = lambda why: self._end_stream(corr, StatusError("ServiceUnavailable", why))  # noqa: E731
+        send = lambda: self.bus.publish(  # noqa: E731
+            exchange, routing_key, body, type="request", correlation_id=corr, reply_to=DIRECT, mandatory=True,
+            message_id=new_id(), user_id=user_id, on_return=lambda why: lost(f"no consumer: {why}"),
+            on_nack=lambda: lost(QUEUE_FULL)) or lost("not connected to the broker")
+        if self.ready:
+            send()
+        else:
+            self._waiting.append(send)
+        return corr
+
+    def close_stream(self, corr: str) -> None:
+        self.streams.pop(corr, None)
+
+    def _end_stream(self, corr: str, error: StatusError) -> None:
+        stream = self.streams.pop(corr, None)
+        if stream is not None:
+            stream[0](error)
+
     def _fail(self, corr: str, reason: str, message: str) -> None:
         call = self.pending.pop(corr, None)
         if call is not None:
@@ -197,11 +223,16 @@ class RpcClient:
         (the Client retries it with the same message id)."""
         self.ready = False
         self._waiting.clear()
+        for corr in list(self.streams):
+            self._end_stream(corr, StatusError(reason, message or LOST_AFTER_SEND))
         for corr, call in list(self.pending.items()):
             self._fail(corr, reason, message or (LOST_AFTER_SEND if call.sent else LOST_BEFORE_SEND))
 
     def _on_reply(self, msg: Message) -> None:
         corr = msg.correlation_id or ""
+        if corr in self.streams:
+            self._on_frame(corr, msg)
+            return
         call = self.pending.get(corr)
         if call is None:
             return  # a late reply to a call that timed out
@@ -217,6 +248,18 @@ class RpcClient:
         except Exception as exc:  # never let one reply take the connection down
             log.exception("rpc.reply_failed", correlation_id=corr)
             self._fail(corr, "InternalError", f"malformed reply: {type(exc).__name__}: {exc}")
+
+    def _on_frame(self, corr: str, msg: Message) -> None:
+        on_frame, answerers = self.streams[corr]
+        if msg.user_id not in answerers:
+            log.warning("rpc.frame_refused", correlation_id=corr, user=msg.user_id)
+            return
+        try:
+            on_frame(codec.decode(msg.raw, msg.headers, self.max_bytes, self.max_depth, binary=True))
+        except codec.DecodeError as exc:
+            self._end_stream(corr, StatusError("InternalError", f"malformed frame: {exc}"))
+        except Exception:
+            log.exception("rpc.frame_failed", correlation_id=corr)
 
     def _take_reply(self, corr: str, call: _Call, body: dict[str, Any]) -> None:
         wrong = malformed(body)

@@ -1,4 +1,4 @@
-"""The cluster's shared names, declared once by the bootstrap administrator (contract 5): the four
+"""The cluster's shared names, declared once by the bootstrap administrator (contract 5): the five
 exchanges and the queues `{c}.dead`, `{c}.apiserver` and `{c}.store`. Actors do not declare them
 again (that needs the configure permission, which also allows deleting them)."""
 from __future__ import annotations
@@ -10,7 +10,7 @@ from bus.declare import DEFAULT_BOUNDS, Bounds, QueueSpec, apiserver_queue, dead
 from bus.topology import Names
 from config.urls import split
 
-EXCHANGES = (("api", "direct"), ("store", "direct"), ("events", "topic"), ("dead", "fanout"))
+EXCHANGES = (("api", "direct"), ("store", "direct"), ("events", "topic"), ("streams", "direct"), ("dead", "fanout"))
 
 
 def declare_shared(admin_url: str, names: Names, bounds: Bounds = DEFAULT_BOUNDS) -> None:

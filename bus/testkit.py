@@ -42,7 +42,7 @@ def delete_topology(url: str, cluster: str, queues: list[str] = ()) -> None:
                 ch.queue_delete(queue)
             except pika.exceptions.ChannelClosedByBroker:  # an exclusive queue another connection still holds
                 ch = conn.channel()
-        for exchange in (names.api, names.store, names.events, names.dead):
+        for exchange in (names.api, names.store, names.events, names.streams, names.dead):
             ch.exchange_delete(exchange)
     finally:
         conn.close()

@@ -34,6 +34,11 @@ class Names:
         return f"{self.cluster}.events"
 
     @property
+    def streams(self) -> str:
+        """Where a client sends the frames of an exec/attach/port-forward session (direct, by session id)."""
+        return f"{self.cluster}.streams"
+
+    @property
     def dead(self) -> str:
         return f"{self.cluster}.dead"
 
@@ -71,6 +76,11 @@ class Names:
     def kubelet_logs_queue(self, node: str) -> str:
         """Where apiservers put a node's `logs` requests (through the default exchange)."""
         return f"{self.cluster}.kubelet.{segment(node)}.logs"
+
+
+    def kubelet_stream_queue(self, node: str, session: str) -> str:
+        """A session's inbox at the kubelet (exclusive, auto-delete), bound to `{c}.streams` by its id."""
+        return f"{self.cluster}.kubelet.{segment(node)}.stream.{session}"
 
 
 def segment(value: str) -> str:

@@ -5,7 +5,7 @@ the broker refuses one that names another user).
 | a call to | answered by |
 |---|---|
 | `{c}.api` | an apiserver, or the store it handed the command to (the store answers the caller itself) |
-| `{c}.api`, verb `logs` | also a kubelet: the apiserver hands it to the pod's node (the caller knows not which) |
+| `{c}.api`, verb `logs`, `exec`, `attach`, `portforward` | also a kubelet: the apiserver hands it to the pod's node (the caller knows not which) |
 | `{c}.store`, `{c}.store.replica` | a store |
 """
 from __future__ import annotations
@@ -36,7 +36,7 @@ def store_answerers(cluster: str) -> Answerers:
 def api_answerers(cluster: str, verb: str | None = None) -> Answerers:
     """Who answers a request to `{c}.api` of `verb`."""
     users = frozenset((broker_user_of(cluster, "apiserver"), broker_user_of(cluster, "store")))
-    if verb != "logs":
+    if verb not in ("logs", "exec", "attach", "portforward"):
         return Answerers(users)
     return Answerers(users | {broker_user_of(cluster, "hollow")}, (node_user_prefix(cluster),))
 

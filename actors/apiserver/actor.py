@@ -28,7 +28,7 @@ from api.registry import REVIEWS
 from api.status import StatusError, bad_request, internal_error, too_large
 from bus.declare import QueueSpec, apiserver_queue
 from bus.message import Message
-from bus.messages import USER_HEADER, parse_client_request, valid_reply_to
+from bus.messages import STREAM_VERBS, USER_HEADER, parse_client_request, valid_reply_to
 from bus.topology import segment
 from config.answerers import store_answerers
 from config.settings import Settings
@@ -140,6 +140,8 @@ class ApiServer(Writes, Services, Tokens, Auditing, Actor):
             self.review(call)
         elif req.verb in ("watch", "logs", "token"):
             getattr(self, f"serve_{req.verb}")(call)
+        elif req.verb in STREAM_VERBS:
+            self.serve_logs(call)  # handed to the pod's kubelet the same way
         elif req.verb == "snapshot":
             self.forward(call, dict(call.msg.body))
         else:

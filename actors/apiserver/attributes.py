@@ -13,7 +13,8 @@ from bus.topology import NONE, word
 # kubus verbs → (Kubernetes verb, subresource)
 VERBS = {"create": ("create", ""), "get": ("get", ""), "list": ("list", ""), "update": ("update", ""),
          "updateStatus": ("update", "status"), "delete": ("delete", ""), "bind": ("create", "binding"),
-         "logs": ("get", "log"), "token": ("create", "token")}
+         "logs": ("get", "log"), "token": ("create", "token"),
+         "exec": ("create", "exec"), "attach": ("create", "attach"), "portforward": ("create", "portforward")}
 
 
 def of_request(user: UserInfo, req: Request) -> list[Attributes]:

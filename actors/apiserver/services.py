@@ -7,6 +7,7 @@ from actors.apiserver.attributes import of_request
 from actors.apiserver.audit import user_info
 from actors.apiserver.authz.rules import Attributes, UserInfo
 from api.status import StatusError, bad_request
+from bus.messages import STREAM_VERBS, USER_HEADER
 from bus.rpc import unwrap
 
 
@@ -21,7 +22,7 @@ class Services:
                             lambda: self.finish(call, {"ok": True, "queue": queue}),
                             lambda refusal: self.refuse(call, refusal))
 
-    # ---- logs: on to the kubelet of the pod's node, which answers the client ----------------------------
+    # ---- logs, exec, attach, portforward: on to the kubelet of the pod's node, which answers the client --
     def serve_logs(self, call) -> None:
         req = call.req
         get = {"verb": "get", "kind": "Pod", "namespace": req.namespace, "name": req.name, "options": {}}
@@ -34,13 +35,19 @@ class Services:
         msg = call.msg
 
         def unserved(why: str) -> None:
-            self.reply(msg, {"ok": False, "status": StatusError(
-                "ServiceUnavailable", f'the kubelet of node "{node}" does not serve logs ({why})').to_dict()})
+            verb = call.req.verb
+            refusal = StatusError("ServiceUnavailable", f'the kubelet of node "{node}" does not serve {verb} ({why})') \
+                if verb == "logs" else bad_request(f'pod "{call.req.name}" runs on node "{node}", whose kubelet runs '
+                                                   f'no containers (a simulated or hollow node): {verb} needs a cri node')
+            self.reply(msg, {"ok": False, "status": refusal.to_dict()})
 
-        self._audit(call, None, None, None)
+        complete = self._audit(call, None, None, None)
+        if complete is not None and call.req.verb in STREAM_VERBS:
+            complete(101, None, None)  # the stream is the kubelet's from here: Kubernetes audits the upgrade, 101
         self.bus.publish("", self.names.kubelet_logs_queue(node), {**msg.body, "kind": "Pod"}, type="request",
                          message_id=msg.message_id, correlation_id=msg.correlation_id, reply_to=msg.reply_to,
                          mandatory=True, user_id=self.bus.user, expiration_s=self.settings.request_timeout_s,
+                         headers={USER_HEADER: msg.user_id},  # whose frames a stream session believes
                          on_return=unserved)
         msg.ack()
 

@@ -69,7 +69,10 @@ def _subresources(info: KindInfo) -> list[dict]:
         entries.append({**_sub(info, "scale", "Scale", SUB_VERBS), "group": "autoscaling", "version": "v1"})
     if info.kind == "Pod":
         entries += [_sub(info, "binding", "Binding", ["create"]), _sub(info, "log", "Pod", ["get"]),
-                    {**_sub(info, "eviction", "Eviction", ["create"]), "group": "policy", "version": "v1"}]
+                    {**_sub(info, "eviction", "Eviction", ["create"]), "group": "policy", "version": "v1"},
+                    *(_sub(info, name, options, ["create", "get"]) for name, options in
+                      (("exec", "PodExecOptions"), ("attach", "PodAttachOptions"),
+                       ("portforward", "PodPortForwardOptions")))]
     if info.kind == "ServiceAccount":
         entries.append({**_sub(info, "token", "TokenRequest", ["create"]), "group": "authentication.k8s.io",
                         "version": "v1"})

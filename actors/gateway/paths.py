@@ -8,7 +8,7 @@ from api.registry import KINDS, REVIEWS, KindInfo
 
 BY_PLURAL: dict[tuple[str, str], KindInfo] = {(info.api_version, info.plural): info for info in KINDS.values()}
 REVIEW_PATHS = {(f"{group}/v1", plural): kind for kind, (group, plural) in REVIEWS.items()}
-SUBRESOURCES = {"status", "scale", "binding", "log", "eviction", "token"}
+SUBRESOURCES = {"status", "scale", "binding", "log", "eviction", "token", "exec", "attach", "portforward"}
 
 
 @dataclass(frozen=True)

@@ -1,14 +1,14 @@
 """Subresources: `status` (GET, PUT, PATCH), `scale` of Deployments and ReplicaSets (an
 autoscaling/v1 Scale over the parent's `spec.replicas`), a pod's `binding` and `eviction` (POST)
-`log` (GET, `follow` streamed as the kubelet's output grows) and a ServiceAccount's `token`
-(POST, a TokenRequest: `kubectl create token`)."""
+`log` (GET, `follow` streamed as the kubelet's output grows), a ServiceAccount's `token` (POST, a
+TokenRequest: `kubectl create token`), `exec` and `attach` (remotecommand.py), `portforward` (portforward.py)."""
 from __future__ import annotations
 
 import asyncio
 
 from aiohttp import web
 
-from actors.gateway import eviction, writes
+from actors.gateway import eviction, portforward, remotecommand, writes
 from actors.gateway.bodies import object_body, read_body, media_type
 from actors.gateway.calls import call, dry_run, typed, with_warnings
 from actors.gateway.paths import Target
@@ -42,6 +42,10 @@ async def serve(request: web.Request, client: Client, target: Target, max_bytes:
         return await log(request, client, target)
     elif sub == "token" and kind == "ServiceAccount" and method == "POST":
         return await token(request, client, target, max_bytes)
+    elif sub in ("exec", "attach") and kind == "Pod" and method in ("GET", "POST"):
+        return await remotecommand.serve(request, client, target, sub)
+    elif sub == "portforward" and kind == "Pod" and method in ("GET", "POST"):
+        return await portforward.serve(request, client, target)
     raise not_found_path(request.path)
 
 

@@ -17,12 +17,14 @@ from actors.kubelet.runtimes.cri import CRIRuntime
 from actors.kubelet.runtimes.process import ProcessRuntime
 from actors.kubelet.runtimes.simulated import SimulatedRuntime
 from api.misc import enforced_level
+from actors.kubelet.portforward import PortForward
+from actors.kubelet.streaming import Relays, runtime_target, stream_url
 from api.quantity import parse_quantity
 from api.status import StatusError
 from bus.codec import DecodeError
 from bus.declare import QueueSpec
 from bus.message import Message
-from bus.messages import parse_request
+from bus.messages import STREAM_VERBS, USER_HEADER, parse_request
 from bus.permissions import kubelet_keys
 from bus.topology import segment
 from config.credentials import url_as
@@ -55,6 +57,7 @@ class Kubelet(Actor):
             if agent.runtime.name == "process":
                 agent.admit = self._process_admits
         self.apiserver_user = broker_user_of(settings.cluster, "apiserver")
+        self.relays = Relays(self.bus, self.names, {"portforward": PortForward})
 
     def _pod_environment(self, token: dict) -> dict[str, str]:
         """What a pod's containers connect with: its ServiceAccount's broker user, so `Client()` just works."""
@@ -125,6 +128,9 @@ class Kubelet(Actor):
             worker = next((w for a in self.agents.values() for w in a.workers.values()
                            if (w.pod["metadata"].get("namespace"), w.pod["metadata"]["name"]) ==
                            (req.namespace or "default", req.name)), None)
+            if req.verb in STREAM_VERBS:
+                self._open_stream(msg, req, worker)
+                return
             reply = read_logs(worker, req.name or "", req.options)
         except DecodeError as exc:
             self.dead_letter(msg, exc.reason, exc.detail)
@@ -133,6 +139,30 @@ class Kubelet(Actor):
             reply = {"ok": False, "status": exc.to_dict()}
         self.reply(msg, reply)
         msg.ack()
+
+    def _open_stream(self, msg: Message, req, worker) -> None:
+        """exec/attach: the runtime's stream URL (a gRPC call, off this loop), then a relay (streaming.py)."""
+        runtime_id = runtime_target(worker, req.name or "", req)
+        requester = (msg.headers or {}).get(USER_HEADER)
+        msg.ack()
+        if req.options.get("probe"):
+            self.reply(msg, {"ok": True})
+            return
+
+        def url() -> str | StatusError:
+            try:
+                return stream_url(worker.runtime, runtime_id, req)
+            except Exception as exc:  # the runtime's refusal (CRIError) or its absence
+                return StatusError("InternalError", f"unable to upgrade connection: {exc}")
+
+        def got(answer) -> None:
+            if isinstance(answer, StatusError):
+                self.reply(msg, {"ok": False, "status": answer.to_dict()})
+            else:
+                self.log.info("kubelet.stream_open", verb=req.verb, pod=f"{req.namespace}/{req.name}",
+                              user=requester)
+                self.relays.start(msg, req, str(requester), worker.pod["spec"]["nodeName"], answer)
+        self.offload(url, got)
 
     def informers(self) -> list[tuple[QueueSpec, Callable[[Delta], None]]]:
         events = self.names.events
