@@ -11,7 +11,7 @@ import structlog
 from aiohttp import WSMsgType, web
 
 from actors.gateway.paths import Target
-from actors.gateway.spdyupgrade import protocol_of, take_over, wants_spdy
+from actors.gateway.spdyupgrade import open_session, take_over
 from api.status import StatusError, bad_request
 from runtime import spdy
 from runtime.client import Client
@@ -38,20 +38,8 @@ def ports_of(request: web.Request) -> list[int]:
 async def serve(request: web.Request, client: Client, target: Target) -> web.StreamResponse:
     ports = ports_of(request)
     ws = web.WebSocketResponse(protocols=(PROTOCOL,), autoping=True, max_msg_size=0)
-    websocket, spdy_ = ws.can_prepare(request).ok, wants_spdy(request)
-    if spdy_ and not websocket:
-        protocol_of(request, (SPDY_PROTOCOL,))
-    probe = not websocket and not spdy_
-    stream = ClientStream(client, "portforward", target.namespace or "default", target.name or "",
-                          {"ports": ports, "probe": probe})
-    try:
-        await stream.opened()
-    except StatusError:
-        stream.close()
-        raise
-    if probe:
-        stream.close()
-        raise StatusError("BadRequest", "Upgrade request required")
+    stream, websocket = await open_session(request, ws, client, "portforward", target, {"ports": ports},
+                                           (SPDY_PROTOCOL,))
     forwarding = Forwarding(stream)
     if not websocket:  # kubectl <= 1.30: SPDY on the connection itself
         connection, response = await take_over(request, SPDY_PROTOCOL, forwarding.opened)

@@ -12,7 +12,7 @@ import base64
 from aiohttp import WSMsgType, web
 
 from actors.gateway.paths import Target
-from actors.gateway.spdyupgrade import protocol_of, take_over, wants_spdy
+from actors.gateway.spdyupgrade import open_session, take_over
 from api.status import StatusError, bad_request
 from runtime import spdy
 from runtime.client import Client
@@ -42,20 +42,7 @@ def options_of(request: web.Request, verb: str) -> dict:
 async def serve(request: web.Request, client: Client, target: Target, verb: str) -> web.StreamResponse:
     options = options_of(request, verb)
     ws = web.WebSocketResponse(protocols=PROTOCOLS, autoping=True, max_msg_size=0)
-    websocket, spdy = ws.can_prepare(request).ok, wants_spdy(request)
-    if spdy and not websocket:
-        protocol_of(request, SPDY_PROTOCOLS)
-    probe = not websocket and not spdy  # no upgrade at all: only say what would be refused
-    stream = ClientStream(client, verb, target.namespace or "default", target.name or "",
-                          {**options, "probe": probe})
-    try:
-        await stream.opened()
-    except StatusError:
-        stream.close()
-        raise
-    if probe:
-        stream.close()
-        raise StatusError("BadRequest", "Upgrade request required")
+    stream, websocket = await open_session(request, ws, client, verb, target, options, SPDY_PROTOCOLS)
     if not websocket:
         return await _serve_spdy(request, stream, options)
     await ws.prepare(request)

@@ -11,6 +11,8 @@ from aiohttp import web
 
 from api.status import StatusError
 from runtime import spdy
+from runtime.client import Client
+from runtime.streams import ClientStream
 
 UPGRADE = "SPDY/3.1"
 
@@ -28,6 +30,27 @@ def protocol_of(request: web.Request, supported: tuple[str, ...]) -> str:
         raise StatusError("Forbidden", f"unable to upgrade: unable to negotiate protocol: client supports {offered}, "
                                        f"server supports {list(supported)}")
     return chosen
+
+
+async def open_session(request: web.Request, ws: web.WebSocketResponse, client: Client, verb: str, target,
+                       options: dict, spdy_protocols: tuple[str, ...]) -> tuple[ClientStream, bool]:
+    """Ask for the stream session before any upgrade, so that a refusal is an HTTP answer as kubectl
+    expects; (the session, whether the client upgrades to a WebSocket rather than SPDY). A request that
+    upgrades to neither only learns what would be refused (the session is a probe: nothing runs)."""
+    websocket, spdy_ = ws.can_prepare(request).ok, wants_spdy(request)
+    if spdy_ and not websocket:
+        protocol_of(request, spdy_protocols)
+    probe = not websocket and not spdy_
+    stream = ClientStream(client, verb, target.namespace or "default", target.name or "", {**options, "probe": probe})
+    try:
+        await stream.opened()
+    except StatusError:
+        stream.close()
+        raise
+    if probe:
+        stream.close()
+        raise StatusError("BadRequest", "Upgrade request required")
+    return stream, websocket
 
 
 class _Bytes:
