@@ -13,7 +13,7 @@ from actors.kubelet.cri.expand import expand
 from actors.kubelet.fieldpath import FieldError, PodFacts, field_value, resource_value
 from api.podrefs import CONFIGMAP, SECRET
 
-Objects = Mapping[tuple[str, str], "dict | None"]
+Objects = Mapping[tuple[str, str], "dict | str | None"]  # None: not found; str: why the get failed
 NOUNS = {CONFIGMAP: "configmap", SECRET: "secret"}
 
 
@@ -31,6 +31,8 @@ def lookup(objects: Objects, kind: str, name: str, namespace: str, optional: boo
     if (kind, name) not in objects:
         raise ConfigError(f"{NOUNS[kind]} \"{name}\" not fetched yet")
     obj = objects[(kind, name)]
+    if isinstance(obj, str):
+        raise ConfigError(obj)
     if obj is None:
         if optional:
             return None
@@ -59,7 +61,8 @@ def from_sources(container: dict, objects: Objects, namespace: str) -> dict[str,
     """`envFrom`: every valid key of each source, prefixed; invalid names are skipped."""
     env: dict[str, str] = {}
     for source in container.get("envFrom") or []:
-        kind, ref = (CONFIGMAP, source["configMapRef"]) if source.get("configMapRef") else (SECRET, source.get("secretRef") or {})
+        kind, ref = (CONFIGMAP, source["configMapRef"]) if source.get("configMapRef") else \
+            (SECRET, source.get("secretRef") or {})
         values = lookup(objects, kind, ref.get("name", ""), namespace, bool(ref.get("optional"))) or {}
         prefix = source.get("prefix") or ""
         env.update({prefix + k: v for k, v in values.items() if valid_name(prefix + k)})

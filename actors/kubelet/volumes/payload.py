@@ -12,7 +12,7 @@ from actors.kubelet.volumes.atomic import Payload
 from api.podrefs import CONFIGMAP, SECRET
 
 DEFAULT_MODE = 0o644
-Objects = Mapping[tuple[str, str], "dict | None"]
+Objects = Mapping[tuple[str, str], "dict | str | None"]  # None: not found; str: why the get failed
 
 
 class MountError(Exception):
@@ -31,6 +31,8 @@ def keyed(volume: str, kind: str, source: dict, objects: Objects, default_mode: 
     name = source.get("secretName") or source.get("name") or ""
     noun = "configmap" if kind == CONFIGMAP else "secret"
     obj = objects.get((kind, name))
+    if isinstance(obj, str):
+        raise MountError(f'MountVolume.SetUp failed for volume "{volume}" : {obj}')
     if obj is None:
         if source.get("optional"):
             return {}

@@ -1,0 +1,67 @@
+"""The ConfigMaps and Secrets a pod references, as the kubelet last fetched them: a `get` each through
+the apiserver as the node (the node authorizer lets it read what a pod bound here references), sent
+from the loop and answered on it (never waited for). Fetched when the pod comes, again at most every
+REFRESH_S on the pod's syncs (mounted files follow edits), and at once when a container could not be
+configured (its retry sees an object created meanwhile)."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import structlog
+
+from api.podrefs import pod_refs
+
+log = structlog.get_logger("kubelet")
+REFRESH_S = 5.0
+Call = Callable[[dict, Callable[[Any], None]], None]
+
+
+class PodObjects:
+    def __init__(self, pod: dict, clock: Callable[[], float]):
+        self.namespace = pod["metadata"].get("namespace") or "default"
+        self.refs = sorted(pod_refs(pod))
+        self.clock = clock
+        self.found: dict[tuple[str, str], dict | None] = {}  # None: not found
+        self.errors: dict[tuple[str, str], str] = {}  # why a get failed otherwise (Forbidden, timeout)
+        self.pending = 0
+        self.fetched_at: float | None = None if self.refs else 0.0
+
+    @property
+    def ready(self) -> bool:
+        """Every reference has been asked about once."""
+        return self.fetched_at is not None
+
+    def view(self) -> dict[tuple[str, str], dict | str | None]:
+        """Each reference's object (None: not found), or why its get failed."""
+        return {**self.found, **self.errors}
+
+    def stale(self) -> None:
+        """Fetch again on the next refresh, whatever the time."""
+        if self.fetched_at is not None:
+            self.fetched_at = -1e18
+
+    def refresh(self, call: Call, done: Callable[[], None]) -> None:
+        """Fetch every reference if due; `done` runs when the last answer came."""
+        due = self.fetched_at is None or self.clock() - self.fetched_at >= REFRESH_S
+        if not self.refs or self.pending or not due:
+            return
+        self.pending = len(self.refs)
+        for kind, name in self.refs:
+            call({"verb": "get", "kind": kind, "namespace": self.namespace, "name": name},
+                 lambda reply, ref=(kind, name): self._got(ref, reply, done))
+
+    def _got(self, ref: tuple[str, str], reply: Any, done: Callable[[], None]) -> None:
+        if isinstance(reply, dict) and reply.get("ok"):
+            self.found[ref] = reply["object"]
+            self.errors.pop(ref, None)
+        elif isinstance(reply, dict) and (reply.get("status") or {}).get("reason") == "NotFound":
+            self.found[ref] = None
+            self.errors.pop(ref, None)
+        else:
+            why = (reply.get("status") or {}).get("message") if isinstance(reply, dict) else str(reply)
+            self.errors[ref] = why or "no answer"
+            log.info("kubelet.fetch_failed", kind=ref[0], namespace=self.namespace, name=ref[1], why=self.errors[ref])
+        self.pending -= 1
+        if self.pending == 0:
+            self.fetched_at = self.clock()
+            done()
