@@ -7,7 +7,7 @@ from typing import Callable
 
 import structlog
 
-from actors.kubelet import probes
+from actors.kubelet import probes, termination
 from actors.kubelet.containers import Container
 from actors.kubelet.envfrom import ConfigError, container_env
 from actors.kubelet.fieldpath import PodFacts
@@ -117,7 +117,7 @@ class PodWorker:
         ref = getattr(self.runtime, "container_ref", lambda cid: None)(c.cid)
         c.exited(result, now)
         c.terminated["containerID"] = ref
-        message = self.volumes.termination_message(c.name, c.instances - 1) if self.volumes else ""
+        message = termination.message(self.volumes, self.runtime, self.uid, c.spec, c.instances - 1, result.code)
         if message and not c.killed_by:
             c.terminated["message"] = message
         log.info("kubelet.container_exited", pod=self.key, container=c.name, code=result.code, rev=self._rev())
