@@ -88,6 +88,15 @@ def value_of(var: dict, pod: dict, container: dict, objects: Objects, facts: Pod
     return ""
 
 
+def with_pod_ip(container: dict, env: dict[str, str], ip: str | None) -> dict[str, str]:
+    """The env with `status.podIP(s)` fieldRefs set to the sandbox's address, known only once the
+    runtime made it (after the kubelet resolved the env)."""
+    paths = ("status.podIP", "status.podIPs")
+    names = [v["name"] for v in container.get("env") or []
+             if ((v.get("valueFrom") or {}).get("fieldRef") or {}).get("fieldPath") in paths]
+    return {**env, **{name: ip for name in names}} if ip and names else env
+
+
 def container_env(pod: dict, container: dict, objects: Objects, facts: PodFacts,
                   base: dict[str, str]) -> dict[str, str]:
     """`base` (the kubelet's own), then envFrom, then env; raises ConfigError."""

@@ -24,6 +24,7 @@ from actors.kubelet.cri.cni import NodeNetwork
 from actors.kubelet.cri.pulling import Puller
 from actors.kubelet.cri.sandboxes import NODE_LABEL, Sandboxes
 from actors.kubelet.cri.security import ImageUser
+from actors.kubelet.envfrom import with_pod_ip
 from actors.kubelet.runtimes.base import Exited, StartError
 
 log = structlog.get_logger("kubelet")
@@ -90,6 +91,7 @@ class CRIRuntime:
             if self.down:
                 raise StartError("ContainerCreating", f"container runtime is down: {self.down}")
             sandbox = self.sandboxes.ensure(pod)
+            env = with_pod_ip(container, env, self.sandboxes.ip(inst.pod_uid))
             image = self.puller.ensure(inst.pod_uid, container)
             user = ImageUser(image.uid.value if image.HasField("uid") else None, image.username)
             config = specs.container_config(pod, container, instance=inst.attempt, env=_image_env(env),

@@ -55,12 +55,14 @@ def test_env_from_a_configmap_and_a_secret(cri_cluster):
     env = [{"name": "M", "valueFrom": {"configMapKeyRef": {"name": "app", "key": "MODE"}}},
            {"name": "P", "valueFrom": {"secretKeyRef": {"name": "db", "key": "password"}}},
            {"name": "L", "valueFrom": {"fieldRef": {"fieldPath": "metadata.labels['tier']"}}},
-           {"name": "BOTH", "value": "$(M)-$(P)"}]
-    cri_cluster.create(pod("envs", [sh("main", 'echo "$M|$P|$L|$BOTH|$APP_level|$password"', env=env,
+           {"name": "BOTH", "value": "$(M)-$(P)"},
+           {"name": "IP", "valueFrom": {"fieldRef": {"fieldPath": "status.podIP"}}}]
+    cri_cluster.create(pod("envs", [sh("main", 'echo "$M|$P|$L|$BOTH|$APP_level|$password|$IP"', env=env,
                                        envFrom=[{"configMapRef": {"name": "app"}, "prefix": "APP_"},
                                                 {"secretRef": {"name": "db"}}])], labels={"tier": "web"}))
     assert finished(cri_cluster, "envs")["exitCode"] == 0
-    assert cri_cluster.logs("envs")["text"] == "fast|s3cr3t|web|fast-s3cr3t|3|s3cr3t\n"
+    ip = status(cri_cluster, "envs")["podIP"]
+    assert cri_cluster.logs("envs")["text"] == f"fast|s3cr3t|web|fast-s3cr3t|3|s3cr3t|{ip}\n"
 
 
 def test_a_missing_key_is_create_container_config_error_until_it_exists(cri_cluster):

@@ -5,7 +5,8 @@ from __future__ import annotations
 from actors.kubelet.podobjects import REFRESH_S, PodObjects
 
 POD = {"metadata": {"name": "p", "namespace": "prod"},
-       "spec": {"containers": [{"name": "c", "envFrom": [{"configMapRef": {"name": "cfg"}}, {"secretRef": {"name": "s"}}],
+       "spec": {"containers": [{"name": "c", "envFrom": [{"configMapRef": {"name": "cfg"}},
+                                                         {"secretRef": {"name": "s"}}],
                                 "env": [{"name": "X", "valueFrom": {"secretKeyRef": {"name": "gone", "key": "k"}}}]}]}}
 REPLIES = {"cfg": {"ok": True, "object": {"data": {"a": "1"}}},
            "s": {"ok": False, "status": {"reason": "Forbidden", "message": 'secrets "s" is forbidden: no'}},

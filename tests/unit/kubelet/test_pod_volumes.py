@@ -32,7 +32,8 @@ class FakeTmpfs:
 
 def pod(volumes: list[dict], limits: dict | None = None, mounts: list[dict] = ()) -> dict:
     container = {"name": "c", "volumeMounts": list(mounts), "resources": {"limits": limits or {}}}
-    return {"metadata": {"name": "p", "namespace": "d", "uid": "u"}, "spec": {"volumes": volumes, "containers": [container]}}
+    return {"metadata": {"name": "p", "namespace": "d", "uid": "u"},
+            "spec": {"volumes": volumes, "containers": [container]}}
 
 
 OBJECTS = {("ConfigMap", "cfg"): {"data": {"a": "1"}}, ("Secret", "s"): {"data": {"k": "dg=="}}}
@@ -106,7 +107,8 @@ def test_an_unsupported_kind_says_so(tmp_path):
 
 
 def test_teardown_unmounts_and_removes_the_folder(made, tmp_path):
-    volumes, tmpfs = made(pod([{"name": "m", "emptyDir": {"medium": "Memory"}}, {"name": "s", "secret": {"secretName": "s"}}]))
+    volumes, tmpfs = made(pod([{"name": "m", "emptyDir": {"medium": "Memory"}},
+                               {"name": "s", "secret": {"secretName": "s"}}]))
     volumes.teardown()
     assert tmpfs.mounted == {} and not (tmp_path / "u").exists()
 
