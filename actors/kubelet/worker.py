@@ -222,9 +222,10 @@ class PodWorker:
         return not any(c.running for c in self.inits + self.apps)
 
     def fetch(self, call, done: Callable[[], None]) -> None:
-        """Fetch what it references, when due; its projected volumes follow what came."""
+        """Fetch what it references, when due; its projected volumes follow what came (those made:
+        after a kubelet restart too, the folders being there)."""
         def fetched() -> None:
-            if self.volumes is not None and self.volumes.ready and not self.terminating:
+            if self.volumes is not None and not self.terminating:
                 self.volumes.refresh(self.pod, self.objects.view(), self.facts())
             done()
         self.objects.refresh(call, fetched)
