@@ -137,3 +137,28 @@ def test_a_failed_container_without_a_message_gets_its_logs_tail_when_its_policy
     quiet, fallback = finished(cri_cluster, "quiet"), finished(cri_cluster, "fallback")
     assert quiet["exitCode"] == 2 and "message" not in quiet, quiet
     assert (fallback["exitCode"], fallback.get("message")) == (3, "first\nlast words\n"), fallback
+
+
+def test_a_projected_volume_follows_an_edit_made_after_the_kubelet_restarted(cri_cluster, procs):
+    cri_cluster.create(configmap("proj", greeting="hello"))
+    cri_cluster.create(secret("proj-s", key="k1"))
+    volumes = [{"name": "all", "projected": {"defaultMode": 0o444, "sources": [
+        {"configMap": {"name": "proj"}}, {"secret": {"name": "proj-s", "items": [{"key": "key", "path": "s/key"}]}},
+        {"downwardAPI": {"items": [{"path": "name", "fieldRef": {"fieldPath": "metadata.name"}}]}}]}}]
+    script = "while true; do echo \"$(cat /p/greeting) $(cat /p/s/key) $(cat /p/name)\"; sleep 0.3; done"
+    cri_cluster.create(pod("projected", [sh("main", script, volumeMounts=[{"name": "all", "mountPath": "/p"}])],
+                           volumes, policy="Always"))
+    wait_until(lambda: "hello k1 projected" in cri_cluster.logs("projected", tail=1)["text"], 90, what="the files")
+    procs.kubelet.kill()
+    procs.kubelet.wait(10)
+    procs.kubelet = procs.start("actors.kubelet", "--node", "node-1", "--runtime", "cri", label="kubelet-again")
+    wait_until(lambda: cri_cluster.get("Lease", "node-1", "kube-node-lease"), 30, what="the lease")
+    cri_cluster.update({**cri_cluster.get("ConfigMap", "proj"), "data": {"greeting": "bye"}})
+    wait_until(lambda: "bye k1 projected" in cri_cluster.logs("projected", tail=1)["text"], 60,
+               what="the edit in the projected file after the restart")
+    assert container_restarts(cri_cluster, "projected") == 0
+    cri_cluster.delete("Pod", "projected")
+
+
+def container_restarts(client, name: str) -> int:
+    return (status(client, name).get("containerStatuses") or [{}])[0].get("restartCount", 0)
