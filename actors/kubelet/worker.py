@@ -198,6 +198,9 @@ class PodWorker:
             self._not_configured(c, now, "CreateContainerConfigError" if isinstance(exc, ConfigError)
                                  else "ContainerCreating", str(exc))
             return
+        except (KeyError, TypeError, ValueError, AttributeError, OSError) as exc:  # a spec let by, the node's disk
+            self._not_configured(c, now, "CreateContainerConfigError", f"{type(exc).__name__}: {exc}")
+            return
         try:
             cid = self.runtime.start(self.pod, c.spec, c.instances, env, mounts)
         except StartError as exc:

@@ -84,7 +84,7 @@ class PodVolumes:
             try:
                 if atomic.write(self.path(volume), payload_of(volume, pod, objects, facts) or {}):
                     log.info("kubelet.volume_updated", pod_uid=self.root.name, volume=volume["name"])
-            except (MountError, OSError) as exc:  # keep what is there; the next resync tries again
+            except (MountError, OSError, KeyError, TypeError, ValueError) as exc:  # kept; the next fetch tries again
                 log.info("kubelet.volume_refresh_failed", pod_uid=self.root.name, volume=volume["name"], why=str(exc))
 
     def mounts(self, pod: dict, container: dict, instance: int, env: dict[str, str]) -> list[dict]:
