@@ -1,8 +1,8 @@
 """The ConfigMaps and Secrets a pod references, as the kubelet last fetched them: a `get` each through
 the apiserver as the node (the node authorizer lets it read what a pod bound here references), sent
-from the loop and answered on it (never waited for). Fetched when the pod comes, again at most every
-REFRESH_S on the pod's syncs (mounted files follow edits), and at once when a container could not be
-configured (its retry sees an object created meanwhile)."""
+from the loop and answered on it (never waited for). Fetched when the pod comes, again when a
+container could not be configured or exited (its next start sees what changed meanwhile), and, for
+a pod whose volumes project them (mounted files follow edits), every REFRESH_S on its syncs."""
 from __future__ import annotations
 
 from typing import Any, Callable
@@ -40,9 +40,11 @@ class PodObjects:
         if self.fetched_at is not None:
             self.fetched_at = -1e18
 
-    def refresh(self, call: Call, done: Callable[[], None]) -> None:
-        """Fetch every reference if due; `done` runs when the last answer came."""
-        due = self.fetched_at is None or self.clock() - self.fetched_at >= REFRESH_S
+    def refresh(self, call: Call, done: Callable[[], None], periodic: bool = False) -> None:
+        """Fetch every reference if due (never fetched, stale, or `periodic` and REFRESH_S old); `done`
+        runs when the last answer came."""
+        age = None if self.fetched_at is None else self.clock() - self.fetched_at
+        due = age is None or age >= (REFRESH_S if periodic else 1e17)
         if not self.refs or self.pending or not due:
             return
         self.pending = len(self.refs)

@@ -117,6 +117,7 @@ class PodWorker:
         ref = getattr(self.runtime, "container_ref", lambda cid: None)(c.cid)
         c.exited(result, now)
         c.terminated["containerID"] = ref
+        self.objects.stale()  # its next start reads them again
         message = termination.message(self.volumes, self.runtime, self.uid, c.spec, c.instances - 1, result.code)
         if message and not c.killed_by:
             c.terminated["message"] = message
@@ -231,7 +232,7 @@ class PodWorker:
             if self.volumes is not None and not self.terminating:
                 self.volumes.refresh(self.pod, self.objects.view(), self.facts())
             done()
-        self.objects.refresh(call, fetched)
+        self.objects.refresh(call, fetched, periodic=self.volumes is not None and self.volumes.projects(self.pod))
 
     def _not_configured(self, c: Container, now: float, reason: str, message: str) -> None:
         """Its env or volumes could not be made: it waits with the reason, and the next try (soon, no

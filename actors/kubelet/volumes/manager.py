@@ -74,6 +74,10 @@ class PodVolumes:
             sizes.append(int(parse_quantity(source["sizeLimit"])))
         return min(sizes)
 
+    def projects(self, pod: dict) -> bool:
+        """Whether any of the pod's volumes is made of ConfigMaps or Secrets (kept up to date)."""
+        return any(kind_of(v) in ON_TMPFS + ("configMap",) for v in pod["spec"].get("volumes") or [])
+
     def refresh(self, pod: dict, objects: Objects, facts: PodFacts) -> None:
         """Write the projected volumes again from the objects as now fetched (unchanged: no write)."""
         for volume in pod["spec"].get("volumes") or []:

@@ -33,25 +33,40 @@ def test_every_reference_is_asked_for_and_answered():
                               ("Secret", "s"): 'secrets "s" is forbidden: no'}
 
 
-def test_a_refresh_waits_its_interval_unless_stale():
+def test_a_periodic_refresh_waits_its_interval_unless_stale():
+    clock, asked = Clock(), []
+    objects = PodObjects(POD, clock)
+    call = lambda body, reply: asked.append(reply)  # noqa: E731
+    objects.refresh(call, lambda: None, periodic=True)
+    for reply in list(asked):
+        reply({"ok": True, "object": {}})
+    objects.refresh(call, lambda: None, periodic=True)
+    assert len(asked) == 3
+    clock.now += REFRESH_S
+    objects.refresh(call, lambda: None, periodic=True)
+    assert len(asked) == 6
+    objects.refresh(call, lambda: None, periodic=True)  # answers still out: not asked twice
+    assert len(asked) == 6
+    for reply in asked[3:]:
+        reply({"ok": True, "object": {}})
+    objects.stale()
+    objects.refresh(call, lambda: None, periodic=True)
+    assert len(asked) == 9
+
+
+def test_without_projecting_volumes_it_fetches_again_only_when_stale():
     clock, asked = Clock(), []
     objects = PodObjects(POD, clock)
     call = lambda body, reply: asked.append(reply)  # noqa: E731
     objects.refresh(call, lambda: None)
     for reply in list(asked):
         reply({"ok": True, "object": {}})
+    clock.now += 100 * REFRESH_S
     objects.refresh(call, lambda: None)
     assert len(asked) == 3
-    clock.now += REFRESH_S
-    objects.refresh(call, lambda: None)
-    assert len(asked) == 6
-    objects.refresh(call, lambda: None)  # answers still out: not asked twice
-    assert len(asked) == 6
-    for reply in asked[3:]:
-        reply({"ok": True, "object": {}})
     objects.stale()
     objects.refresh(call, lambda: None)
-    assert len(asked) == 9
+    assert len(asked) == 6
 
 
 def test_a_pod_that_references_nothing_is_ready_at_once():
