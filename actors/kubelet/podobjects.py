@@ -19,7 +19,10 @@ Call = Callable[[dict, Callable[[Any], None]], None]
 class PodObjects:
     def __init__(self, pod: dict, clock: Callable[[], float]):
         self.namespace = pod["metadata"].get("namespace") or "default"
-        self.refs = sorted(pod_refs(pod))
+        try:
+            self.refs = sorted(pod_refs(pod))
+        except (AttributeError, TypeError):  # not objects where validation wants them: nothing to fetch
+            self.refs = []
         self.clock = clock
         self.found: dict[tuple[str, str], dict | None] = {}  # None: not found
         self.errors: dict[tuple[str, str], str] = {}  # why a get failed otherwise (Forbidden, timeout)
