@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from api import (config_validation, ingress_validation, names, policy_validation, quantity, rbac, selectors,
-                 service_validation)
+                 service_validation, volume_validation)
 from api.registry import KindInfo
 from api.status import Cause
 
@@ -108,6 +108,7 @@ def pod_spec(path: str, spec: dict) -> list[Cause]:
     seen: set[str] = set()
     causes = _containers(f"{path}.initContainers", spec.get("initContainers") or [], seen)
     causes += _containers(f"{path}.containers", containers, seen)
+    causes += volume_validation.pod_volumes(path, spec)
     grace = spec.get("terminationGracePeriodSeconds")
     if grace is not None and grace < 0:
         causes.append(_invalid(f"{path}.terminationGracePeriodSeconds", grace, "must be greater than or equal to 0"))

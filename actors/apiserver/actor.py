@@ -17,6 +17,7 @@ from actors.apiserver.batches import CommandBatches
 from actors.apiserver.call import Call
 from actors.apiserver.defaults import ensure_defaults
 from actors.apiserver.impersonation import impersonated
+from actors.apiserver.nodegraph import NodeGraph
 from actors.apiserver.outcomes import Outcomes
 from actors.apiserver.policycache import POLICY_KINDS, PolicyCache
 from actors.apiserver.services import Services
@@ -41,7 +42,7 @@ OBJECT_VERBS = frozenset(("create", "update", "updateStatus", "patch"))
 REQUEST_ENVELOPE = 4096  # a request's fields besides its object
 
 
-class ApiServer(Writes, Services, Tokens, Auditing, Actor):
+class ApiServer(Writes, NodeGraph, Services, Tokens, Auditing, Actor):
     name = "apiserver"
 
     def __init__(self, settings: Settings, **kw):

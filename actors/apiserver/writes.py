@@ -11,6 +11,7 @@ from actors.apiserver.admission.podsecurity import enforced
 from actors.apiserver.attributes import of_request
 from actors.apiserver.authz import forbidden
 from actors.apiserver.authz.node import node_identity
+from actors.apiserver.nodegraph import REFERENCED
 from api import scope, service
 from api.admission import admit, admit_status
 from api.patch.apply import apply_patch
@@ -31,6 +32,9 @@ class Writes:
         guard = self._node_guard(call, info)
         if guard:
             body["guard"] = guard
+        if req.verb == "get" and call.decision.node_guard and info.kind in REFERENCED:
+            self.through_node_graph(call, info.kind, lambda: self.forward(call, body))
+            return
         if req.verb in scope.PLACED and isinstance(req.object, dict):
             body["object"] = scope.placed(info, req.verb, req.namespace, req.name, req.object)
         elif req.verb == "bind":

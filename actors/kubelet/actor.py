@@ -107,7 +107,7 @@ class Kubelet(Actor):
             containerd.Layout(home.resolve())
         runtime = CRIRuntime(RuntimeClient(endpoint), cfg.name, layout.logs, _memory(cfg), network.dns_config,
                              cni.NodeNetwork(layout.cni_conf, layout.cni_data, network.bridge))
-        runtime.down = down
+        runtime.down, runtime.pods_root = down, home.parent.resolve() / "pods"
         upkeep.start(runtime.client, cfg.name, Limits(s.container_log_max_size, s.container_log_max_files),
                      s.container_log_monitor_interval, None if s.cri_endpoint or down else daemon)
         return runtime

@@ -13,6 +13,7 @@ from actors.kubelet.nodeinfo import LEASE_NAMESPACE, NodeConfig, lease_object, n
 from actors.kubelet.podips import PodAddresses
 from actors.kubelet.podnet import PodNetwork
 from actors.kubelet.runtimes.base import Runtime
+from actors.kubelet.volumes import manager as volumes
 from actors.kubelet.worker import PodWorker
 from api.status import StatusError
 
@@ -137,6 +138,8 @@ class NodeAgent:
                 worker.pod_ip = ""  # the sandbox's, once it has one (sync_pod)
             self._give_address(worker)
             worker.services = self.services
+            worker.allocatable = dict(self.cfg.capacity)
+            worker.volumes = volumes.for_pod(self.runtime, uid, self.cfg.capacity)
             self._fetch_credentials(worker)
             latest = self.runtime.adopt(uid)
             if latest:
@@ -198,10 +201,12 @@ class NodeAgent:
             if uid not in self.workers:
                 log.info("kubelet.orphan_removed", node=self.cfg.name, pod_uid=uid)
                 self._forget(uid)
+        volumes.clean_orphans(self.runtime, set(self.workers))
 
     def _forget(self, uid: str) -> None:
         """A pod's containers, files and network namespace go."""
         self.runtime.forget(uid)
+        volumes.teardown(self.runtime, uid)
         if self.network is not None:
             self.network.teardown(uid)
 
@@ -241,6 +246,8 @@ class NodeAgent:
             return
         if worker.pod_ip == "":
             worker.pod_ip = self.runtime.pod_ip(worker.uid) or ""
+        if not worker.terminating:
+            worker.fetch(self.call, lambda: self.sync_pod(worker))
         worker.sync()
         self._report(worker)
         worker.quiet_to = self._quiet_until(worker, synced_at)

@@ -7,13 +7,19 @@ from typing import Callable
 
 import structlog
 
-from actors.kubelet import probes
+from actors.kubelet import probes, termination
 from actors.kubelet.containers import Container
+from actors.kubelet.envfrom import ConfigError, container_env
+from actors.kubelet.fieldpath import PodFacts
+from actors.kubelet.podobjects import PodObjects
 from actors.kubelet.probes import Offload, ProbeState
 from actors.kubelet.runtimes.base import Runtime, StartError
 from actors.kubelet.serviceenv import service_env
+from actors.kubelet.volumes.manager import PodVolumes
+from actors.kubelet.volumes.payload import MountError
 
 log = structlog.get_logger("kubelet")
+CONFIG_RETRY_S = 2.0  # a container whose configuration failed is tried again this often (each sync, in Kubernetes)
 
 
 class PodWorker:
@@ -36,6 +42,9 @@ class PodWorker:
         self.quiet_to = 0.0  # NodeAgent.sync_all leaves the pod be until then
         self.admitted = False  # the node's own admission has answered (NodeAgent._admitted)
         self.refused: tuple[str, str] | None = None  # its (reason, message) if it refused: the pod failed
+        self.objects = PodObjects(pod, clock)  # the ConfigMaps and Secrets it references (NodeAgent fetches)
+        self.volumes: PodVolumes | None = None  # its volumes on the node, where the runtime mounts them (cri)
+        self.allocatable: dict = {}  # the node's, for resourceFieldRef without a limit
 
     @property
     def uid(self) -> str:
@@ -80,7 +89,7 @@ class PodWorker:
                 c.signaled = "KILL"
         if self.terminating:
             self._stop_all(now)
-        elif self.refused or self.credentials is None or not self._inits_done(now):
+        elif self.refused or self.credentials is None or not self.objects.ready or not self._inits_done(now):
             return
         else:
             for c in [i for i in self.inits if i.sidecar] + self.apps:
@@ -93,7 +102,8 @@ class PodWorker:
         back-off. 0.0 (synced every tick) while it terminates, waits for credentials, was killed by a
         probe, or the runtime cannot foresee (processes exit when they do)."""
         containers = self.inits + self.apps
-        if self.terminating or self.credentials is None or any(c.killed_by for c in containers):
+        if self.terminating or self.credentials is None or not self.objects.ready or \
+                any(c.killed_by for c in containers):
             return 0.0
         changes = self.runtime.next_change([c.cid for c in containers if c.running], synced_at)
         if changes is None:
@@ -107,6 +117,10 @@ class PodWorker:
         ref = getattr(self.runtime, "container_ref", lambda cid: None)(c.cid)
         c.exited(result, now)
         c.terminated["containerID"] = ref
+        self.objects.stale()  # its next start reads them again
+        message = termination.message(self.volumes, self.runtime, self.uid, c.spec, c.instances - 1, result.code)
+        if message and not c.killed_by:
+            c.terminated["message"] = message
         log.info("kubelet.container_exited", pod=self.key, container=c.name, code=result.code, rev=self._rev())
         if not self.terminating and c.should_restart(self.policy_of(c)):
             delay = c.schedule_restart(now)
@@ -128,7 +142,7 @@ class PodWorker:
             if not state.due(now):
                 continue
             state.in_flight = True
-            cid, env, workdir = c.cid, self.env(c.spec), self.runtime.workdir(self.uid, c.spec)
+            cid, env, workdir = c.cid, self._probe_env(c.spec), self.runtime.workdir(self.uid, c.spec)
             inside = getattr(self.runtime, "exec_sync", None)  # an exec probe runs in the container
             run = (lambda command, timeout, cid=cid: inside(cid, command, timeout)) if inside else None
             self.offload(lambda s=state: probes.check(s.probe, c.spec, env, self.pod_ip, workdir, run),
@@ -179,7 +193,17 @@ class PodWorker:
 
     def _start(self, c: Container, now: float) -> None:
         try:
-            cid = self.runtime.start(self.pod, c.spec, c.instances, self.env(c.spec))
+            env = self.env(c.spec)
+            mounts = self._mounts(c, env)
+        except (ConfigError, MountError) as exc:
+            self._not_configured(c, now, "CreateContainerConfigError" if isinstance(exc, ConfigError)
+                                 else "ContainerCreating", str(exc))
+            return
+        except (KeyError, TypeError, ValueError, AttributeError, OSError) as exc:  # a spec let by, the node's disk
+            self._not_configured(c, now, "CreateContainerConfigError", f"{type(exc).__name__}: {exc}")
+            return
+        try:
+            cid = self.runtime.start(self.pod, c.spec, c.instances, env, mounts)
         except StartError as exc:
             c.waiting = (exc.reason, exc.message)
             c.schedule_restart(now)
@@ -201,20 +225,47 @@ class PodWorker:
     def stopped(self) -> bool:
         return not any(c.running for c in self.inits + self.apps)
 
+    def fetch(self, call, done: Callable[[], None]) -> None:
+        """Fetch what it references, when due; its projected volumes follow what came (those made:
+        after a kubelet restart too, the folders being there)."""
+        def fetched() -> None:
+            if self.volumes is not None and not self.terminating:
+                self.volumes.refresh(self.pod, self.objects.view(), self.facts())
+            done()
+        self.objects.refresh(call, fetched, periodic=self.volumes is not None and self.volumes.projects(self.pod))
+
+    def _not_configured(self, c: Container, now: float, reason: str, message: str) -> None:
+        """Its env or volumes could not be made: it waits with the reason, and the next try (soon, no
+        back-off) sees the objects fetched again."""
+        c.waiting = (reason, message)
+        c.next_start = now + CONFIG_RETRY_S
+        self.objects.stale()
+        log.info("kubelet.config_failed", pod=self.key, container=c.name, reason=reason, message=message[:200])
+
+    def _mounts(self, c: Container, env: dict[str, str]) -> list[dict]:
+        """The container's mounts, its pod's volumes made first (none where the runtime mounts nothing)."""
+        if self.volumes is None:
+            return []
+        self.volumes.setup(self.pod, self.objects.view(), self.facts())
+        return self.volumes.mounts(self.pod, c.spec, c.instances, env)
+
+    def facts(self) -> PodFacts:
+        return PodFacts((self.pod_ip,) if self.pod_ip else (), (self.node_ip,), self.allocatable)
+
     def env(self, container: dict) -> dict[str, str]:
-        """The host's PATH, what Kubernetes sets, then the container's env (fieldRef resolved)."""
+        """The host's PATH, what Kubernetes sets, then envFrom and env (envfrom.py); raises ConfigError."""
         meta, spec = self.pod["metadata"], self.pod["spec"]
-        fields = {"metadata.name": meta["name"], "metadata.namespace": meta.get("namespace", ""),
-                  "metadata.uid": self.uid, "spec.nodeName": spec.get("nodeName", ""),
-                  "spec.serviceAccountName": spec.get("serviceAccountName", "default"),
-                  "status.podIP": self.pod_ip, "status.hostIP": self.node_ip}
         links = self.services(meta.get("namespace", "")) if spec.get("enableServiceLinks", True) else []
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOSTNAME": meta["name"], **service_env(links),
-               "KUBERNETES_SERVICE_HOST": "127.0.0.1", "KUBERNETES_SERVICE_PORT": "443", **(self.credentials or {})}
-        for var in container.get("env") or []:
-            ref = ((var.get("valueFrom") or {}).get("fieldRef") or {}).get("fieldPath")
-            env[var["name"]] = fields.get(ref, "") if ref else var.get("value", "")
-        return env
+        base = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOSTNAME": meta["name"], **service_env(links),
+                "KUBERNETES_SERVICE_HOST": "127.0.0.1", "KUBERNETES_SERVICE_PORT": "443", **(self.credentials or {})}
+        return container_env(self.pod, container, self.objects.view(), self.facts(), base)
+
+    def _probe_env(self, container: dict) -> dict[str, str]:
+        """An exec probe's environment (the process runtime's): as at start, or without what is gone since."""
+        try:
+            return self.env(container)
+        except ConfigError:
+            return self.env({"name": container.get("name", "")})
 
     def _rev(self) -> str:
         return self.pod["metadata"].get("resourceVersion", "")

@@ -33,3 +33,11 @@ def test_a_container_without_command_says_why(tmp_path):
     with pytest.raises(StartError) as err:
         ProcessRuntime(tmp_path).start(POD, {"name": "c", "image": "nginx:1.25"}, 0, {})
     assert err.value.reason == "RunContainerError" and "command" in err.value.message
+
+
+def test_a_container_that_mounts_volumes_is_refused_with_the_reason(tmp_path):
+    container = {"name": "c", "command": ["true"], "volumeMounts": [{"name": "cfg", "mountPath": "/cfg"}]}
+    with pytest.raises(StartError) as err:
+        ProcessRuntime(tmp_path).start(POD, container, 0, {})
+    assert err.value.reason == "CreateContainerConfigError"
+    assert "cannot mount volumes" in err.value.message and "'cfg'" in err.value.message and "cri" in err.value.message

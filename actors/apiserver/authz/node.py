@@ -4,8 +4,9 @@ and Lease, the pods bound to it, and what the static node rules list.
 
 Kubus keeps no graph of objects to nodes. Where Kubernetes asks the graph whether a pod belongs to
 the node, kubus allows the request with `node_guard=<node>` and the store refuses the command when
-the stored pod's spec.nodeName differs. Secrets, ConfigMaps and volumes have no node edges at all,
-so a node reads none of them (Kubernetes' answer for an object the graph does not link)."""
+the stored pod's spec.nodeName differs. A node may get a Secret or ConfigMap a pod
+bound to it references (the apiserver looks, actors/apiserver/nodegraph.py); volumes have no node
+edges, so a node reads none of them (Kubernetes' answer for an object the graph does not link)."""
 from __future__ import annotations
 
 from typing import Callable
@@ -105,6 +106,16 @@ def _read_namespaced(node: str, attrs: Attributes) -> Decision:
     return _unrelated(node, attrs)
 
 
+def _referenced(node: str, attrs: Attributes) -> Decision:
+    """A ConfigMap or Secret: a `get` by name is allowed with the node's guard, and the apiserver then
+    checks a pod bound to the node references it (actors/apiserver/nodegraph.py), as the graph does;
+    a list or watch, which kubus has no graph to narrow, is not."""
+    decision = _read_namespaced(node, attrs)
+    if attrs.verb == "get" and decision.reason.startswith("no relationship"):
+        return Decision(True, node_guard=node)
+    return decision
+
+
 def _get(node: str, attrs: Attributes) -> Decision:
     if attrs.verb != "get":
         return Decision(False, "can only get individual resources of this type")
@@ -200,8 +211,8 @@ SUBDIVIDED: dict[tuple[str, str], Callable[[str, Attributes], Decision]] = {
     ("", "pods"): _pod,
     ("coordination.k8s.io", "leases"): _lease,
     ("", "serviceaccounts"): _token,
-    ("", "secrets"): _read_namespaced,
-    ("", "configmaps"): _read_namespaced,
+    ("", "secrets"): _referenced,
+    ("", "configmaps"): _referenced,
     ("", "persistentvolumeclaims"): _claim,
     ("", "persistentvolumes"): _get,
     ("resource.k8s.io", "resourceclaims"): _get,

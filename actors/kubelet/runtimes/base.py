@@ -26,8 +26,9 @@ class Runtime(Protocol):
     version: str
     probes_run: bool  # False: containers have nothing to probe and pass their probes
 
-    def start(self, pod: dict, container: dict, instance: int, env: dict[str, str]) -> str:
-        """Start a container instance; returns its id. Raises StartError."""
+    def start(self, pod: dict, container: dict, instance: int, env: dict[str, str], mounts: list[dict] = ()) -> str:
+        """Start a container instance; returns its id. Raises StartError. `mounts` are CRI mounts
+        (container_path, host_path, readonly) of the volumes the kubelet made (cri only)."""
 
     def poll(self, container_id: str) -> Exited | None:
         """None while it runs."""

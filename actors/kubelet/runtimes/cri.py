@@ -24,6 +24,7 @@ from actors.kubelet.cri.cni import NodeNetwork
 from actors.kubelet.cri.pulling import Puller
 from actors.kubelet.cri.sandboxes import NODE_LABEL, Sandboxes
 from actors.kubelet.cri.security import ImageUser
+from actors.kubelet.envfrom import with_pod_ip
 from actors.kubelet.runtimes.base import Exited, StartError
 
 log = structlog.get_logger("kubelet")
@@ -43,7 +44,7 @@ class Instance:
     retry_at: float | None = None  # set when bringing it up failed
     busy: bool = False  # a thread works on it
     cancelled: bool = False
-    args: tuple = field(default=(), repr=False)  # (pod, container, env) to try again with
+    args: tuple = field(default=(), repr=False)  # (pod, container, env, mounts) to try again with
 
 
 class CRIRuntime:
@@ -57,6 +58,7 @@ class CRIRuntime:
                  clock: Callable[[], float] = time.monotonic):
         self.client, self.node, self.clock, self.network = client, node, clock, network
         self.down = ""  # why there is no runtime at all (containerd could not start here)
+        self.pods_root: Path | None = None  # <node home>/pods: where the kubelet makes its pods' volumes
         self.memory_capacity = memory_capacity
         self.sandboxes = Sandboxes(client, node, logs_root, dns_config)
         self.puller = Puller(client, images.PullBackoff(clock))
@@ -71,10 +73,10 @@ class CRIRuntime:
             self.version = "containerd://unknown"
 
     # ---- bringing a container up ----------------------------------------------------------------
-    def start(self, pod: dict, container: dict, instance: int, env: dict[str, str]) -> str:
+    def start(self, pod: dict, container: dict, instance: int, env: dict[str, str], mounts: list[dict] = ()) -> str:
         uid = pod["metadata"]["uid"]
         cid = f"{uid}/{container['name']}.{instance}"
-        self.instances[cid] = Instance(uid, container["name"], instance, args=(pod, container, env))
+        self.instances[cid] = Instance(uid, container["name"], instance, args=(pod, container, env, list(mounts)))
         self._bring_up(cid)
         return cid
 
@@ -84,15 +86,17 @@ class CRIRuntime:
         self.bringing.submit(self._up, cid, inst)
 
     def _up(self, cid: str, inst: Instance) -> None:
-        pod, container, env = inst.args
+        pod, container, env, mounts = inst.args
         try:
             if self.down:
                 raise StartError("ContainerCreating", f"container runtime is down: {self.down}")
             sandbox = self.sandboxes.ensure(pod)
+            env = with_pod_ip(container, env, self.sandboxes.ip(inst.pod_uid))
             image = self.puller.ensure(inst.pod_uid, container)
             user = ImageUser(image.uid.value if image.HasField("uid") else None, image.username)
             config = specs.container_config(pod, container, instance=inst.attempt, env=_image_env(env),
                                             memory_capacity=self.memory_capacity, kind=_kind(pod, container),
+                                            mounts=mounts,
                                             image_ref=image.id, image_user=user, seccomp_default=True)
             config.setdefault("labels", {})[NODE_LABEL] = self.node
             if inst.cancelled:

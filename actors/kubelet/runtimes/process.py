@@ -49,7 +49,13 @@ class ProcessRuntime:
         folder = self._dir(uid)
         return folder / f"{instance}.pid", folder / f"{instance}.exit", folder / f"{instance}.log"
 
-    def start(self, pod: dict, container: dict, instance: int, env: dict[str, str]) -> str:
+    def start(self, pod: dict, container: dict, instance: int, env: dict[str, str], mounts: list[dict] = ()) -> str:
+        if container.get("volumeMounts"):
+            names = ", ".join(repr(m.get("name")) for m in container["volumeMounts"])
+            raise StartError("CreateContainerConfigError", f"the process runtime runs a container as a host process "
+                                                           f"and cannot mount volumes into it (container "
+                                                           f"{container['name']!r} mounts {names}): run the pod on "
+                                                           f"a node whose runtime is cri")
         command = list(container.get("command") or []) + list(container.get("args") or [])
         if not container.get("command"):
             raise StartError("RunContainerError", f"the process runtime runs a container's command, and container "

@@ -116,8 +116,11 @@ def test_service_account_tokens(attrs, decision):
 
 
 @pytest.mark.parametrize("attrs, decision", [
-    pytest.param(node_req("get", "secrets", namespace="prod", name="db"),
-                 Decision(False, "no relationship found between node 'n1' and this object"), id="secret"),
+    pytest.param(node_req("get", "secrets", namespace="prod", name="db"), GUARD,
+                 id="secret-get-guarded-by-the-pods-that-reference-it"),
+    pytest.param(node_req("get", "configmaps", namespace="prod", name="app"), GUARD, id="configmap-get-guarded"),
+    pytest.param(node_req("watch", "secrets", namespace="prod", name="db"),
+                 Decision(False, "no relationship found between node 'n1' and this object"), id="secret-watch"),
     pytest.param(node_req("list", "configmaps", namespace="prod"), Decision(False, "No Object name found"),
                  id="configmap-list"),
     pytest.param(node_req("create", "secrets", namespace="prod"),
