@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import copy
 
-from api import config_validation, ingress_validation, policy_validation, rbac, service_validation
+from api import batch_validation, config_validation, ingress_validation, policy_validation, rbac, service_validation
 from api.gojson import go_key
 from api.status import Cause
 
@@ -87,4 +87,5 @@ UPDATE_CHECKS = {"RoleBinding": rbac.role_ref_update, "ClusterRoleBinding": rbac
                  "Service": service_validation.service_update, "Node": node_update,
                  "EndpointSlice": service_validation.endpoint_slice_update,
                  "IngressClass": ingress_validation.ingress_class_update,
-                 "ConfigMap": config_validation.configmap_update, "Secret": config_validation.secret_update}
+                 "Job": batch_validation.job_update, "ConfigMap": config_validation.configmap_update,
+                 "Secret": config_validation.secret_update}

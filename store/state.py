@@ -148,6 +148,8 @@ class State:
         objects.stamp_new(obj, self.rev + 1, self.clock())
         if info.kind == "Service":
             obj = self._allocated(obj, None)
+        elif info.kind == "Job":
+            objects.job_selector(obj)
         charged = charges([self.objects[q].obj for q in self.quotas.of(oid[1])], info.kind, obj) \
             if info.namespaced else []
         entry = self._commit("ADDED", oid, obj, None)

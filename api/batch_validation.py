@@ -1,0 +1,178 @@
+"""A Job's validation (pkg/apis/batch/validation/validation.go) with Kubernetes' messages: counts,
+the completion mode and its per-index fields, podFailurePolicy, successPolicy, the selector and
+the template's restartPolicy; and what an update may not change."""
+from __future__ import annotations
+
+from api import names, selectors
+from api.batch import CONTROLLER_UID
+from api.status import Cause
+
+MAX_INDEXED_PARALLELISM = 100000
+MAX_RULES, MAX_EXIT_CODES, MAX_PATTERNS = 20, 255, 20
+RESTART_POLICIES = '"OnFailure", "Never"'
+IMMUTABLE = ("selector", "completionMode", "podFailurePolicy", "backoffLimitPerIndex", "managedBy", "successPolicy",
+             "template")
+
+
+def _invalid(path: str, value, message: str) -> Cause:
+    return Cause(path, f"Invalid value: {_show(value)}: {message}")
+
+
+def _show(value) -> str:
+    return f'"{value}"' if isinstance(value, str) else str(value)
+
+
+def _required(path: str, why: str) -> Cause:
+    return Cause(path, f"Required value: {why}", "FieldValueRequired")
+
+
+def _too_many(path: str, limit: int) -> Cause:
+    return Cause(path, f"Too many: must have at most {limit} items", "FieldValueTooMany")
+
+
+def _non_negative(spec: dict) -> list[Cause]:
+    fields = ("parallelism", "completions", "activeDeadlineSeconds", "backoffLimit", "backoffLimitPerIndex",
+              "maxFailedIndexes", "ttlSecondsAfterFinished")
+    return [_invalid(f"spec.{f}", spec[f], "must be greater than or equal to 0")
+            for f in fields if isinstance(spec.get(f), int) and spec[f] < 0]
+
+
+def _indexed(name: str, spec: dict) -> list[Cause]:
+    causes = []
+    if spec.get("completionMode") != "Indexed":
+        for field in ("backoffLimitPerIndex", "maxFailedIndexes", "successPolicy"):
+            if spec.get(field) is not None:
+                causes.append(_invalid(f"spec.{field}", spec[field] if field != "successPolicy" else "",
+                                       "requires indexed completion mode"))
+        return causes
+    completions = spec.get("completions")
+    if completions is None:
+        return [_required("spec.completions", "when completion mode is Indexed")]
+    if spec.get("parallelism", 1) > MAX_INDEXED_PARALLELISM:
+        causes.append(_invalid("spec.parallelism", spec["parallelism"],
+                               f"must be less than or equal to {MAX_INDEXED_PARALLELISM} when completion mode "
+                               f"is Indexed"))
+    if completions > 0 and name:
+        host = f"{name}-{completions - 1}"
+        if names.label_errors(host):
+            causes.append(_invalid("metadata.name", name,
+                                   f"will not able to create pod with invalid DNS label: {host}"))
+    if spec.get("maxFailedIndexes") is not None and spec.get("backoffLimitPerIndex") is None:
+        causes.append(_required("spec.backoffLimitPerIndex", "when maxFailedIndexes is specified"))
+    return causes
+
+
+def _rule(path: str, rule: dict, spec: dict) -> list[Cause]:
+    codes, conditions = rule.get("onExitCodes"), rule.get("onPodConditions")
+    if codes is not None and conditions is not None:
+        return [_invalid(path, "", "specifying both OnExitCodes and OnPodConditions is not supported")]
+    if codes is None and conditions is None:
+        return [_invalid(path, "", "specifying one of OnExitCodes and OnPodConditions is required")]
+    causes = []
+    if rule.get("action") == "FailIndex" and spec.get("backoffLimitPerIndex") is None:
+        causes.append(_invalid(f"{path}.action", "FailIndex", "requires the backoffLimitPerIndex to be set"))
+    if codes is not None:
+        values = codes.get("values") or []
+        if len(values) > MAX_EXIT_CODES:
+            causes.append(_too_many(f"{path}.onExitCodes.values", MAX_EXIT_CODES))
+        if codes.get("operator") == "In" and 0 in values:
+            causes.append(_invalid(f"{path}.onExitCodes.values[{values.index(0)}]", 0,
+                                   "must not be 0 for the In operator"))
+        if values != sorted(set(values)):
+            causes.append(_invalid(f"{path}.onExitCodes.values", str(values), "must be ordered"))
+    elif len(conditions) > MAX_PATTERNS:
+        causes.append(_too_many(f"{path}.onPodConditions", MAX_PATTERNS))
+    return causes
+
+
+def _pod_failure_policy(spec: dict) -> list[Cause]:
+    policy = spec.get("podFailurePolicy")
+    if policy is None:
+        return []
+    rules = policy.get("rules") or []
+    causes = [_too_many("spec.podFailurePolicy.rules", MAX_RULES)] if len(rules) > MAX_RULES else []
+    for i, rule in enumerate(rules):
+        causes += _rule(f"spec.podFailurePolicy.rules[{i}]", rule, spec)
+    return causes
+
+
+def _success_policy(spec: dict) -> list[Cause]:
+    policy = spec.get("successPolicy")
+    if policy is None or spec.get("completionMode") != "Indexed":
+        return []
+    rules = policy.get("rules") or []
+    if not rules:
+        return [_required("spec.successPolicy.rules", "at least one rules must be specified when the "
+                                                      "successPolicy is specified")]
+    return [_required(f"spec.successPolicy.rules[{i}]", "at least one of succeededCount or succeededIndexes must "
+                                                        "be specified")
+            for i, rule in enumerate(rules)
+            if rule.get("succeededCount") is None and rule.get("succeededIndexes") is None]
+
+
+def _selector(spec: dict) -> list[Cause]:
+    """A manual selector must match the template; a generated one is made after the UID (api/batch.py)
+    and checked by `generated_selector_causes`."""
+    selector = spec.get("selector")
+    if not spec.get("manualSelector"):
+        return []
+    if selector is None:
+        return [_required("spec.selector", "")]
+    labels = ((spec.get("template") or {}).get("metadata") or {}).get("labels") or {}
+    try:
+        parsed = selectors.from_label_selector(selector)
+    except ValueError as exc:
+        return [_invalid("spec.selector", selector, str(exc))]
+    if not parsed.empty and not parsed.matches(labels):
+        return [_invalid("spec.template.metadata.labels", labels, "`selector` does not match template `labels`")]
+    return []
+
+
+def generated_selector_causes(job: dict) -> list[Cause]:
+    """After generateSelector: a selector whose controller-uid is not the Job's was not generated."""
+    spec = job["spec"]
+    if spec.get("manualSelector"):
+        return []
+    uid = job["metadata"]["uid"]
+    labels = (spec["template"].get("metadata") or {}).get("labels") or {}
+    if (spec.get("selector") or {}).get("matchLabels", {}).get(CONTROLLER_UID) != uid:
+        return [_invalid("spec.selector", spec.get("selector"), "`selector` not auto-generated")]
+    parsed = selectors.from_label_selector(spec["selector"])
+    if not parsed.matches(labels):
+        return [_invalid("spec.template.metadata.labels", labels, "`selector` does not match template `labels`")]
+    return []
+
+
+def _restart_policy(spec: dict) -> list[Cause]:
+    policy = ((spec.get("template") or {}).get("spec") or {}).get("restartPolicy")
+    path = "spec.template.spec.restartPolicy"
+    if spec.get("podFailurePolicy") is not None and policy != "Never":
+        return [_invalid(path, policy or "", 'only "Never" is supported when podFailurePolicy is specified')]
+    if policy in ("OnFailure", "Never"):
+        return []
+    if policy in (None, "", "Always"):
+        return [_required(path, f"valid values: {RESTART_POLICIES}")]
+    return [Cause(path, f'Unsupported value: "{policy}": supported values: {RESTART_POLICIES}',
+                  "FieldValueNotSupported")]
+
+
+def validate_job(job: dict) -> list[Cause]:
+    spec = job.get("spec") or {}
+    name = (job.get("metadata") or {}).get("name") or ""
+    causes = _non_negative(spec) + _indexed(name, spec) + _pod_failure_policy(spec) + _success_policy(spec)
+    return causes + _selector(spec) + _restart_policy(spec)  # api/validation.py adds the template's pod spec
+
+
+def job_update(old: dict, new: dict) -> list[Cause]:
+    """ValidateJobSpecUpdate: the immutable fields; `completions` only with parallelism in Indexed mode."""
+    before, after = old.get("spec") or {}, new.get("spec") or {}
+    causes = [_invalid(f"spec.{f}", after.get(f), "field is immutable") for f in IMMUTABLE
+              if before.get(f) != after.get(f)]
+    if before.get("completions") != after.get("completions"):
+        indexed = after.get("completionMode") == "Indexed"
+        if not indexed:
+            causes.append(_invalid("spec.completions", after.get("completions"), "field is immutable"))
+        elif after.get("parallelism") != after.get("completions"):
+            causes.append(_invalid("spec.completions", after.get("completions"),
+                                   "can only be modified in tandem with spec.parallelism"))
+    return causes

@@ -1,0 +1,157 @@
+"""Job admission (batch/v1): SetDefaults_Job, the generated selector, Kubernetes' validation messages
+and immutable fields (k8s-config-workloads.md §4), and kubectl's columns."""
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from api import batch
+from api.admission import admit
+from api.printers.columns import header, row
+from api.status import StatusError
+from api.updates import update_causes
+from store.objects import job_selector, stamp_new
+
+CONTAINERS = [{"name": "c", "image": "busybox"}]
+
+
+def job(restart: str | None = "Never", **spec) -> dict:
+    pod = {"containers": CONTAINERS, **({"restartPolicy": restart} if restart else {})}
+    return {"metadata": {"name": "pi"}, "spec": {"template": {"spec": pod}, **spec}}
+
+
+def refusal(body: dict) -> str:
+    with pytest.raises(StatusError) as caught:
+        admit("Job", body, "default")
+    assert caught.value.reason == "Invalid"
+    return caught.value.message
+
+
+@pytest.mark.parametrize("spec, expected", [
+    pytest.param({}, {"completions": 1, "parallelism": 1, "backoffLimit": 6, "completionMode": "NonIndexed",
+                      "suspend": False, "manualSelector": False, "podReplacementPolicy": "TerminatingOrFailed"},
+                 id="empty"),
+    pytest.param({"parallelism": 3}, {"parallelism": 3, "backoffLimit": 6}, id="parallelism-alone-no-completions"),
+    pytest.param({"completions": 5}, {"completions": 5, "parallelism": 1}, id="completions-alone"),
+    pytest.param({"completionMode": "Indexed", "completions": 3, "backoffLimitPerIndex": 1},
+                 {"backoffLimit": batch.MAX_INT32}, id="per-index-backoff"),
+    pytest.param({"podFailurePolicy": {"rules": [{"action": "Ignore",
+                                                  "onPodConditions": [{"type": "DisruptionTarget"}]}]}},
+                 {"podReplacementPolicy": "Failed"}, id="pod-failure-policy"),
+])
+def test_defaults(spec, expected):
+    admitted = admit("Job", job(**spec), "default")["spec"]
+    assert {k: admitted.get(k) for k in expected} == expected
+    if "parallelism" in spec and "completions" not in spec:
+        assert "completions" not in admitted
+
+
+@pytest.mark.parametrize("body, message", [
+    pytest.param(job(restart=None), 'spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", '
+                                    '"Never"', id="restart-default-always"),
+    pytest.param(job(restart="Always"), 'spec.template.spec.restartPolicy: Required value: valid values: '
+                                        '"OnFailure", "Never"', id="restart-always"),
+    pytest.param(job(restart="OnFailure", podFailurePolicy={"rules": [
+        {"action": "FailJob", "onExitCodes": {"operator": "In", "values": [1]}}]}),
+        'spec.template.spec.restartPolicy: Invalid value: "OnFailure": only "Never" is supported when '
+        'podFailurePolicy is specified', id="pod-failure-policy-never-only"),
+    pytest.param(job(parallelism=-1), "spec.parallelism: Invalid value: -1: must be greater than or equal to 0",
+                 id="negative-parallelism"),
+    pytest.param(job(backoffLimit=-2), "spec.backoffLimit: Invalid value: -2: must be greater than or equal to 0",
+                 id="negative-backoff"),
+    pytest.param(job(completionMode="Indexed", parallelism=2),
+                 "spec.completions: Required value: when completion mode is Indexed", id="indexed-needs-completions"),
+    pytest.param(job(completionMode="Indexed", completions=2, parallelism=100001),
+                 "spec.parallelism: Invalid value: 100001: must be less than or equal to 100000 when completion "
+                 "mode is Indexed", id="indexed-parallelism-cap"),
+    pytest.param(job(backoffLimitPerIndex=1), "spec.backoffLimitPerIndex: Invalid value: 1: requires indexed "
+                                              "completion mode", id="per-index-needs-indexed"),
+    pytest.param(job(completionMode="Indexed", completions=2, maxFailedIndexes=1),
+                 "spec.backoffLimitPerIndex: Required value: when maxFailedIndexes is specified",
+                 id="max-failed-needs-per-index"),
+    pytest.param(job(podFailurePolicy={"rules": [{"action": "Ignore"}]}),
+                 'spec.podFailurePolicy.rules[0]: Invalid value: "": specifying one of OnExitCodes and '
+                 'OnPodConditions is required', id="rule-needs-a-matcher"),
+    pytest.param(job(podFailurePolicy={"rules": [{"action": "Count", "onExitCodes": {"operator": "In",
+                                                                                     "values": [0, 1]}}]}),
+                 "spec.podFailurePolicy.rules[0].onExitCodes.values[0]: Invalid value: 0: must not be 0 for the In "
+                 "operator", id="in-zero"),
+    pytest.param(job(podFailurePolicy={"rules": [{"action": "Count", "onExitCodes": {"operator": "NotIn",
+                                                                                     "values": [3, 1]}}]}),
+                 'spec.podFailurePolicy.rules[0].onExitCodes.values: Invalid value: "[3, 1]": must be ordered',
+                 id="codes-ordered"),
+    pytest.param(job(podFailurePolicy={"rules": [{"action": "FailIndex", "onExitCodes": {"operator": "In",
+                                                                                         "values": [1]}}]}),
+                 'spec.podFailurePolicy.rules[0].action: Invalid value: "FailIndex": requires the '
+                 "backoffLimitPerIndex to be set", id="fail-index-needs-per-index"),
+    pytest.param(job(completionMode="Indexed", completions=2, successPolicy={"rules": []}),
+                 "spec.successPolicy.rules: Required value: at least one rules must be specified when the "
+                 "successPolicy is specified", id="success-policy-rules"),
+    pytest.param(job(manualSelector=True, selector={"matchLabels": {"a": "b"}}),
+                 "`selector` does not match template `labels`", id="manual-selector-mismatch"),
+])
+def test_validation_messages(body, message):
+    assert message in refusal(body)
+
+
+def created(body: dict) -> dict:
+    obj = admit("Job", body, "default")
+    stamp_new(obj, 1, 0.0)
+    job_selector(obj)
+    return obj
+
+
+def test_the_selector_is_generated_from_the_uid_with_kubernetes_labels():
+    obj = created(job())
+    uid = obj["metadata"]["uid"]
+    assert obj["spec"]["selector"] == {"matchLabels": {batch.CONTROLLER_UID: uid}}
+    labels = {batch.CONTROLLER_UID: uid, batch.LEGACY_CONTROLLER_UID: uid, batch.JOB_NAME: "pi",
+              batch.LEGACY_JOB_NAME: "pi"}
+    assert obj["spec"]["template"]["metadata"]["labels"] == labels
+    assert obj["metadata"]["labels"] == labels
+
+
+def test_a_selector_naming_another_uid_is_not_auto_generated():
+    body = job(selector={"matchLabels": {batch.CONTROLLER_UID: "someone-else"}})
+    with pytest.raises(StatusError) as caught:
+        created(body)
+    assert "spec.selector: Invalid value" in caught.value.message
+    assert "`selector` not auto-generated" in caught.value.message
+
+
+@pytest.mark.parametrize("change, message", [
+    pytest.param({"completions": 3}, "spec.completions: Invalid value: 3: field is immutable", id="completions"),
+    pytest.param({"completionMode": "Indexed"}, 'spec.completionMode: Invalid value: "Indexed": field is immutable',
+                 id="mode"),
+    pytest.param({"parallelism": 4}, None, id="parallelism-may-change"),
+    pytest.param({"suspend": True}, None, id="suspend-may-change"),
+])
+def test_updates(change, message):
+    old = created(job())
+    new = copy.deepcopy(old)
+    new["spec"].update(change)
+    causes = [c.message if c.field in c.message else f"{c.field}: {c.message}" for c in update_causes("Job", old, new)]
+    assert causes == ([message] if message else [])
+
+
+@pytest.mark.parametrize("spec, status, cells", [
+    pytest.param({"completions": 5}, {}, ["Running", "0/5", ""], id="new"),
+    pytest.param({"completions": 5}, {"succeeded": 5, "startTime": "2026-01-01T00:00:00Z",
+                                      "completionTime": "2026-01-01T00:00:42Z",
+                                      "conditions": [{"type": "Complete", "status": "True"}]},
+                 ["Complete", "5/5", "42s"], id="complete"),
+    pytest.param({"parallelism": 3, "completions": None}, {"succeeded": 1}, ["Running", "1/1 of 3", ""],
+                 id="work-queue"),
+    pytest.param({"suspend": True}, {"conditions": [{"type": "Suspended", "status": "True"}]},
+                 ["Suspended", "0/1", ""], id="suspended"),
+    pytest.param({}, {"conditions": [{"type": "FailureTarget", "status": "True"}]}, ["FailureTarget", "0/1", ""],
+                 id="failure-target"),
+])
+def test_kubectl_columns(spec, status, cells):
+    obj = created(job(**{k: v for k, v in spec.items() if v is not None}))
+    if spec.get("completions", 0) is None:
+        obj["spec"].pop("completions", None)
+    obj["status"] = status
+    assert header("Job", False, False) == ["NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE"]
+    assert row("Job", obj, False, False)[:4] == ["pi", *cells]
