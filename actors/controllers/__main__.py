@@ -6,6 +6,7 @@ from actors.controllers.deployment import DeploymentController
 from actors.controllers.endpoints import EndpointsController
 from actors.controllers.endpointslice import EndpointSliceController
 from actors.controllers.gc import GarbageCollector
+from actors.controllers.job import JobController
 from actors.controllers.namespace import NamespaceController
 from actors.controllers.nodehealth import Rates
 from actors.controllers.nodeipam import NodeIpamController
@@ -21,7 +22,7 @@ CONTROLLERS = {"replicaset": ReplicaSetController, "deployment": DeploymentContr
                "serviceaccount": ServiceAccountController, "resourcequota": ResourceQuotaController,
                "clusterrole-aggregation": ClusterRoleAggregationController, "nodeipam": NodeIpamController,
                "endpointslice": EndpointSliceController, "endpoints": EndpointsController,
-               "root-ca-cert-publisher": RootCAPublisher}
+               "root-ca-cert-publisher": RootCAPublisher, "job": JobController}
 
 
 def main() -> None:

@@ -1,0 +1,153 @@
+"""The Job controller's decisions (actors/controllers/jobsync.py) on a fake clock: what to create, what
+to count through uncountedTerminatedPods, the conditions with Kubernetes' reasons and messages, the
+failure back-off, the deadline, suspend and resume (k8s-config-workloads.md §4)."""
+from __future__ import annotations
+
+import pytest
+
+from actors.controllers import jobsync
+from actors.controllers.job import pod_for
+from api import batch
+from api.times import rfc3339
+
+T0 = 1_800_000_000.0
+
+
+def job(status: dict | None = None, **spec) -> dict:
+    base = {"completions": 1, "parallelism": 1, "backoffLimit": 6, "completionMode": "NonIndexed",
+            "suspend": False, "template": {"spec": {"containers": [{"name": "c", "image": "busybox"}]}}}
+    return {"apiVersion": "batch/v1", "kind": "Job",
+            "metadata": {"name": "pi", "namespace": "default", "uid": "job-uid"},
+            "spec": {**base, **spec}, "status": status or {}}
+
+
+def pod(n: int, phase: str = "Running", tracked: bool = True, finished_at: float | None = None,
+        index: int | None = None, code: int | None = None, deleting: bool = False) -> dict:
+    meta = {"name": f"pi-{n}", "namespace": "default", "uid": f"uid-{n}", "creationTimestamp": rfc3339(T0),
+            "finalizers": [batch.TRACKING_FINALIZER] if tracked else []}
+    if index is not None:
+        meta["annotations"] = {batch.COMPLETION_INDEX: str(index)}
+    if deleting:
+        meta["deletionTimestamp"] = rfc3339(T0)
+    status: dict = {"phase": phase}
+    if finished_at is not None:
+        status["containerStatuses"] = [{"name": "c", "state": {"terminated": {
+            "exitCode": code if code is not None else (0 if phase == "Succeeded" else 1),
+            "finishedAt": rfc3339(finished_at)}}}]
+    return {"metadata": meta, "spec": {}, "status": status}
+
+
+def types(plan: jobsync.Plan) -> dict[str, tuple]:
+    return {c["type"]: (c["status"], c["reason"], c["message"]) for c in plan.status.get("conditions") or []}
+
+
+@pytest.mark.parametrize("spec, pods, creates", [
+    pytest.param({"completions": 5, "parallelism": 2}, [], [None, None], id="parallelism-caps"),
+    pytest.param({"completions": 5, "parallelism": 2}, [pod(1)], [None], id="one-running"),
+    pytest.param({"completions": 3, "parallelism": 5}, [], [None] * 3, id="completions-cap"),
+    pytest.param({"completions": None, "parallelism": 3}, [], [None] * 3, id="work-queue"),
+    pytest.param({"completionMode": "Indexed", "completions": 4, "parallelism": 2}, [pod(1, index=0)], [1],
+                 id="indexed-lowest-free"),
+    pytest.param({"suspend": True}, [], [], id="suspended"),
+])
+def test_creates(spec, pods, creates):
+    plan = jobsync.sync(job(**spec), pods, T0)
+    assert plan.create == creates
+
+
+def test_a_finished_pod_is_counted_through_uncounted_then_its_finalizer():
+    first = jobsync.sync(job(completions=2), [pod(1, "Succeeded", finished_at=T0)], T0)
+    assert first.status["uncountedTerminatedPods"] == {"succeeded": ["uid-1"]}
+    assert [p["metadata"]["uid"] for p in first.untrack] == ["uid-1"]
+    assert first.status["succeeded"] == 0
+    second = jobsync.sync(job(first.status, completions=2), [pod(1, "Succeeded", tracked=False)], T0)
+    assert second.status["succeeded"] == 1 and "uncountedTerminatedPods" not in second.status or \
+        second.status["uncountedTerminatedPods"] == {}
+    assert second.create == [None]
+
+
+def test_complete_comes_after_success_criteria_met_once_every_pod_is_counted():
+    status = {"succeeded": 1, "startTime": rfc3339(T0)}
+    plan = jobsync.sync(job(status), [pod(1, "Succeeded", tracked=False)], T0 + 5)
+    assert types(plan) == {"SuccessCriteriaMet": ("True", "CompletionsReached",
+                                                  "Reached expected number of succeeded pods"),
+                           "Complete": ("True", "CompletionsReached", "Reached expected number of succeeded pods")}
+    assert plan.status["completionTime"] == rfc3339(T0 + 5)
+    assert ("Normal", "Completed", "Job completed") in plan.events
+
+
+def test_backoff_limit_reached_fails_the_job_with_kubernetes_message():
+    status = {"failed": 2, "startTime": rfc3339(T0)}
+    plan = jobsync.sync(job(status, backoffLimit=2), [pod(3, "Failed", finished_at=T0)], T0 + 1)
+    assert types(plan)["FailureTarget"] == ("True", "BackoffLimitExceeded", "Job has reached the specified backoff limit")
+    assert "Failed" not in types(plan)  # the pod is not counted yet
+    later = jobsync.sync(job(plan.status, backoffLimit=2), [pod(3, "Failed", tracked=False)], T0 + 2)
+    assert types(later)["Failed"] == ("True", "BackoffLimitExceeded", "Job has reached the specified backoff limit")
+    assert later.status["failed"] == 3 and later.create == []
+
+
+def test_deadline_exceeded_deletes_active_pods_and_then_fails():
+    status = {"startTime": rfc3339(T0)}
+    early = jobsync.sync(job(status, activeDeadlineSeconds=30), [pod(1)], T0 + 10)
+    assert early.requeue_after == pytest.approx(20) and "conditions" not in early.status
+    late = jobsync.sync(job(status, activeDeadlineSeconds=30), [pod(1)], T0 + 30)
+    assert types(late)["FailureTarget"] == ("True", "DeadlineExceeded", "Job was active longer than specified deadline")
+    assert [p["metadata"]["uid"] for p in late.delete] == ["uid-1"]
+    gone = jobsync.sync(job(late.status, activeDeadlineSeconds=30), [], T0 + 31)
+    assert types(gone)["Failed"][1] == "DeadlineExceeded"
+
+
+@pytest.mark.parametrize("failures, now, creates, requeue", [
+    pytest.param(1, T0 + 5, [], 5.0, id="first-failure-10s"),
+    pytest.param(1, T0 + 10, [None], None, id="after-10s"),
+    pytest.param(3, T0 + 30, [], 10.0, id="third-failure-40s"),
+    pytest.param(8, T0 + 300, [], 60.0, id="capped-at-six-minutes"),
+])
+def test_pod_failure_backoff(failures, now, creates, requeue):
+    pods = [pod(i, "Failed", tracked=False, finished_at=T0) for i in range(failures)]
+    plan = jobsync.sync(job({"failed": failures, "startTime": rfc3339(T0)}, backoffLimit=10), pods, now)
+    assert plan.create == creates
+    assert plan.requeue_after == (pytest.approx(requeue) if requeue else None)
+
+
+def test_suspend_deletes_active_pods_and_resume_restarts_the_clock():
+    suspended = jobsync.sync(job({"startTime": rfc3339(T0)}, suspend=True), [pod(1)], T0 + 5)
+    assert types(suspended)["Suspended"] == ("True", "JobSuspended", "Job suspended")
+    assert [p["metadata"]["uid"] for p in suspended.delete] == ["uid-1"] and suspended.create == []
+    resumed = jobsync.sync(job(suspended.status), [], T0 + 50)
+    assert types(resumed)["Suspended"] == ("False", "JobResumed", "Job resumed")
+    assert resumed.status["startTime"] == rfc3339(T0 + 50) and resumed.create == [None]
+
+
+def test_pod_failure_policy_fail_job_and_ignore():
+    rules = {"rules": [{"action": "Ignore", "onExitCodes": {"operator": "In", "values": [42]}},
+                       {"action": "FailJob", "onExitCodes": {"operator": "In", "values": [3]}}]}
+    ignored = jobsync.sync(job(podFailurePolicy=rules), [pod(1, "Failed", finished_at=T0, code=42)], T0)
+    assert "uncountedTerminatedPods" not in ignored.status or not ignored.status["uncountedTerminatedPods"]
+    assert ignored.untrack and ignored.create == [None]
+    failing = jobsync.sync(job(podFailurePolicy=rules), [pod(2, "Failed", finished_at=T0, code=3)], T0)
+    assert types(failing)["FailureTarget"] == ("True", "PodFailurePolicy", "Container c for pod default/pi-2 failed "
+                                                                            "with exit code 3 matching FailJob rule "
+                                                                            "at index 1")
+
+
+def test_indexed_completion_and_success_policy():
+    pods = [pod(1, "Succeeded", finished_at=T0, index=0), pod(2, "Succeeded", finished_at=T0, index=2)]
+    plan = jobsync.sync(job(completionMode="Indexed", completions=3, parallelism=3), pods, T0)
+    assert plan.status["completedIndexes"] == "0,2" and plan.status["succeeded"] == 2
+    assert plan.create == [1]
+    policy = {"rules": [{"succeededIndexes": "0-2", "succeededCount": 2}]}
+    met = jobsync.sync(job(completionMode="Indexed", completions=3, parallelism=3, successPolicy=policy), pods, T0)
+    assert types(met)["SuccessCriteriaMet"] == ("True", "SuccessPolicy", "Matched rules at index 0")
+
+
+def test_indexed_pods_carry_their_index():
+    made = pod_for(job(completionMode="Indexed", completions=3), 2)
+    assert made["metadata"]["generateName"] == "pi-2-"
+    assert made["metadata"]["labels"][batch.COMPLETION_INDEX] == "2"
+    assert made["metadata"]["annotations"][batch.COMPLETION_INDEX] == "2"
+    assert made["metadata"]["finalizers"] == [batch.TRACKING_FINALIZER]
+    assert made["spec"]["hostname"] == "pi-2"
+    assert made["spec"]["containers"][0]["env"] == [{"name": "JOB_COMPLETION_INDEX", "valueFrom": {"fieldRef": {
+        "fieldPath": "metadata.labels['batch.kubernetes.io/job-completion-index']"}}}]
+    assert made["metadata"]["ownerReferences"][0]["kind"] == "Job"
