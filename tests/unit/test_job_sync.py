@@ -79,7 +79,7 @@ def test_complete_comes_after_success_criteria_met_once_every_pod_is_counted():
 def test_backoff_limit_reached_fails_the_job_with_kubernetes_message():
     status = {"failed": 2, "startTime": rfc3339(T0)}
     plan = jobsync.sync(job(status, backoffLimit=2), [pod(3, "Failed", finished_at=T0)], T0 + 1)
-    assert types(plan)["FailureTarget"] == ("True", "BackoffLimitExceeded", "Job has reached the specified backoff limit")
+    assert types(plan)["FailureTarget"] == ("True", *jobsync.BACKOFF_EXCEEDED)
     assert "Failed" not in types(plan)  # the pod is not counted yet
     later = jobsync.sync(job(plan.status, backoffLimit=2), [pod(3, "Failed", tracked=False)], T0 + 2)
     assert types(later)["Failed"] == ("True", "BackoffLimitExceeded", "Job has reached the specified backoff limit")
