@@ -3,10 +3,13 @@ time): completions with parallelism, Indexed pods, the backoff limit, the deadli
 the tracking finalizer removed, and the Job's pods collected with it."""
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from api import batch
 from api.status import StatusError
+from api.times import seconds
 from testkit.waiting import wait_until
 
 RUN, EXIT = "kubus.io/simulated-run-seconds", "kubus.io/simulated-exit-code"
@@ -16,6 +19,7 @@ RUN, EXIT = "kubus.io/simulated-run-seconds", "kubus.io/simulated-exit-code"
 def jobs(apps, procs):
     procs.start("actors.controllers", "job", label="job-controller")
     procs.start("actors.controllers", "gc", label="gc")
+    procs.start("actors.controllers", "ttlafterfinished", label="ttl-controller")
     return apps
 
 
@@ -84,6 +88,23 @@ def test_suspend_holds_pods_back_until_resumed(jobs):
     done = finished_as(jobs, "later", "Complete")
     resumed = next(c for c in done["status"]["conditions"] if c["type"] == "Suspended")
     assert (resumed["status"], resumed["reason"], resumed["message"]) == ("False", "JobResumed", "Job resumed")
+
+
+def test_a_finished_job_is_deleted_after_its_ttl_with_its_pods(jobs):
+    jobs.create(job("brief", ttlSecondsAfterFinished=2))
+    done = finished_as(jobs, "brief", "Complete")
+    assert pods_of(jobs, "brief")
+
+    def gone() -> bool:
+        try:
+            jobs.get("Job", "brief", "default")
+            return False
+        except StatusError as exc:
+            return exc.reason == "NotFound"
+    wait_until(gone, 30, what="the Job deleted after its TTL")
+    assert pods_of(jobs, "brief") == []  # foreground: the pods went first
+    finish = seconds(batch.condition(done, "Complete")["lastTransitionTime"])
+    assert time.time() >= finish + 2
 
 
 def test_deleting_a_job_collects_its_running_pods(jobs):

@@ -7,6 +7,7 @@ import pytest
 
 from actors.controllers import jobsync
 from actors.controllers.job import pod_for
+from actors.controllers.ttlafterfinished import expires_in
 from api import batch
 from api.times import rfc3339
 
@@ -151,3 +152,16 @@ def test_indexed_pods_carry_their_index():
     assert made["spec"]["containers"][0]["env"] == [{"name": "JOB_COMPLETION_INDEX", "valueFrom": {"fieldRef": {
         "fieldPath": "metadata.labels['batch.kubernetes.io/job-completion-index']"}}}]
     assert made["metadata"]["ownerReferences"][0]["kind"] == "Job"
+
+
+@pytest.mark.parametrize("ttl, condition, now, left", [
+    pytest.param(None, "Complete", T0 + 100, None, id="no-ttl"),
+    pytest.param(10, None, T0 + 100, None, id="not-finished"),
+    pytest.param(10, "Complete", T0 + 4, 6.0, id="complete-waits"),
+    pytest.param(10, "Failed", T0 + 12, -2.0, id="failed-expired"),
+    pytest.param(0, "Complete", T0, 0.0, id="zero-at-once"),
+])
+def test_ttl_after_finished(ttl, condition, now, left):
+    conditions = [{"type": condition, "status": "True", "lastTransitionTime": rfc3339(T0)}] if condition else []
+    obj = job({"conditions": conditions}, **({"ttlSecondsAfterFinished": ttl} if ttl is not None else {}))
+    assert expires_in(obj, now) == (pytest.approx(left) if left is not None else None)
