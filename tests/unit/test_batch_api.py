@@ -11,6 +11,7 @@ from api.admission import admit
 from api.printers.columns import header, row
 from api.status import StatusError
 from api.updates import update_causes
+from cli.verbs_batch import job_manifest
 from store.objects import job_selector, stamp_new
 
 CONTAINERS = [{"name": "c", "image": "busybox"}]
@@ -155,3 +156,14 @@ def test_kubectl_columns(spec, status, cells):
     obj["status"] = status
     assert header("Job", False, False) == ["NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE"]
     assert row("Job", obj, False, False)[:4] == ["pi", *cells]
+
+
+@pytest.mark.parametrize("command, container", [
+    pytest.param((), {"name": "pi", "image": "perl"}, id="no-command"),
+    pytest.param(("perl", "-e", "1"), {"name": "pi", "image": "perl", "command": ["perl", "-e", "1"]}, id="command"),
+])
+def test_create_job_builds_what_kubectl_sends(command, container):
+    manifest = job_manifest("pi", "perl", command)
+    assert manifest["spec"]["template"]["spec"] == {"containers": [container], "restartPolicy": "Never"}
+    admitted = admit("Job", manifest, "default")
+    assert admitted["spec"]["backoffLimit"] == 6
