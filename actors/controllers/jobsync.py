@@ -151,12 +151,24 @@ def _failure(job: dict, pods: list[dict], status: dict, now: float) -> tuple[str
             if rule and rule[0] == "FailJob":
                 return "PodFailurePolicy", rule[1]
     failed = status.get("failed", 0) + len((status.get("uncountedTerminatedPods") or {}).get("failed") or [])
-    if failed > job["spec"].get("backoffLimit", batch.BACKOFF_LIMIT):
+    if failed > job["spec"].get("backoffLimit", batch.BACKOFF_LIMIT) or _restarts_past_limit(job, pods, failed):
         return BACKOFF_EXCEEDED
     deadline = job["spec"].get("activeDeadlineSeconds")
     if deadline is not None and status.get("startTime") and now >= seconds(status["startTime"]) + deadline:
         return DEADLINE_EXCEEDED
     return None
+
+
+def _restarts_past_limit(job: dict, pods: list[dict], failed: int) -> bool:
+    """pastBackoffLimitOnFailure: with restartPolicy OnFailure the running pods' restarts count as failures."""
+    if ((job["spec"].get("template") or {}).get("spec") or {}).get("restartPolicy") != "OnFailure":
+        return False
+    restarts = failed + sum(c.get("restartCount", 0) for p in pods
+                            if (p.get("status") or {}).get("phase") in ("Running", "Pending")
+                            for c in (p["status"].get("initContainerStatuses") or []) +
+                            (p["status"].get("containerStatuses") or []))
+    limit = job["spec"].get("backoffLimit", batch.BACKOFF_LIMIT)
+    return restarts > 0 if limit == 0 else restarts >= limit
 
 
 def _success(job: dict, status: dict, active: int) -> tuple[str, str] | None:

@@ -87,6 +87,18 @@ def test_backoff_limit_reached_fails_the_job_with_kubernetes_message():
     assert later.status["failed"] == 3 and later.create == []
 
 
+@pytest.mark.parametrize("limit, restarts, fails", [
+    pytest.param(2, 1, False, id="below"), pytest.param(2, 2, True, id="at-limit"),
+    pytest.param(0, 1, True, id="zero-limit"), pytest.param(0, 0, False, id="zero-no-restart"),
+])
+def test_on_failure_restarts_count_against_the_backoff_limit(limit, restarts, fails):
+    running = pod(1)
+    running["status"]["containerStatuses"] = [{"name": "c", "restartCount": restarts}]
+    spec = {"backoffLimit": limit, "template": {"spec": {"restartPolicy": "OnFailure", "containers": []}}}
+    plan = jobsync.sync(job({"startTime": rfc3339(T0)}, **spec), [running], T0)
+    assert ("FailureTarget" in types(plan)) == fails
+
+
 def test_deadline_exceeded_deletes_active_pods_and_then_fails():
     status = {"startTime": rfc3339(T0)}
     early = jobsync.sync(job(status, activeDeadlineSeconds=30), [pod(1)], T0 + 10)
