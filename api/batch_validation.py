@@ -6,6 +6,7 @@ from __future__ import annotations
 from api import names, selectors
 from api.batch import CONTROLLER_UID
 from api.status import Cause
+from api.times import seconds
 
 MAX_INDEXED_PARALLELISM = 100000
 MAX_RULES, MAX_EXIT_CODES, MAX_PATTERNS = 20, 255, 20
@@ -175,4 +176,63 @@ def job_update(old: dict, new: dict) -> list[Cause]:
         elif after.get("parallelism") != after.get("completions"):
             causes.append(_invalid("spec.completions", after.get("completions"),
                                    "can only be modified in tandem with spec.parallelism"))
+    return causes
+
+
+def _true(status: dict, type_: str) -> bool:
+    return any(c.get("type") == type_ and c.get("status") == "True" for c in status.get("conditions") or [])
+
+
+def _omitted(path: str, message: str) -> Cause:
+    return Cause(path, f"Invalid value: {message}")
+
+
+def _finished_rules(status: dict) -> list[Cause]:
+    """ValidateJobUpdateStatus's options as Kubernetes 1.31+ sets them all."""
+    complete, failed = _true(status, "Complete"), _true(status, "Failed")
+    causes = []
+    if complete and failed:
+        causes.append(_omitted("status.conditions", "cannot set Complete=True and Failed=true conditions"))
+    if complete and _true(status, "FailureTarget"):
+        causes.append(_omitted("status.conditions", "cannot set Complete=True and FailureTarget=true conditions"))
+    if failed and not _true(status, "FailureTarget"):
+        causes.append(_omitted("status.conditions",
+                               "cannot set Failed=True condition without the FailureTarget=true condition"))
+    if complete and not _true(status, "SuccessCriteriaMet"):
+        causes.append(_omitted("status.conditions",
+                               "cannot set Complete=True condition without the SuccessCriteriaMet=true condition"))
+    if status.get("completionTime") and not complete:
+        causes.append(_invalid("status.completionTime", status["completionTime"],
+                               "cannot set completionTime when there is no Complete=True condition"))
+    if complete and not status.get("completionTime"):
+        causes.append(Cause("status.completionTime", "Required value: completionTime is required for Complete jobs",
+                            "FieldValueRequired"))
+    if status.get("completionTime") and status.get("startTime") and \
+            seconds(status["completionTime"]) < seconds(status["startTime"]):
+        causes.append(_invalid("status.completionTime", status["completionTime"],
+                               "completionTime cannot be set before startTime"))
+    if complete or failed:
+        for field in ("active", "terminating"):
+            if status.get(field):
+                causes.append(_invalid(f"status.{field}", status[field], f"{field}>0 is invalid for finished job"))
+        if status.get("uncountedTerminatedPods") and any(status["uncountedTerminatedPods"].values()):
+            causes.append(_omitted("status.uncountedTerminatedPods",
+                                   "uncountedTerminatedPods needs to be empty for finished job"))
+    return causes
+
+
+def job_status_update(old: dict, new: dict) -> list[Cause]:
+    """What a status update may not do: contradictory or unfounded terminal conditions, a terminal
+    condition turned off, a counter decreased, completionTime changed once set."""
+    before, after = old.get("status") or {}, new.get("status") or {}
+    causes = _finished_rules(after)
+    for type_ in ("Failed", "Complete", "FailureTarget"):
+        if _true(before, type_) and not _true(after, type_):
+            causes.append(_omitted("status.conditions", f"cannot disable the terminal {type_}=True condition"))
+    for counter in ("failed", "succeeded"):
+        if after.get(counter, 0) < before.get(counter, 0):
+            causes.append(_invalid(f"status.{counter}", after.get(counter, 0),
+                                   f"cannot decrease the {counter} counter"))
+    if before.get("completionTime") and after.get("completionTime") != before["completionTime"]:
+        causes.append(_invalid("status.completionTime", after.get("completionTime"), "field is immutable"))
     return causes

@@ -73,6 +73,12 @@ def update_causes(kind: str, old: dict, new: dict) -> list[Cause]:
     return check(old, new) if check else []
 
 
+def status_update_causes(kind: str, old: dict, new: dict) -> list[Cause]:
+    """What a status update may not change (a Job's terminal conditions and counters)."""
+    check = STATUS_CHECKS.get(kind)
+    return check(old, new) if check else []
+
+
 def node_update(old: dict, new: dict) -> list[Cause]:
     """A node's pod CIDRs, once given by the node IPAM controller, stay (ValidateNodeUpdate)."""
     before, after = (old.get("spec") or {}).get("podCIDRs") or [], (new.get("spec") or {}).get("podCIDRs") or []
@@ -89,3 +95,4 @@ UPDATE_CHECKS = {"RoleBinding": rbac.role_ref_update, "ClusterRoleBinding": rbac
                  "IngressClass": ingress_validation.ingress_class_update,
                  "Job": batch_validation.job_update, "ConfigMap": config_validation.configmap_update,
                  "Secret": config_validation.secret_update}
+STATUS_CHECKS = {"Job": batch_validation.job_status_update}

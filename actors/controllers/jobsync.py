@@ -252,8 +252,8 @@ def sync(job: dict, pods: list[dict], now: float) -> Plan:
     terminating = [p for p in pods if p["metadata"].get("deletionTimestamp") and
                    (p.get("status") or {}).get("phase") not in ("Succeeded", "Failed")]
     if batch.finished({"status": status}):
-        plan.delete = active
-        return _counts(plan, active, terminating)
+        plan.delete = active  # a finished Job counts none active or terminating (the status rules)
+        return _counts(plan, [], [])
     suspended = job["spec"].get("suspend")
     if not suspended and not status.get("startTime"):
         status["startTime"] = rfc3339(now)
@@ -308,7 +308,7 @@ def _deadline_requeue(job: dict, status: dict, plan: Plan, now: float) -> None:
 
 
 def _counts(plan: Plan, active: list[dict], terminating: list[dict]) -> Plan:
-    going = {p["metadata"]["uid"] for p in plan.delete}
+    going = {p["metadata"]["uid"] for p in plan.delete} if active or terminating else set()
     status = plan.status
     status["active"] = len([p for p in active if p["metadata"]["uid"] not in going])
     status["ready"] = len([p for p in active if p["metadata"]["uid"] not in going and is_ready(p)])

@@ -10,7 +10,7 @@ from api import batch
 from api.admission import admit
 from api.printers.columns import header, row
 from api.status import StatusError
-from api.updates import update_causes
+from api.updates import status_update_causes, update_causes
 from cli.verbs_batch import job_manifest
 from store.objects import job_selector, stamp_new
 
@@ -167,3 +167,32 @@ def test_create_job_builds_what_kubectl_sends(command, container):
     assert manifest["spec"]["template"]["spec"] == {"containers": [container], "restartPolicy": "Never"}
     admitted = admit("Job", manifest, "default")
     assert admitted["spec"]["backoffLimit"] == 6
+
+
+COMPLETE = [{"type": "SuccessCriteriaMet", "status": "True"}, {"type": "Complete", "status": "True"}]
+FAILED = [{"type": "FailureTarget", "status": "True"}, {"type": "Failed", "status": "True"}]
+
+
+@pytest.mark.parametrize("before, after, message", [
+    pytest.param({}, {"conditions": COMPLETE + FAILED[1:], "completionTime": "2026-01-01T00:00:00Z"},
+                 "status.conditions: Invalid value: cannot set Complete=True and Failed=true conditions",
+                 id="complete-and-failed"),
+    pytest.param({}, {"conditions": FAILED[1:]}, "status.conditions: Invalid value: cannot set Failed=True condition "
+                                                 "without the FailureTarget=true condition", id="failed-alone"),
+    pytest.param({}, {"conditions": COMPLETE[1:], "completionTime": "2026-01-01T00:00:00Z"},
+                 "status.conditions: Invalid value: cannot set Complete=True condition without the "
+                 "SuccessCriteriaMet=true condition", id="complete-alone"),
+    pytest.param({}, {"conditions": COMPLETE}, "status.completionTime: Required value: completionTime is required "
+                                               "for Complete jobs", id="complete-needs-time"),
+    pytest.param({"conditions": FAILED}, {"conditions": []},
+                 "status.conditions: Invalid value: cannot disable the terminal Failed=True condition",
+                 id="failed-stays"),
+    pytest.param({"failed": 3}, {"failed": 2}, "status.failed: Invalid value: 2: cannot decrease the failed counter",
+                 id="counter-decreases"),
+    pytest.param({}, {"conditions": FAILED, "active": 1},
+                 "status.active: Invalid value: 1: active>0 is invalid for finished job", id="finished-active"),
+    pytest.param({"failed": 1}, {"failed": 2, "active": 1}, None, id="fine"),
+])
+def test_status_updates(before, after, message):
+    causes = [f"{c.field}: {c.message}" for c in status_update_causes("Job", {"status": before}, {"status": after})]
+    assert (message in causes) if message else causes == []
