@@ -155,11 +155,12 @@ def parse_indexes(text: str | None) -> set[int]:
 
 
 def format_indexes(indexes: set[int]) -> str:
-    """A set of indexes as Kubernetes writes `completedIndexes`: ascending runs `1,3-5,7`."""
+    """A set of indexes as Kubernetes writes `completedIndexes`: ascending runs `1,3-5,7`, a run of two
+    as `1,2` (orderedIntervals.String)."""
     runs: list[list[int]] = []
     for i in sorted(indexes):
         if runs and runs[-1][1] == i - 1:
             runs[-1][1] = i
         else:
             runs.append([i, i])
-    return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
+    return ",".join(str(a) if a == b else f"{a},{b}" if b == a + 1 else f"{a}-{b}" for a, b in runs)

@@ -9,6 +9,7 @@ import time
 from typing import Any
 
 from actors.controllers import jobsync
+from actors.controllers.jobpods import tracked
 from actors.controllers.base import Controller
 from actors.controllers.claims import claim, controller_of, controller_ref
 from actors.controllers.expectations import Expectations
@@ -52,7 +53,7 @@ class JobController(Controller):
             self.expectations.deleted(key, meta["uid"])
         keys = [key]
         job = self.get("Job", ns, owner["name"])
-        if delta.type != "DELETED" and jobsync.tracked(delta.object) and \
+        if delta.type != "DELETED" and tracked(delta.object) and \
                 (job is None or job["metadata"]["uid"] != owner.get("uid")):
             keys.append(f"{ORPHAN}{ns}/{meta['name']}")
         return keys
@@ -62,7 +63,7 @@ class JobController(Controller):
         if key.startswith(ORPHAN):
             ns, name = key[len(ORPHAN):].split("/", 1)
             pod = self.get("Pod", ns, name)
-            if pod is not None and jobsync.tracked(pod):
+            if pod is not None and tracked(pod):
                 self._untrack(pod)
             return
         ns, name = key.split("/", 1)
@@ -72,7 +73,7 @@ class JobController(Controller):
         pods = claim(job, self.in_namespace("Pod", ns), self.set_owners)
         if job["metadata"].get("deletionTimestamp"):
             for pod in pods:
-                if jobsync.tracked(pod):
+                if tracked(pod):
                     self._untrack(pod)
             return
         if not self.expectations.satisfied(key):
@@ -82,7 +83,7 @@ class JobController(Controller):
             self.event(job, reason, message, type_)
         if plan.requeue_after is not None:
             self.queue.add_after(key, plan.requeue_after + 0.1)
-        self._create(job, key, plan.create[:BURST])
+        self._create(job, key, plan.create[:BURST], plan.index_failures)
         self._delete(job, key, plan.delete[:BURST])
         self._write_status(job, key, plan)
 
@@ -114,7 +115,7 @@ class JobController(Controller):
                    lambda r: (self.retry(key) if r.reason != "NotFound" else None) if isinstance(r, StatusError)
                    else then())
 
-    def _create(self, job: dict, key: str, indexes: list[int | None]) -> None:
+    def _create(self, job: dict, key: str, indexes: list[int | None], failures: dict[int, int]) -> None:
         if not indexes:
             return
         self.expectations.expect(key, adds=len(indexes))
@@ -129,7 +130,8 @@ class JobController(Controller):
 
         for index in indexes:
             self.write({"verb": "create", "kind": "Pod", "namespace": job["metadata"]["namespace"],
-                        "object": pod_for(job, index)}, created)
+                        "object": pod_for(job, index, failures.get(index, 0) if index is not None else 0)},
+                       created)
 
     def _delete(self, job: dict, key: str, pods: list[dict]) -> None:
         """Finalizer off, then delete: pods the controller removes are not failures."""
@@ -151,15 +153,16 @@ class JobController(Controller):
                 self.write({"verb": "delete", "kind": "Pod", "namespace": meta["namespace"], "name": meta["name"],
                             "options": {"preconditions": {"uid": meta["uid"]}}}, deleted)
 
-            if jobsync.tracked(pod):
+            if tracked(pod):
                 self._untrack(pod, delete)
             else:
                 delete()
 
 
-def pod_for(job: dict, index: int | None) -> dict:
+def pod_for(job: dict, index: int | None, failures: int = 0) -> dict:
     """A pod from the Job's template: the controller reference, the tracking finalizer; in Indexed
-    mode the completion index as annotation, label, JOB_COMPLETION_INDEX and hostname `<job>-<i>`."""
+    mode the completion index as annotation, label, JOB_COMPLETION_INDEX and hostname `<job>-<i>`, and
+    with backoffLimitPerIndex the index's failures so far."""
     template = copy.deepcopy(job["spec"].get("template") or {})
     meta, spec = template.get("metadata") or {}, template.get("spec") or {}
     name = job["metadata"]["name"]
@@ -168,6 +171,8 @@ def pod_for(job: dict, index: int | None) -> dict:
     if index is not None:
         labels[batch.COMPLETION_INDEX] = annotations[batch.COMPLETION_INDEX] = str(index)
         prefix = f"{name}-{index}-"
+        if job["spec"].get("backoffLimitPerIndex") is not None:
+            annotations[batch.INDEX_FAILURE_COUNT] = str(failures)
         spec.setdefault("hostname", f"{name}-{index}")
         env = {"name": batch.INDEX_ENV, "valueFrom": {"fieldRef": {
             "fieldPath": f"metadata.labels['{batch.COMPLETION_INDEX}']"}}}

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from actors.controllers import jobindexes
+from actors.controllers.jobpods import (failure_rule, finish_time, finished, index_of, is_ready,
+                                        succeeded, tracked)
 from api import batch
 from api.times import rfc3339, seconds
 
@@ -21,68 +24,11 @@ DEADLINE_EXCEEDED = ("DeadlineExceeded", "Job was active longer than specified d
 class Plan:
     status: dict
     create: list[int | None] = field(default_factory=list)  # completion indexes (None when NonIndexed)
+    index_failures: dict[int, int] = field(default_factory=dict)  # a new pod's job-index-failure-count
     delete: list[dict] = field(default_factory=list)  # active pods to remove (finalizer first)
     untrack: list[dict] = field(default_factory=list)  # pods in uncountedTerminatedPods: finalizer off
     requeue_after: float | None = None
     events: list[tuple[str, str, str]] = field(default_factory=list)  # (type, reason, message)
-
-
-def finished(pod: dict) -> bool:
-    return (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed") or \
-        bool(pod["metadata"].get("deletionTimestamp"))
-
-
-def succeeded(pod: dict) -> bool:
-    return (pod.get("status") or {}).get("phase") == "Succeeded"
-
-
-def tracked(pod: dict) -> bool:
-    return batch.TRACKING_FINALIZER in (pod["metadata"].get("finalizers") or [])
-
-
-def index_of(pod: dict) -> int | None:
-    value = (pod["metadata"].get("annotations") or {}).get(batch.COMPLETION_INDEX)
-    return int(value) if value is not None and value.isdigit() else None
-
-
-def is_ready(pod: dict) -> bool:
-    return any(c.get("type") == "Ready" and c.get("status") == "True"
-               for c in (pod.get("status") or {}).get("conditions") or [])
-
-
-def finish_time(pod: dict) -> float:
-    """When the pod's last container finished (its deletion, or its creation, when none says)."""
-    times = [seconds(s["state"]["terminated"]["finishedAt"]) for s in (pod.get("status") or {}).get(
-        "containerStatuses") or [] if ((s.get("state") or {}).get("terminated") or {}).get("finishedAt")]
-    meta = pod["metadata"]
-    return max(times) if times else seconds(meta.get("deletionTimestamp") or meta.get("creationTimestamp"))
-
-
-def exit_code(pod: dict) -> tuple[str, int] | None:
-    """The first container that failed, and its exit code."""
-    for s in (pod.get("status") or {}).get("containerStatuses") or []:
-        terminated = (s.get("state") or {}).get("terminated") or {}
-        if terminated.get("exitCode"):
-            return s.get("name", ""), terminated["exitCode"]
-    return None
-
-
-def failure_rule(job: dict, pod: dict) -> tuple[str, str] | None:
-    """The podFailurePolicy's first rule matching a failed pod: (action, FailJob message)."""
-    name = f"{pod['metadata']['namespace']}/{pod['metadata']['name']}"
-    failure = exit_code(pod)
-    conditions = {(c.get("type"), c.get("status")) for c in (pod.get("status") or {}).get("conditions") or []}
-    for i, rule in enumerate((job["spec"].get("podFailurePolicy") or {}).get("rules") or []):
-        codes = rule.get("onExitCodes")
-        if codes and failure and codes.get("containerName") in (None, failure[0]):
-            inside = failure[1] in (codes.get("values") or [])
-            if inside == (codes.get("operator") == "In"):
-                return rule["action"], (f"Container {failure[0]} for pod {name} failed with exit code {failure[1]} "
-                                        f"matching FailJob rule at index {i}")
-        for pattern in rule.get("onPodConditions") or []:
-            if (pattern.get("type"), pattern.get("status", "True")) in conditions:
-                return rule["action"], f"Pod {name} has condition {pattern['type']} matching FailJob rule at index {i}"
-    return None
 
 
 def _condition(status: dict, type_: str, state: str, reason: str, message: str, now: float) -> bool:
@@ -113,6 +59,7 @@ def _count(job: dict, pods: list[dict], status: dict, plan: Plan) -> None:
     by_uid = {p["metadata"]["uid"]: p for p in pods}
     indexed = job["spec"].get("completionMode") == "Indexed"
     completed = batch.parse_indexes(status.get("completedIndexes"))
+    failed_indexes = batch.parse_indexes(status.get("failedIndexes"))
     for kind, uids in lists.items():
         for uid in list(uids):
             pod = by_uid.get(uid)
@@ -136,6 +83,11 @@ def _count(job: dict, pods: list[dict], status: dict, plan: Plan) -> None:
         room -= 1
         if kind == "succeeded" and indexed and index_of(pod) is not None:
             completed.add(index_of(pod))
+        elif kind == "failed" and jobindexes.per_index(job) and index_of(pod) is not None and \
+                jobindexes.index_failed(job, pod):
+            failed_indexes.add(index_of(pod))
+    if jobindexes.per_index(job):
+        status["failedIndexes"] = batch.format_indexes(failed_indexes)
     if indexed:
         completed = {i for i in completed if i < job["spec"].get("completions", 0)}
         status["completedIndexes"] = batch.format_indexes(completed)
@@ -150,6 +102,8 @@ def _failure(job: dict, pods: list[dict], status: dict, now: float) -> tuple[str
             rule = failure_rule(job, pod)
             if rule and rule[0] == "FailJob":
                 return "PodFailurePolicy", rule[1]
+    if jobindexes.per_index(job) and jobindexes.failure(job, status):
+        return jobindexes.failure(job, status)
     failed = status.get("failed", 0) + len((status.get("uncountedTerminatedPods") or {}).get("failed") or [])
     if failed > job["spec"].get("backoffLimit", batch.BACKOFF_LIMIT) or _restarts_past_limit(job, pods, failed):
         return BACKOFF_EXCEEDED
@@ -230,6 +184,9 @@ def _manage(job: dict, pods: list[dict], active: list[dict], status: dict, plan:
     missing = want - len(active)
     if missing <= 0:
         return
+    if jobindexes.per_index(job):
+        _create_per_index(job, pods, active, status, plan, now, missing)
+        return
     until = backoff_until(job, pods)
     if until > now:
         plan.requeue_after = until - now
@@ -240,6 +197,22 @@ def _manage(job: dict, pods: list[dict], active: list[dict], status: dict, plan:
         plan.create += free[:missing]
     else:
         plan.create += [None] * missing
+
+
+def _create_per_index(job: dict, pods: list[dict], active: list[dict], status: dict, plan: Plan, now: float,
+                      missing: int) -> None:
+    """The lowest free indexes (neither completed, failed nor running) whose own back-off has passed."""
+    taken = batch.parse_indexes(status.get("completedIndexes")) | batch.parse_indexes(status.get("failedIndexes")) \
+        | {index_of(p) for p in active}
+    failures = jobindexes.failures_by_index(job, pods)
+    for index in (i for i in range(job["spec"]["completions"]) if i not in taken):
+        count, last = failures.get(index, (0, 0.0))
+        until = last + min(BACKOFF_BASE * 2 ** (count - 1), BACKOFF_MAX) if count else 0.0
+        if until > now:
+            plan.requeue_after = min(plan.requeue_after or until - now, until - now)
+        elif len(plan.create) < missing:
+            plan.create.append(index)
+            plan.index_failures[index] = count
 
 
 def sync(job: dict, pods: list[dict], now: float) -> Plan:

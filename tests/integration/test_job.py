@@ -49,6 +49,9 @@ def finished_as(client, name: str, type_: str, timeout: float = 60) -> dict:
                  "Job has reached the specified backoff limit", {"succeeded": 0, "failed": 2}, id="backoff-limit"),
     pytest.param({"activeDeadlineSeconds": 2, "run": None}, "Failed", "DeadlineExceeded",
                  "Job was active longer than specified deadline", {"succeeded": 0, "active": 0}, id="deadline"),
+    pytest.param({"completionMode": "Indexed", "completions": 2, "parallelism": 2, "backoffLimitPerIndex": 0,
+                  "code": 1}, "Failed", "FailedIndexes", "Job has failed indexes",
+                 {"failed": 2, "failedIndexes": "0,1"}, id="per-index"),
 ])
 def test_a_job_finishes_with_kubernetes_condition(jobs, spec, condition, reason, message, counts):
     jobs.create(job("work", **spec))

@@ -196,3 +196,12 @@ FAILED = [{"type": "FailureTarget", "status": "True"}, {"type": "Failed", "statu
 def test_status_updates(before, after, message):
     causes = [f"{c.field}: {c.message}" for c in status_update_causes("Job", {"status": before}, {"status": after})]
     assert (message in causes) if message else causes == []
+
+
+@pytest.mark.parametrize("indexes, text", [
+    pytest.param(set(), "", id="none"), pytest.param({3}, "3", id="one"), pytest.param({1, 2}, "1,2", id="pair"),
+    pytest.param({1, 3, 4, 5, 7}, "1,3-5,7", id="runs"), pytest.param({0, 1, 2}, "0-2", id="three"),
+])
+def test_indexes_as_kubernetes_writes_them(indexes, text):
+    assert batch.format_indexes(indexes) == text
+    assert batch.parse_indexes(text) == indexes

@@ -177,3 +177,44 @@ def test_ttl_after_finished(ttl, condition, now, left):
     conditions = [{"type": condition, "status": "True", "lastTransitionTime": rfc3339(T0)}] if condition else []
     obj = job({"conditions": conditions}, **({"ttlSecondsAfterFinished": ttl} if ttl is not None else {}))
     assert expires_in(obj, now) == (pytest.approx(left) if left is not None else None)
+
+
+def indexed_pod(n: int, index: int, phase: str, failures: int = 0, code: int | None = None, tracked=True) -> dict:
+    made = pod(n, phase, tracked=tracked, finished_at=T0, index=index, code=code)
+    made["metadata"]["annotations"][batch.INDEX_FAILURE_COUNT] = str(failures)
+    return made
+
+
+PER_INDEX = {"completionMode": "Indexed", "completions": 3, "parallelism": 3, "backoffLimitPerIndex": 1}
+
+
+@pytest.mark.parametrize("spec, pods, now, failed_indexes, creates, condition", [
+    pytest.param({}, [indexed_pod(1, 1, "Failed")], T0 + 1, "", [0, 2], None, id="first-failure-backs-off-its-index"),
+    pytest.param({}, [indexed_pod(1, 1, "Failed")], T0 + 10, "", [0, 1, 2], None, id="retried-after-10s"),
+    pytest.param({}, [indexed_pod(1, 1, "Failed", failures=1)], T0 + 60, "1", [0, 2], None,
+                 id="past-the-limit-the-index-fails"),
+    pytest.param({"maxFailedIndexes": 0}, [indexed_pod(1, 1, "Failed", failures=1)], T0, "1", [],
+                 ("MaxFailedIndexesExceeded", "Job has exceeded the specified maximal number of failed indexes"),
+                 id="max-failed-indexes"),
+    pytest.param({}, [indexed_pod(1, 0, "Succeeded"), indexed_pod(2, 1, "Failed", failures=1),
+                      indexed_pod(3, 2, "Succeeded")], T0, "1", [], ("FailedIndexes", "Job has failed indexes"),
+                 id="ended-with-a-failed-index"),
+    pytest.param({"podFailurePolicy": {"rules": [{"action": "FailIndex", "onExitCodes": {"operator": "In",
+                                                                                         "values": [7]}}]}},
+                 [indexed_pod(1, 2, "Failed", code=7)], T0 + 60, "2", [0, 1], None, id="fail-index-rule"),
+])
+def test_backoff_limit_per_index(spec, pods, now, failed_indexes, creates, condition):
+    plan = jobsync.sync(job({"startTime": rfc3339(T0)}, **PER_INDEX, **spec), pods, now)
+    assert plan.status["failedIndexes"] == failed_indexes
+    assert plan.create == creates
+    if condition:
+        assert types(plan)["FailureTarget"] == ("True", *condition)
+    else:
+        assert "FailureTarget" not in types(plan)
+
+
+def test_a_retried_index_carries_its_failure_count():
+    plan = jobsync.sync(job({"startTime": rfc3339(T0)}, **PER_INDEX), [indexed_pod(1, 1, "Failed")], T0 + 10)
+    assert plan.index_failures[1] == 1
+    made = pod_for(job(**PER_INDEX), 1, plan.index_failures[1])
+    assert made["metadata"]["annotations"][batch.INDEX_FAILURE_COUNT] == "1"
