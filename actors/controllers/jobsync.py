@@ -108,7 +108,8 @@ def _failure(job: dict, pods: list[dict], status: dict, now: float) -> tuple[str
     if failed > job["spec"].get("backoffLimit", batch.BACKOFF_LIMIT) or _restarts_past_limit(job, pods, failed):
         return BACKOFF_EXCEEDED
     deadline = job["spec"].get("activeDeadlineSeconds")
-    if deadline is not None and status.get("startTime") and now >= seconds(status["startTime"]) + deadline:
+    if deadline is not None and status.get("startTime") and not job["spec"].get("suspend") and \
+            now >= seconds(status["startTime"]) + deadline:  # pastActiveDeadline: never while suspended
         return DEADLINE_EXCEEDED
     return None
 

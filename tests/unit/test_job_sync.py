@@ -123,6 +123,11 @@ def test_pod_failure_backoff(failures, now, creates, requeue):
     assert plan.requeue_after == (pytest.approx(requeue) if requeue else None)
 
 
+def test_a_suspended_job_is_never_past_its_deadline():
+    plan = jobsync.sync(job({"startTime": rfc3339(T0)}, activeDeadlineSeconds=5, suspend=True), [], T0 + 60)
+    assert "FailureTarget" not in types(plan) and types(plan)["Suspended"][0] == "True"
+
+
 def test_suspend_deletes_active_pods_and_resume_restarts_the_clock():
     suspended = jobsync.sync(job({"startTime": rfc3339(T0)}, suspend=True), [pod(1)], T0 + 5)
     assert types(suspended)["Suspended"] == ("True", "JobSuspended", "Job suspended")
