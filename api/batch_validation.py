@@ -164,11 +164,28 @@ def validate_job(job: dict) -> list[Cause]:
     return causes + _selector(spec) + _restart_policy(spec)  # api/validation.py adds the template's pod spec
 
 
+SCHEDULING_DIRECTIVES = ("nodeSelector", "affinity", "tolerations", "schedulingGates")
+
+
+def _fixed(old: dict, template: dict | None) -> dict:
+    """The part of a template an update may not change: all of it, except — while the Job is suspended
+    and has never started (AllowMutableSchedulingDirectives) — its labels, annotations and scheduling
+    directives."""
+    template = dict(template or {})
+    if (old.get("spec") or {}).get("suspend") and not (old.get("status") or {}).get("startTime"):
+        template["metadata"] = {k: v for k, v in (template.get("metadata") or {}).items()
+                                if k not in ("labels", "annotations")}
+        template["spec"] = {k: v for k, v in (template.get("spec") or {}).items() if k not in SCHEDULING_DIRECTIVES}
+    return template
+
+
 def job_update(old: dict, new: dict) -> list[Cause]:
     """ValidateJobSpecUpdate: the immutable fields; `completions` only with parallelism in Indexed mode."""
     before, after = old.get("spec") or {}, new.get("spec") or {}
     causes = [_invalid(f"spec.{f}", after.get(f), "field is immutable") for f in IMMUTABLE
-              if before.get(f) != after.get(f)]
+              if f != "template" and before.get(f) != after.get(f)]
+    if _fixed(old, before.get("template")) != _fixed(old, after.get("template")):
+        causes.append(_invalid("spec.template", after.get("template"), "field is immutable"))
     if before.get("completions") != after.get("completions"):
         indexed = after.get("completionMode") == "Indexed"
         if not indexed:

@@ -136,6 +136,25 @@ def test_updates(change, message):
     assert causes == ([message] if message else [])
 
 
+@pytest.mark.parametrize("suspended, started, change, changed", [
+    pytest.param(True, False, {"spec": {"nodeSelector": {"zone": "a"}}}, False, id="suspended-scheduling"),
+    pytest.param(True, False, {"metadata": {"annotations": {"a": "b"}}}, False, id="suspended-annotations"),
+    pytest.param(True, True, {"spec": {"nodeSelector": {"zone": "a"}}}, True, id="started-before"),
+    pytest.param(False, False, {"spec": {"nodeSelector": {"zone": "a"}}}, True, id="running"),
+    pytest.param(True, False, {"spec": {"containers": [{"name": "c", "image": "perl"}]}}, True,
+                 id="suspended-containers"),
+])
+def test_template_changes(suspended, started, change, changed):
+    old = created(job(suspend=suspended))
+    if started:
+        old["status"] = {"startTime": "2026-01-01T00:00:00Z"}
+    new = copy.deepcopy(old)
+    for part, values in change.items():
+        new["spec"]["template"].setdefault(part, {}).update(values)
+    fields = [c.field for c in update_causes("Job", old, new)]
+    assert fields == (["spec.template"] if changed else [])
+
+
 @pytest.mark.parametrize("spec, status, cells", [
     pytest.param({"completions": 5}, {}, ["Running", "0/5", ""], id="new"),
     pytest.param({"completions": 5}, {"succeeded": 5, "startTime": "2026-01-01T00:00:00Z",
