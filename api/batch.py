@@ -17,6 +17,7 @@ COMPLETION_INDEX = "batch.kubernetes.io/job-completion-index"
 INDEX_FAILURE_COUNT = "batch.kubernetes.io/job-index-failure-count"
 TRACKING_FINALIZER = "batch.kubernetes.io/job-tracking"
 INDEX_ENV = "JOB_COMPLETION_INDEX"
+MANAGED_BY = "kubernetes.io/job-controller"  # spec.managedBy's reserved value: this controller
 BACKOFF_LIMIT = 6
 MAX_INT32 = 2147483647
 

@@ -10,6 +10,7 @@ from api.times import seconds
 
 MAX_INDEXED_PARALLELISM = 100000
 MAX_RULES, MAX_EXIT_CODES, MAX_PATTERNS = 20, 255, 20
+MAX_MANAGED_BY = 63
 RESTART_POLICIES = '"OnFailure", "Never"'
 IMMUTABLE = ("selector", "completionMode", "podFailurePolicy", "backoffLimitPerIndex", "managedBy", "successPolicy",
              "template")
@@ -157,11 +158,25 @@ def _restart_policy(spec: dict) -> list[Cause]:
                   "FieldValueNotSupported")]
 
 
+def _managed_by(spec: dict) -> list[Cause]:
+    """IsDomainPrefixedPath, at most 63 bytes."""
+    value = spec.get("managedBy")
+    if value is None:
+        return []
+    domain, slash, path = value.partition("/")
+    if not slash or not path or names.subdomain_errors(domain):
+        return [_invalid("spec.managedBy", value, 'must be a domain-prefixed path (such as "acme.io/foo")')]
+    if len(value) > MAX_MANAGED_BY:
+        return [Cause("spec.managedBy", f"Too long: may not be more than {MAX_MANAGED_BY} bytes",
+                      "FieldValueTooLong")]
+    return []
+
+
 def validate_job(job: dict) -> list[Cause]:
     spec = job.get("spec") or {}
     name = (job.get("metadata") or {}).get("name") or ""
     causes = _non_negative(spec) + _indexed(name, spec) + _pod_failure_policy(spec) + _success_policy(spec)
-    return causes + _selector(spec) + _restart_policy(spec)  # api/validation.py adds the template's pod spec
+    return causes + _selector(spec) + _restart_policy(spec) + _managed_by(spec)  # api/validation.py adds the template's pod spec
 
 
 SCHEDULING_DIRECTIVES = ("nodeSelector", "affinity", "tolerations", "schedulingGates")

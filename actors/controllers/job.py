@@ -68,8 +68,8 @@ class JobController(Controller):
             return
         ns, name = key.split("/", 1)
         job = self.get("Job", ns, name)
-        if job is None:
-            return
+        if job is None or job["spec"].get("managedBy", batch.MANAGED_BY) != batch.MANAGED_BY:
+            return  # another controller manages it (spec.managedBy)
         pods = claim(job, self.in_namespace("Pod", ns), self.set_owners)
         if job["metadata"].get("deletionTimestamp"):
             for pod in pods:

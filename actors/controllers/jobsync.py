@@ -183,6 +183,9 @@ def _manage(job: dict, pods: list[dict], active: list[dict], status: dict, plan:
         plan.delete += ranked[:len(active) - want]
         return
     missing = want - len(active)
+    if job["spec"].get("podReplacementPolicy") == "Failed":  # a terminating pod is replaced once it failed
+        missing -= sum(1 for p in pods if p["metadata"].get("deletionTimestamp") and
+                       (p.get("status") or {}).get("phase") not in ("Succeeded", "Failed"))
     if missing <= 0:
         return
     if jobindexes.per_index(job):

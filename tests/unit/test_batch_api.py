@@ -89,6 +89,10 @@ def test_defaults(spec, expected):
     pytest.param(job(completionMode="Indexed", completions=2, successPolicy={"rules": []}),
                  "spec.successPolicy.rules: Required value: at least one rules must be specified when the "
                  "successPolicy is specified", id="success-policy-rules"),
+    pytest.param(job(managedBy="nodomain"), 'spec.managedBy: Invalid value: "nodomain": must be a domain-prefixed '
+                                            'path (such as "acme.io/foo")', id="managed-by-path"),
+    pytest.param(job(managedBy="acme.io/" + "x" * 60), "spec.managedBy: Too long: may not be more than 63 bytes",
+                 id="managed-by-long"),
     pytest.param(job(manualSelector=True, selector={"matchLabels": {"a": "b"}}),
                  "`selector` does not match template `labels`", id="manual-selector-mismatch"),
 ])

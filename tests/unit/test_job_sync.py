@@ -56,6 +56,16 @@ def test_creates(spec, pods, creates):
     assert plan.create == creates
 
 
+@pytest.mark.parametrize("policy, creates", [
+    pytest.param("TerminatingOrFailed", [None], id="replaced-while-terminating"),
+    pytest.param("Failed", [], id="replaced-once-failed"),
+])
+def test_pod_replacement_policy(policy, creates):
+    terminating = pod(1, tracked=False, deleting=True)
+    plan = jobsync.sync(job({"startTime": rfc3339(T0)}, podReplacementPolicy=policy), [terminating], T0)
+    assert plan.create == creates and plan.status["terminating"] == 1
+
+
 def test_a_finished_pod_is_counted_through_uncounted_then_its_finalizer():
     first = jobsync.sync(job(completions=2), [pod(1, "Succeeded", finished_at=T0)], T0)
     assert first.status["uncountedTerminatedPods"] == {"succeeded": ["uid-1"]}
