@@ -35,6 +35,19 @@ def pods_of(client, name: str) -> list[dict]:
     return client.list("Pod", "default", label_selector=f"{batch.JOB_NAME}={name}").items
 
 
+def most_at_once(pods: list[dict]) -> int:
+    """The most pods alive at one moment, from their creation and their container's finish."""
+    edges = []
+    for pod in pods:
+        finished = pod["status"]["containerStatuses"][0]["state"]["terminated"]["finishedAt"]
+        edges += [(seconds(pod["metadata"]["creationTimestamp"]), 1), (seconds(finished), -1)]
+    alive = peak = 0
+    for _, step in sorted(edges, key=lambda e: (e[0], e[1])):  # a finish before a start at the same second
+        alive += step
+        peak = max(peak, alive)
+    return peak
+
+
 def finished_as(client, name: str, type_: str, timeout: float = 60) -> dict:
     def done():
         obj = client.get("Job", name, "default")
@@ -66,7 +79,11 @@ def test_a_job_finishes_with_kubernetes_condition(jobs, spec, condition, reason,
                            for p in pods_of(jobs, "work")), 30, what="every tracking finalizer removed")
     if condition == "Complete":
         assert done["status"]["completionTime"] >= done["status"]["startTime"]
-        assert len([p for p in pods_of(jobs, "work") if p["status"].get("phase") == "Succeeded"]) == 5
+        pods = pods_of(jobs, "work")
+        assert len([p for p in pods if p["status"].get("phase") == "Succeeded"]) == 5
+        assert most_at_once(pods) <= spec["parallelism"]
+        reasons = {e["reason"] for e in jobs.list("Event", "default").items if e["involvedObject"]["name"] == "work"}
+        assert {"SuccessfulCreate", "Completed"} <= reasons
 
 
 def test_indexed_pods_see_their_index(jobs):
