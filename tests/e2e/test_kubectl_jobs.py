@@ -42,6 +42,9 @@ def test_kubectl_create_get_wait_describe_job(kube, settings, tmp_path):
         "job.batch/hello condition met"
     row = ok(kubectl("get", "jobs", "--no-headers")).split()
     assert row[:3] == ["hello", "Complete", "1/1"]
+    assert "job.batch/hello" in ok(kubectl("get", "all"))  # jobs are in the `all` category
+    status = ok(kubectl("get", "job", "hello", "--subresource=status", "-o", "jsonpath={.status.succeeded}"))
+    assert status == "1"
     described = ok(kubectl("describe", "job", "hello"))
     assert "1 Active" not in described and "1 Succeeded" in described and "Completed" in described
     job = client.get("Job", "hello", "default")
