@@ -116,19 +116,34 @@ class JobController(Controller):
                    else then())
 
     def _create(self, job: dict, key: str, indexes: list[int | None], failures: dict[int, int]) -> None:
-        if not indexes:
-            return
-        self.expectations.expect(key, adds=len(indexes))
+        if indexes:
+            self.expectations.expect(key, adds=len(indexes))
+            self._create_batch(job, key, indexes, failures, 1)
+
+    def _create_batch(self, job: dict, key: str, indexes: list[int | None], failures: dict[int, int],
+                      size: int) -> None:
+        """Slow start, as Kubernetes' manageJob: a batch of 1, then 2, 4, ...; a failure skips the rest."""
+        batch_, rest = indexes[:size], indexes[size:]
+        outcome = {"left": len(batch_), "failed": False}
 
         def created(result) -> None:
+            outcome["left"] -= 1
             if isinstance(result, StatusError):
+                outcome["failed"] = True
                 self.expectations.created(key)
                 self.event(job, "FailedCreate", f"Error creating: {result.message}", "Warning")
-                self.retry(key)
             else:
                 self.event(job, "SuccessfulCreate", f"Created pod: {result['metadata']['name']}")
+            if outcome["left"]:
+                return
+            if outcome["failed"]:
+                for _ in rest:  # never attempted: the next sync tries again
+                    self.expectations.created(key)
+                self.retry(key)
+            elif rest:
+                self._create_batch(job, key, rest, failures, size * 2)
 
-        for index in indexes:
+        for index in batch_:
             self.write({"verb": "create", "kind": "Pod", "namespace": job["metadata"]["namespace"],
                         "object": pod_for(job, index, failures.get(index, 0) if index is not None else 0)},
                        created)
