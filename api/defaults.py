@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from api import config, rbac
+from api import batch, config, rbac
 
 
 def _pull_policy(image: str | None) -> str:
@@ -93,6 +93,11 @@ def deployment(obj: dict) -> None:
     _template(spec)
 
 
+def job(obj: dict) -> None:
+    batch.defaults(obj)
+    _template(obj["spec"])
+
+
 def event(obj: dict) -> None:
     obj.setdefault("type", "Normal")
     obj.setdefault("count", 1)
@@ -130,7 +135,7 @@ def endpoint_slice(obj: dict) -> None:
 
 DEFAULTERS: dict[str, Callable[[dict], Any]] = {
     "Pod": pod, "Node": node, "Namespace": namespace, "ReplicaSet": replicaset,
-    "Deployment": deployment, "Event": event, "Service": service, "EndpointSlice": endpoint_slice,
+    "Deployment": deployment, "Job": job, "Event": event, "Service": service, "EndpointSlice": endpoint_slice,
     "ConfigMap": config.configmap, "Secret": config.secret,
     "RoleBinding": rbac.set_binding_defaults, "ClusterRoleBinding": rbac.set_binding_defaults,
 }

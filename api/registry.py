@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from api.apps import Deployment, ReplicaSet
+from api.batch import Job
 from api.config import ConfigMap, Secret
 from api.discovery import EndpointSlice
 from api.meta import Resource
@@ -51,6 +52,7 @@ KINDS: dict[str, KindInfo] = {
         KindInfo("ReplicaSet", ReplicaSet, "apps/v1", True, "replicasets", ("rs",), has_spec_generation=True),
         KindInfo("Deployment", Deployment, "apps/v1", True, "deployments", ("deploy",),
                  has_spec_generation=True),
+        KindInfo("Job", Job, "batch/v1", True, "jobs", has_spec_generation=True),
         KindInfo("ServiceAccount", ServiceAccount, "v1", True, "serviceaccounts", ("sa",),
                  unconditional_update=True),
         KindInfo("LimitRange", LimitRange, "v1", True, "limitranges", ("limits",), unconditional_update=True),

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import copy
 
-from api import config_validation, ingress_validation, policy_validation, rbac, service_validation
+from api import batch_validation, config_validation, ingress_validation, policy_validation, rbac, service_validation
 from api.gojson import go_key
 from api.status import Cause
 
@@ -73,6 +73,12 @@ def update_causes(kind: str, old: dict, new: dict) -> list[Cause]:
     return check(old, new) if check else []
 
 
+def status_update_causes(kind: str, old: dict, new: dict) -> list[Cause]:
+    """What a status update may not change (a Job's terminal conditions and counters)."""
+    check = STATUS_CHECKS.get(kind)
+    return check(old, new) if check else []
+
+
 def node_update(old: dict, new: dict) -> list[Cause]:
     """A node's pod CIDRs, once given by the node IPAM controller, stay (ValidateNodeUpdate)."""
     before, after = (old.get("spec") or {}).get("podCIDRs") or [], (new.get("spec") or {}).get("podCIDRs") or []
@@ -87,4 +93,6 @@ UPDATE_CHECKS = {"RoleBinding": rbac.role_ref_update, "ClusterRoleBinding": rbac
                  "Service": service_validation.service_update, "Node": node_update,
                  "EndpointSlice": service_validation.endpoint_slice_update,
                  "IngressClass": ingress_validation.ingress_class_update,
-                 "ConfigMap": config_validation.configmap_update, "Secret": config_validation.secret_update}
+                 "Job": batch_validation.job_update, "ConfigMap": config_validation.configmap_update,
+                 "Secret": config_validation.secret_update}
+STATUS_CHECKS = {"Job": batch_validation.job_status_update}

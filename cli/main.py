@@ -23,7 +23,7 @@ from cli.session import Commands, client as _client, connected, fail as _fail, k
 from cli.kubeconfig import config_group
 from cli.status import status
 from cli.verbs import create, run, set_group
-from cli import verbs_config  # noqa: F401  (adds `create configmap` and `create secret …`)
+from cli import verbs_batch, verbs_config  # noqa: F401  (add `create job`, `create configmap`, `create secret …`)
 from cli.verbs_patch import patch
 from cli.verbs_rollout import rollout, scale
 from cli.verbs_tables import api_resources, events

@@ -43,6 +43,8 @@ PASSWORD_CHARS = 32
 CONTROLLER_ACCOUNTS = {  # controller -> its ServiceAccount in kube-system, as kube-controller-manager names them
     "replicaset": "replicaset-controller",
     "deployment": "deployment-controller",
+    "job": "job-controller",
+    "ttlafterfinished": "ttl-after-finished-controller",
     "gc": "generic-garbage-collector",
     "namespace": "namespace-controller",
     "nodelifecycle": "node-controller",

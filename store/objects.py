@@ -5,6 +5,7 @@ import secrets
 import uuid
 from typing import Any
 
+from api import batch, batch_validation
 from api.errors import invalid
 from api.names import MAX_GENERATED_PREFIX
 from api.status import Cause
@@ -26,6 +27,15 @@ def stamp_new(obj: dict, rev: int, now: float) -> None:
     meta["generation"] = 1
     for field in ("deletionTimestamp", "deletionGracePeriodSeconds"):
         meta.pop(field, None)
+
+
+def job_selector(obj: dict) -> None:
+    """A new Job's generated selector, made once it has its UID (Kubernetes' Job strategy does it in
+    Validate, after the UID is set); Invalid when the user's labels or selector contradict it."""
+    batch.generate_selector(obj)
+    causes = batch_validation.generated_selector_causes(obj)
+    if causes:
+        raise invalid("Job", obj["metadata"]["name"], causes)
 
 
 def carry_server_fields(kind: str, old: dict, new: dict) -> None:

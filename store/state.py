@@ -10,7 +10,7 @@ from api.fieldselectors import parse_fields
 from api.registry import KindInfo, lookup
 from api.errors import already_exists, conflict, forbidden, invalid, not_found
 from api.status import bad_request, too_large, Cause
-from api.updates import pod_spec_update, update_causes
+from api.updates import pod_spec_update, status_update_causes, update_causes
 from bus import codec
 from bus.digest import KeyDigest
 from bus.topology import matcher, object_key
@@ -148,6 +148,8 @@ class State:
         objects.stamp_new(obj, self.rev + 1, self.clock())
         if info.kind == "Service":
             obj = self._allocated(obj, None)
+        elif info.kind == "Job":
+            objects.job_selector(obj)
         charged = charges([self.objects[q].obj for q in self.quotas.of(oid[1])], info.kind, obj) \
             if info.namespaced else []
         entry = self._commit("ADDED", oid, obj, None)
@@ -199,6 +201,9 @@ class State:
                     old["spec"].get("nodeName"):
                 raise invalid(info.kind, old["metadata"]["name"],
                               [Cause("spec.nodeName", "Forbidden: may not be changed directly", "FieldValueForbidden")])
+            causes = status_update_causes(info.kind, old, merged)
+            if causes:
+                raise invalid(info.kind, old["metadata"]["name"], causes)
             return merged
         objects.carry_server_fields(info.kind, old, new)
         if info.kind == "Service":

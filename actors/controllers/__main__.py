@@ -6,6 +6,7 @@ from actors.controllers.deployment import DeploymentController
 from actors.controllers.endpoints import EndpointsController
 from actors.controllers.endpointslice import EndpointSliceController
 from actors.controllers.gc import GarbageCollector
+from actors.controllers.job import JobController
 from actors.controllers.namespace import NamespaceController
 from actors.controllers.nodehealth import Rates
 from actors.controllers.nodeipam import NodeIpamController
@@ -14,6 +15,7 @@ from actors.controllers.replicaset import ReplicaSetController
 from actors.controllers.resourcequota import ResourceQuotaController
 from actors.controllers.rootca import RootCAPublisher
 from actors.controllers.serviceaccount import ServiceAccountController
+from actors.controllers.ttlafterfinished import TTLAfterFinishedController
 from config.settings import load_settings
 
 CONTROLLERS = {"replicaset": ReplicaSetController, "deployment": DeploymentController, "gc": GarbageCollector,
@@ -21,7 +23,8 @@ CONTROLLERS = {"replicaset": ReplicaSetController, "deployment": DeploymentContr
                "serviceaccount": ServiceAccountController, "resourcequota": ResourceQuotaController,
                "clusterrole-aggregation": ClusterRoleAggregationController, "nodeipam": NodeIpamController,
                "endpointslice": EndpointSliceController, "endpoints": EndpointsController,
-               "root-ca-cert-publisher": RootCAPublisher}
+               "root-ca-cert-publisher": RootCAPublisher, "job": JobController,
+               "ttlafterfinished": TTLAfterFinishedController}
 
 
 def main() -> None:

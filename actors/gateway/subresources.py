@@ -20,7 +20,8 @@ from api.status import StatusError, bad_request
 from runtime.client import Client
 
 SCALABLE = {"Deployment", "ReplicaSet"}
-STATUS_KINDS = {"Pod", "Node", "Namespace", "Deployment", "ReplicaSet", "ResourceQuota", "Service", "Ingress"}
+STATUS_KINDS = {"Pod", "Node", "Namespace", "Deployment", "ReplicaSet", "ResourceQuota", "Service", "Ingress",
+                "Job"}
 FOLLOW_POLL_S = 0.5
 
 

@@ -136,17 +136,18 @@ def _node(node: dict, wide: bool) -> list[str]:
 def _rs(rs: dict, wide: bool) -> list[str]:
     status = rs.get("status") or {}
     return [rs["metadata"]["name"], str(rs["spec"].get("replicas", 0)), str(status.get("replicas", 0)),
-            str(status.get("readyReplicas", 0)), age(rs["metadata"].get("creationTimestamp"))] + _template(rs, wide)
+            str(status.get("readyReplicas", 0)),
+            age(rs["metadata"].get("creationTimestamp"))] + template_cells(rs, wide)
 
 
 def _deploy(d: dict, wide: bool) -> list[str]:
     status = d.get("status") or {}
     return [d["metadata"]["name"], f"{status.get('readyReplicas', 0)}/{d['spec'].get('replicas', 0)}",
             str(status.get("updatedReplicas", 0)), str(status.get("availableReplicas", 0)),
-            age(d["metadata"].get("creationTimestamp"))] + _template(d, wide)
+            age(d["metadata"].get("creationTimestamp"))] + template_cells(d, wide)
 
 
-def _template(obj: dict, wide: bool) -> list[str]:
+def template_cells(obj: dict, wide: bool) -> list[str]:
     """CONTAINERS, IMAGES, SELECTOR of a workload, for -o wide."""
     if not wide:
         return []

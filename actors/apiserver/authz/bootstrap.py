@@ -20,7 +20,7 @@ EVENTS = new_rule("create patch update", ("", "events.k8s.io"), "events")
 CONTROLLERS = ("clusterrole-aggregation-controller", "deployment-controller", "generic-garbage-collector",
                "namespace-controller", "node-controller", "replicaset-controller", "resourcequota-controller",
                "service-account-controller", "endpointslice-controller", "endpoint-controller",
-               "root-ca-cert-publisher")
+               "root-ca-cert-publisher", "job-controller", "ttl-after-finished-controller")
 
 
 def _meta(name: str, labels: dict[str, str] | None = None) -> dict:
@@ -182,6 +182,11 @@ def _controller_rules() -> dict[str, list[dict]]:
             new_rule("create delete get list patch update watch", workloads, "replicasets"),
             new_rule("get list update watch", CORE, "pods")],
         "generic-garbage-collector": [new_rule("delete get list patch update watch", ("*",), "*")],
+        "job-controller": [
+            new_rule("get list update watch", ("batch",), "jobs"),
+            new_rule("update", ("batch",), "jobs/status"), new_rule("update", ("batch",), "jobs/finalizers"),
+            new_rule("create delete list patch watch", CORE, "pods")],
+        "ttl-after-finished-controller": [new_rule("delete get list watch", ("batch",), "jobs")],
         "namespace-controller": [
             new_rule("delete get list watch", CORE, "namespaces"),
             new_rule("update", CORE, "namespaces/finalize namespaces/status"),
