@@ -3,8 +3,10 @@ from __future__ import annotations
 
 import msgpack
 import pytest
+import structlog
 from structlog.testing import capture_logs
 
+import bus.rpc
 from bus.ids import unguessable_id
 from bus.message import Message
 from bus.rpc import RpcClient
@@ -57,11 +59,13 @@ def reply(corr: str, user: str | None) -> Message:
                    user_id=user, app_id=None, headers={SCHEMA_HEADER: SCHEMA_VERSION}, settle=lambda _how: None)
 
 
-def test_a_reply_from_another_user_is_dropped_and_logged_and_the_call_still_waits():
+def test_a_reply_from_another_user_is_dropped_and_logged_and_the_call_still_waits(monkeypatch):
     rpc, answers = RpcClient(FakeBus(), 1 << 20), []
     rpc.ready = True
     corr = rpc.call("kubus.api", "apiserver", {"verb": "get"}, answers.append, 10, answerers=api_answerers(C))
     with capture_logs() as logs:
+        # a logger an earlier test used is cached with the processors of then: a fresh one sees the capture
+        monkeypatch.setattr(bus.rpc, "log", structlog.get_logger("bus.rpc"))
         rpc._on_reply(reply(corr, NODE))
     assert answers == [] and corr in rpc.pending
     assert [(e["event"], e["user"]) for e in logs] == [("rpc.reply_refused", NODE)]
