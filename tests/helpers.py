@@ -26,6 +26,7 @@ class Procs:
         self.logdir = logdir
         self.settings = settings
         self.procs: list[spawn.Process] = []
+        self.modules: set[str] = set()  # what was started: teardown undoes only what those may leave
         self.accounts: dict[tuple[str, str | None], str] = {}  # (role, name) -> the actor's AMQP URL
 
     def start(self, module: str, *args: str, label: str | None = None, **env: str) -> spawn.Process:
@@ -35,6 +36,7 @@ class Procs:
         with open(self.logdir / f"{label}-{len(self.procs)}.log", "w") as log:
             proc = spawn.start(module, *args, cwd=ROOT, env={**self.env, **env}, stdout=log, stderr=subprocess.STDOUT)
         self.procs.append(proc)
+        self.modules.add(module)
         return proc
 
     def url_of(self, module: str, args) -> str:
