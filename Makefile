@@ -12,7 +12,7 @@ demo: venv broker nettools containers  ## set everything up and start the demo c
 	scripts/demo.sh
 
 test: venv broker nettools containers  ## the default test run (unit, integration, e2e) against a real broker
-	$(BIN)/pytest -q -n 2 --dist loadgroup  # two workers; tests of the host's network one at a time (tests/conftest.py)
+	scripts/test.sh  # two runs side by side: the host-network tests one at a time, every other test beside them
 
 test-slow: venv broker nettools containers  ## chaos and scale runs
 	$(BIN)/pytest -q -m slow

@@ -121,17 +121,3 @@ def cluster(procs, settings):
     yield client
     client.close()
 
-
-# Tests that change this host's network as a whole — pods' bridges and routes, the proxy's service route
-# and nftables rules, addresses in namespaces — run one at a time on one worker of a parallel run
-# (`pytest -n 2 --dist loadgroup`: make test); every other test runs beside them.
-HOST_NETWORK = ("tests/integration/cri/", "tests/e2e/test_kubectl_exec.py", "tests/e2e/test_kubectl_services.py",
-                "tests/integration/attacks/test_small_holes.py", "tests/integration/test_dns.py",
-                "tests/integration/test_pod_network.py", "tests/integration/test_service_traffic.py",
-                "tests/integration/test_ingress.py", "tests/integration/test_images_containerd.py")
-
-
-def pytest_collection_modifyitems(config, items):
-    for item in items:
-        if item.nodeid.startswith(HOST_NETWORK) or "served" in getattr(item, "fixturenames", ()):
-            item.add_marker(pytest.mark.xdist_group("host-network"))

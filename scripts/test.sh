@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# `make test`: two pytest runs side by side (the machine has two cores, and a test mostly waits on its
+# processes). The tests that change this host's network as a whole — pods' bridges and routes, the
+# proxy's service route and rules, pods' addresses — run one at a time in one; every other test in the
+# other. Both must pass. Extra arguments go to both runs.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+host=(tests/integration/cri tests/e2e/test_kubectl_exec.py tests/e2e/test_kubectl_services.py
+      tests/integration/attacks/test_small_holes.py tests/integration/test_dns.py
+      tests/integration/test_pod_network.py tests/integration/test_service_traffic.py
+      tests/integration/test_ingress.py tests/integration/test_images_containerd.py)
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+.venv/bin/pytest -q "$@" "${host[@]}" > "$log" 2>&1 &
+pid=$!
+.venv/bin/pytest -q "$@" "${host[@]/#/--ignore=}"
+rest=$?
+wait "$pid"
+network=$?
+echo; echo "---- the host-network tests (${host[*]}):"; cat "$log"
+exit $(( rest != 0 || network != 0 ))
