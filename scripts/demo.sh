@@ -48,6 +48,8 @@ echo; echo "\$ kubus auth whoami"; "$kubus" auth whoami
 if command -v kubectl >/dev/null; then
   echo; echo "\$ KUBECONFIG=.kubus/kubeconfig kubectl get pods -A   # through the gateway"
   KUBECONFIG=.kubus/kubeconfig kubectl get pods -A || true
+  echo; echo "\$ kubectl exec hello -- sh -c 'hostname; id; ls /'   # a real container, through the gateway"
+  KUBECONFIG=.kubus/kubeconfig kubectl exec hello -- sh -c 'hostname; id; ls /' || true
 fi
 echo; echo "To use kubus as admin in your shell: source .kubus/demo.env"
 echo "Next: kubus get pods -A -w  |  kubus describe pod hello  |  kubus logs -f fine -n shop  |  make down"
