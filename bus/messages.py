@@ -145,6 +145,9 @@ class LogsOptions(_Strict):
     previous: bool | None = None
     offset: int | None = Field(None, ge=0)
     limitBytes: int | None = Field(None, ge=1)
+    timestamps: bool | None = None  # each line after its RFC3339Nano time (cri nodes: the log records' times)
+    sinceSeconds: int | None = Field(None, ge=1)
+    sinceTime: str | None = Field(None, pattern=r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$")
 
 
 class StreamOptions(_Strict):

@@ -164,11 +164,13 @@ class Client:
         return ListResult(reply["items"], reply["rev"])
 
     def logs(self, name: str, namespace: str | None = None, container: str | None = None, tail: int | None = None,
-             previous: bool = False, offset: int | None = None, limit_bytes: int | None = None) -> dict:
+             previous: bool = False, offset: int | None = None, limit_bytes: int | None = None,
+             timestamps: bool = False, since_seconds: int | None = None) -> dict:
         """{text, offset, running} from the kubelet of the pod's node (an apiserver authorizes
         `get pods/log` and hands the request on)."""
         options = {k: v for k, v in (("container", container), ("tail", tail), ("previous", previous or None),
-                                     ("offset", offset), ("limitBytes", limit_bytes)) if v is not None}
+                                     ("offset", offset), ("limitBytes", limit_bytes), ("timestamps", timestamps or None),
+                                     ("sinceSeconds", since_seconds)) if v is not None}
         return self.request("logs", "Pod", namespace=_ns("Pod", namespace), name=name, options=options)
 
     # ---- watching -------------------------------------------------------------------------------

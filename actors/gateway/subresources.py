@@ -118,7 +118,9 @@ async def log(request: web.Request, client: Client, target: Target) -> web.Strea
     query = request.query
     options = {"container": query.get("container"), "tail": _int(query.get("tailLines"), "tailLines"),
                "previous": query.get("previous") == "true" or None,
-               "limitBytes": _int(query.get("limitBytes"), "limitBytes")}
+               "limitBytes": _int(query.get("limitBytes"), "limitBytes"),
+               "timestamps": query.get("timestamps") == "true" or None,
+               "sinceSeconds": _int(query.get("sinceSeconds"), "sinceSeconds"), "sinceTime": query.get("sinceTime")}
     chunk = await _logs(client, target, {k: v for k, v in options.items() if v is not None})
     if query.get("follow") != "true":
         return web.Response(text=chunk["text"], content_type="text/plain")
@@ -127,7 +129,7 @@ async def log(request: web.Request, client: Client, target: Target) -> web.Strea
     await response.write(chunk["text"].encode())
     while chunk.get("running") and not request.transport.is_closing():
         await asyncio.sleep(FOLLOW_POLL_S)
-        step = {"offset": chunk["offset"], **({"container": options["container"]} if options["container"] else {})}
+        step = {"offset": chunk["offset"], **{k: options[k] for k in ("container", "timestamps") if options[k]}}
         chunk = await _logs(client, target, step)
         if chunk["text"]:
             await response.write(chunk["text"].encode())

@@ -7,12 +7,15 @@ memory does not grow with the log. Last lines longer than that together start mi
 from __future__ import annotations
 
 import os
+import time
+from datetime import datetime, timezone
 from pathlib import Path
 
 from actors.kubelet.cri import crilogs
 from actors.kubelet.logfiles import LogStream
 from actors.kubelet.worker import PodWorker
 from api.errors import not_found
+from api.times import seconds
 from api.status import bad_request
 
 MAX_CHUNK = 256 * 1024  # one reply's text, at most; as far back as `tail` looks
@@ -67,8 +70,16 @@ def _read_cri(path: str, options: dict) -> dict:
     limit = min(options.get("limitBytes") or MAX_CHUNK, MAX_CHUNK)
     offset = options.get("offset")
     chunk = crilogs.read_from(path, None if offset is None else _unpack(offset, path), tail=options.get("tail"),
-                              max_bytes=limit)
+                              since=since(options), timestamps=bool(options.get("timestamps")), max_bytes=limit)
     return {"ok": True, "text": chunk.text.decode("utf-8", "replace"), "offset": _pack(chunk.cursor)}
+
+
+def since(options: dict, now: float | None = None) -> datetime | None:
+    """The later of now − sinceSeconds and sinceTime, as the kubelet reads PodLogOptions."""
+    found = [datetime.fromtimestamp(seconds(options["sinceTime"]), timezone.utc)] if options.get("sinceTime") else []
+    if options.get("sinceSeconds"):
+        found.append(datetime.fromtimestamp((now or time.time()) - options["sinceSeconds"], timezone.utc))
+    return max(found) if found else None
 
 
 INODE_BITS, OFFSET_BITS = 26, 36  # inode (low bits: tells a rotated file from the new one), offset, open line

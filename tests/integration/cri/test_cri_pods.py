@@ -2,6 +2,8 @@
 exits and restarts, the kubelet's waiting reasons, deletion, a kubelet restart that adopts."""
 from __future__ import annotations
 
+import re
+
 from actors.kubelet.cri.client import RuntimeClient
 from actors.kubelet.cri.containerd import Layout
 from testkit.waiting import wait_until
@@ -142,3 +144,12 @@ def test_a_node_without_its_runtime_says_so_in_its_ready_condition(procs, settin
     assert (ready["status"], ready["reason"]) == ("False", "KubeletNotReady"), ready
     assert ready["message"].startswith("container runtime is down"), ready
     client.close()
+
+
+def test_logs_with_timestamps_and_since(cri_cluster):
+    cri_cluster.create(pod("stamped", "echo first; echo second"))
+    wait_until(lambda: state(cri_cluster, "stamped", "terminated"), 60, what="stamped to finish")
+    stamped = cri_cluster.logs("stamped", timestamps=True)["text"].splitlines()
+    assert [line.split(" ", 1)[1] for line in stamped] == ["first", "second"]
+    assert all(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z", line.split(" ", 1)[0]) for line in stamped)
+    assert cri_cluster.logs("stamped", since_seconds=3600)["text"] == "first\nsecond\n"
