@@ -22,7 +22,6 @@ from pathlib import Path
 import aiohttp
 import yaml
 
-from actors.gateway.tls import tls_dir
 from actors.kubelet import podnet
 from bench.gateway import answers, percentile
 from bench.harness import Cluster, median, result_line, serving, wait_for
@@ -100,7 +99,7 @@ def figures(name: str, took: list[float]) -> dict[str, float]:
 
 
 async def measure(cluster: Cluster, url: str, args) -> dict[str, float]:
-    ca = tls_dir(cluster.base.secrets_dir, cluster.base.cluster) / "ca.crt"
+    ca = cluster.base.gateway_tls_dir / "ca.crt"
     wait_for(ca.exists, 30, "the gateway's certificates")
     context = ssl.create_default_context(cafile=str(ca))
     token = token_of(cluster.settings, "admin")

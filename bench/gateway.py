@@ -23,7 +23,6 @@ import urllib.request
 
 import aiohttp
 
-from actors.gateway.tls import tls_dir
 from api.protobuf import MEDIA_TYPE as PROTOBUF
 from bench.harness import Cluster, median, result_line, serving, wait_for
 from bench.store import Chains, payload
@@ -174,7 +173,7 @@ async def list_reads(url: str, context: ssl.SSLContext, token: str, accept: str,
 
 
 async def measure(cluster: Cluster, url: str, args) -> dict[str, float]:
-    ca = tls_dir(cluster.base.secrets_dir, cluster.base.cluster) / "ca.crt"
+    ca = cluster.base.gateway_tls_dir / "ca.crt"
     wait_for(ca.exists, 30, "the gateway's certificates")
     context = ssl.create_default_context(cafile=str(ca))
     token = token_of(cluster.settings, "admin")

@@ -10,14 +10,13 @@ from pathlib import Path
 import click
 import yaml
 
-from actors.gateway.tls import tls_dir
 from config.identities import broker_user_of
 from config.settings import Settings
 from config.users import load_users
 
 
 def ca_file(settings: Settings) -> Path:
-    return tls_dir(settings.secrets_dir, settings.cluster) / "ca.crt"
+    return settings.gateway_tls_dir / "ca.crt"
 
 
 def kubeconfig(settings: Settings, user: str, password: str) -> dict:

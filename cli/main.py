@@ -289,9 +289,9 @@ def bootstrap(path: str | None, users_path: str | None, delete: bool) -> None:
     users_file = users_path or settings.users_file
     rows = run(settings, load_cluster(path), load_users(users_file) if users_file else [])
     click.echo(printers.table([["BROKER USER", "KUBERNETES USER", "GROUPS"], *[list(r) for r in rows]]))
-    from actors.gateway.tls import ensure_certificates, tls_dir  # the cluster CA a gateway serves with
+    from actors.gateway.tls import ensure_certificates  # the cluster CA a gateway serves with
 
-    ensure_certificates(tls_dir(settings.secrets_dir, settings.cluster), settings.cluster)
+    ensure_certificates(settings.gateway_tls_dir, settings.cluster)
 
 
 if __name__ == "__main__":

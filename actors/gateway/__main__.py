@@ -4,7 +4,7 @@
 from aiohttp import web
 
 from actors.gateway.app import make_app
-from actors.gateway.tls import ensure_certificates, server_context, tls_dir
+from actors.gateway.tls import ensure_certificates, server_context
 from config.settings import load_settings
 from runtime import heap, logs
 
@@ -15,7 +15,7 @@ def main() -> None:
     heap.configure()
     address = settings.gateway_address
     host, _, port = address.rpartition(":")
-    certificates = ensure_certificates(tls_dir(settings.secrets_dir, settings.cluster), settings.cluster)
+    certificates = ensure_certificates(settings.gateway_tls_dir, settings.cluster)
     web.run_app(make_app(settings, address), host=host, port=int(port), ssl_context=server_context(certificates),
                 print=None, access_log=None, shutdown_timeout=1.0)
 

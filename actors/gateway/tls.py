@@ -15,10 +15,6 @@ SERVER_EXT = ("subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=criti
               "keyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n")
 
 
-def tls_dir(secrets_dir: Path, cluster: str) -> Path:
-    return secrets_dir / f"{cluster}-gateway"
-
-
 def ensure_certificates(directory: Path, cluster: str) -> Path:
     """`directory` with ca.crt, ca.key, server.crt and server.key, made now if any is missing.
     They are made in a scratch directory beside it and moved in, so a crash leaves no half set."""

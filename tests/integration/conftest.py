@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from runtime.client import Client
 from tests.conftest import control_plane
 from testkit.failover import rabbit_script
 from testkit.waiting import wait_until
@@ -20,6 +21,19 @@ def node_cluster(procs, settings):
     wait_until(lambda: client.get("Node", "node-1"), 30, what="the node to register")
     yield client
     client.close()
+
+
+@pytest.fixture
+def node_1(cluster, settings):
+    """A client that connects as the kubelet of node-1 (its broker user, `system:node:node-1`)."""
+    from cli.bootstrap import Account, ensure_account
+    from config.credentials import actor_url, read_secret
+
+    secret = read_secret(settings)
+    ensure_account(settings, secret, Account("node", "node-1"))
+    kubelet = Client(settings.with_(amqp_url=actor_url(settings, secret, "node", "node-1")), name="test node-1")
+    yield kubelet
+    kubelet.close()
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from actors.gateway.tls import ensure_certificates, tls_dir
+from actors.gateway.tls import ensure_certificates
 from api.status import StatusError
 from runtime.client import Client
 from testkit.people import as_person
@@ -140,7 +140,6 @@ def _or_none(call):
 
 
 def test_the_root_ca_is_published_in_every_namespace_and_kept(cluster, procs, settings):
-    assert settings.gateway_tls_dir == tls_dir(settings.secrets_dir, settings.cluster)
     ca = (ensure_certificates(settings.gateway_tls_dir, settings.cluster) / "ca.crt").read_text()
     procs.start("actors.controllers", "root-ca-cert-publisher", label="rootca")
     cluster.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "fresh"}})

@@ -5,22 +5,8 @@ from __future__ import annotations
 import pytest
 
 from api.status import StatusError
-from runtime.client import Client
 
 NO_EDGE = "no relationship found between node 'node-1' and this object"
-
-
-@pytest.fixture
-def node_1(cluster, settings):
-    """A client that connects as the kubelet of node-1 (its broker user, `system:node:node-1`)."""
-    from cli.bootstrap import Account, ensure_account
-    from config.credentials import actor_url, read_secret
-
-    secret = read_secret(settings)
-    ensure_account(settings, secret, Account("node", "node-1"))
-    kubelet = Client(settings.with_(amqp_url=actor_url(settings, secret, "node", "node-1")), name="test node-1")
-    yield kubelet
-    kubelet.close()
 
 
 def bound_pod(name: str, node: str, **spec) -> dict:

@@ -20,19 +20,6 @@ from testkit.hosts import free_port
 from testkit.waiting import wait_until
 
 
-@pytest.fixture
-def node_1(cluster, settings):
-    """A client that connects as the kubelet of node-1 (its broker user, `system:node:node-1`)."""
-    from cli.bootstrap import Account, ensure_account
-    from config.credentials import actor_url, read_secret
-
-    secret = read_secret(settings)
-    ensure_account(settings, secret, Account("node", "node-1"))
-    kubelet = Client(settings.with_(amqp_url=actor_url(settings, secret, "node", "node-1")), name="test node-1")
-    yield kubelet
-    kubelet.close()
-
-
 def _pod(name: str, ns: str, **meta) -> dict:
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": ns, **meta},
             "spec": {"nodeName": "node-1", "containers": [{"name": "app", "image": "busybox"}]}}
