@@ -23,13 +23,12 @@ import aiohttp
 import yaml
 
 from actors.kubelet import podnet
-from bench.gateway import answers, percentile
-from bench.harness import Cluster, median, result_line, serving, wait_for
+from bench.gateway import connect, percentile
+from bench.harness import Cluster, median, result_line, wait_for
 from runtime import logs
 from runtime.client import Client
 from runtime.streams import exec_once
 from testkit.hosts import free_port, remove_runtimes
-from testkit.people import token_of
 from testkit.registry import session_registry
 
 KUBECTL = os.path.join(os.path.dirname(os.path.realpath(shutil.which("kubectl") or "/usr/bin/kubectl")),
@@ -99,13 +98,7 @@ def figures(name: str, took: list[float]) -> dict[str, float]:
 
 
 async def measure(cluster: Cluster, url: str, args) -> dict[str, float]:
-    ca = cluster.base.gateway_tls_dir / "ca.crt"
-    wait_for(ca.exists, 30, "the gateway's certificates")
-    context = ssl.create_default_context(cafile=str(ca))
-    token = token_of(cluster.settings, "admin")
-    client = Client(cluster.settings, name="bench exec")
-    wait_for(lambda: serving(client), 30, "the cluster to answer")
-    wait_for(lambda: answers(url, context), 30, "the gateway to answer")
+    context, token, client = connect(cluster, url, "bench exec")
     wait_for(lambda: bool(client.list("Node").items and (client.list("Node").items[0].get("spec") or {})
                           .get("podCIDR")), 60, "node-1 and its range")
     client.create(POD)
@@ -117,7 +110,7 @@ async def measure(cluster: Cluster, url: str, args) -> dict[str, float]:
         await exec_once(client, "default", "bench-exec", ["true"])
         bus.append(time.monotonic() - started)
     folder = Path(cluster.dir.name)
-    config, cache, name = kubeconfig(folder, url, ca, token), folder / "cache", POD["metadata"]["name"]
+    config, cache, name = kubeconfig(folder, url, cluster.base.gateway_tls_dir / "ca.crt", token), folder / "cache", POD["metadata"]["name"]
     kubectl = await asyncio.to_thread(kubectl_runs, config, cache, args.runs, "exec", name, "--", "true")
     floor = await asyncio.to_thread(kubectl_runs, config, cache, args.runs, "get", "pod", name)
     echo = await echoes(url, context, token, args.echoes)

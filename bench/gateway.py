@@ -172,14 +172,20 @@ async def list_reads(url: str, context: ssl.SSLContext, token: str, accept: str,
         return lists / (time.monotonic() - started)
 
 
-async def measure(cluster: Cluster, url: str, args) -> dict[str, float]:
+def connect(cluster: Cluster, url: str, name: str) -> tuple[ssl.SSLContext, str, Client]:
+    """Once the cluster and its gateway answer: a TLS context trusting the gateway's CA, admin's token,
+    and a bus client."""
     ca = cluster.base.gateway_tls_dir / "ca.crt"
     wait_for(ca.exists, 30, "the gateway's certificates")
     context = ssl.create_default_context(cafile=str(ca))
-    token = token_of(cluster.settings, "admin")
-    client = Client(cluster.settings, name="bench gateway")
+    client = Client(cluster.settings, name=name)
     wait_for(lambda: serving(client), 30, "the cluster to answer")
     wait_for(lambda: answers(url, context), 30, "the gateway to answer")
+    return context, token_of(cluster.settings, "admin"), client
+
+
+async def measure(cluster: Cluster, url: str, args) -> dict[str, float]:
+    context, token, client = connect(cluster, url, "bench gateway")
     objects = [client.create(payload(i)) for i in range(16)]
     names = [o["metadata"]["name"] for o in objects]
     figures: dict[str, float] = {}
