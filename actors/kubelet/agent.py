@@ -44,6 +44,7 @@ class NodeAgent:
         self.lease_renewed = 0.0
         self.not_ready: tuple[str, str] | None | str = None  # as published; "?" when a write failed
         self.runtime_checked = 0.0
+        self.readiness = getattr(runtime, "not_ready", None)  # the runtime's own readiness, if it has one
         self.due = 0.0  # no worker's quiet_to is earlier: sync_all has nothing to do before then
 
     # ---- the Node and its Lease ----------------------------------------------------------------
@@ -79,13 +80,12 @@ class NodeAgent:
 
     def _runtime_state(self) -> tuple[str, str] | None:
         """Why the runtime keeps this node from Ready, if it does (the cri runtime's Status)."""
-        state = getattr(self.runtime, "not_ready", None)
-        return state() if state else None
+        return self.readiness() if self.readiness else None
 
     def check_runtime(self) -> None:
         """Publish a change of the runtime's readiness in the Node's Ready condition."""
-        if self.node_uid is None or self.clock() < self.runtime_checked + RUNTIME_CHECK_S:
-            return
+        if self.readiness is None or self.node_uid is None or self.clock() < self.runtime_checked + RUNTIME_CHECK_S:
+            return  # a runtime with no readiness of its own (simulated: thousands of hollow nodes a process)
         self.runtime_checked = self.clock()
         state = self._runtime_state()
         if state == self.not_ready:
