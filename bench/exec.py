@@ -110,7 +110,8 @@ async def measure(cluster: Cluster, url: str, args) -> dict[str, float]:
         await exec_once(client, "default", "bench-exec", ["true"])
         bus.append(time.monotonic() - started)
     folder = Path(cluster.dir.name)
-    config, cache, name = kubeconfig(folder, url, cluster.base.gateway_tls_dir / "ca.crt", token), folder / "cache", POD["metadata"]["name"]
+    config = kubeconfig(folder, url, cluster.base.gateway_tls_dir / "ca.crt", token)
+    cache, name = folder / "cache", POD["metadata"]["name"]
     kubectl = await asyncio.to_thread(kubectl_runs, config, cache, args.runs, "exec", name, "--", "true")
     floor = await asyncio.to_thread(kubectl_runs, config, cache, args.runs, "get", "pod", name)
     echo = await echoes(url, context, token, args.echoes)
