@@ -40,7 +40,8 @@ def api_group_list() -> dict:
         group, _, version = api_version.rpartition("/")
         if group:
             entry = {"groupVersion": api_version, "version": version}
-            groups.setdefault(group, {"name": group, "versions": [], "preferredVersion": entry})["versions"].append(entry)
+            found = groups.setdefault(group, {"name": group, "versions": [], "preferredVersion": entry})
+            found["versions"].append(entry)
     groups = list(groups.values())
     return {"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}
 

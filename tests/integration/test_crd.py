@@ -76,7 +76,8 @@ def test_name_conflict_is_not_accepted(crds):
             "conditions") or []
         return next((c for c in conditions if c["type"] == "NamesAccepted"), None)
     cond = wait_until(verdict, 30, what="NamesAccepted")
-    assert (cond["status"], cond["reason"], cond["message"]) == ("False", "ShortNamesConflict", '"wd" is already in use')
+    assert (cond["status"], cond["reason"], cond["message"]) == \
+        ("False", "ShortNamesConflict", '"wd" is already in use')
 
 
 def test_deleting_the_crd_deletes_its_objects(crds):
