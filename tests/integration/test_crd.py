@@ -54,9 +54,9 @@ def test_crd_established_and_objects_served(crds):
     assert [w["metadata"]["name"] for w in crds.list("Widget", "default").items] == ["w1"]
 
 
-def _try_create(client, obj):
+def _try_create(client, obj, namespace: str = "default"):
     try:
-        return client.create(obj, "default")
+        return client.create(obj, namespace)
     except StatusError as exc:
         if exc.reason == "NotFound":
             return None
@@ -96,3 +96,22 @@ def test_deleting_the_crd_deletes_its_objects(crds):
     with pytest.raises(StatusError) as missing:
         crds.list("Widget", "default")
     assert missing.value.reason == "NotFound"
+
+
+def test_a_namespace_deletion_deletes_its_custom_objects(crds, procs):
+    procs.start("actors.controllers", "namespace", label="namespace-controller")
+    crds.create(widget_crd())
+    established(crds, "widgets.example.com")
+    crds.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team"}})
+    wait_until(lambda: _try_create(crds, {**widget("w1"), "metadata": {"name": "w1", "namespace": "team"}}, "team"),
+               10, what="Widget served")
+    crds.delete("Namespace", "team")
+
+    def namespace_gone():
+        try:
+            crds.get("Namespace", "team")
+        except StatusError as exc:
+            return exc.reason == "NotFound"
+        return False
+    wait_until(namespace_gone, 30, what="namespace team deleted")
+    assert crds.list("Widget", "team").items == []
