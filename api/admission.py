@@ -6,8 +6,9 @@ from typing import Any, Callable
 
 from pydantic import TypeAdapter, ValidationError
 
-from api import defaults, validation
+from api import customobjects, defaults, validation
 from api.causes import causes_of
+from api.customkinds import CustomKind
 from api.errors import invalid
 from api.registry import KindInfo, lookup
 from api.status import Cause, bad_request
@@ -56,10 +57,15 @@ def admit(kind: str, obj: Any, namespace: str | None = None,
                               f"namespace sent on the request ({namespace})")
         meta.setdefault("namespace", namespace or "default")
     parsed = _parse(info, obj)
-    defaults.apply(info.kind, parsed)
+    if isinstance(info, CustomKind):
+        customobjects.prepare(info, parsed)
+    else:
+        defaults.apply(info.kind, parsed)
     if mutate is not None:
         parsed = mutate(parsed)
     causes = validation.validate(info, parsed)
+    if isinstance(info, CustomKind):
+        causes += customobjects.causes(info, parsed)
     if causes:
         name = parsed["metadata"].get("name") or parsed["metadata"].get("generateName") or ""
         raise invalid(info.kind, name, causes)
@@ -81,6 +87,12 @@ def admit_status(kind: str, obj: Any) -> dict:
     if not isinstance(obj, dict) or not isinstance(obj.get("metadata"), dict):
         raise bad_request(f"the request carries no {info.kind} object")
     _check_type(info, obj)
+    if isinstance(info, CustomKind):
+        obj = dict(obj)
+        causes = customobjects.status_causes(info, obj)
+        if causes:
+            raise invalid(info.kind, obj["metadata"].get("name", ""), causes)
+        return obj
     field = info.model.model_fields.get("status")
     if field is None or obj.get("status") is None:
         return obj

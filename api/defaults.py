@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from api import batch, config, rbac
+from api import apiextensions, batch, config, rbac
 
 
 def _pull_policy(image: str | None) -> str:
@@ -138,6 +138,7 @@ DEFAULTERS: dict[str, Callable[[dict], Any]] = {
     "Deployment": deployment, "Job": job, "Event": event, "Service": service, "EndpointSlice": endpoint_slice,
     "ConfigMap": config.configmap, "Secret": config.secret,
     "RoleBinding": rbac.set_binding_defaults, "ClusterRoleBinding": rbac.set_binding_defaults,
+    "CustomResourceDefinition": apiextensions.set_defaults,
 }
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from api.apiextensions import CustomResourceDefinition
 from api.apps import Deployment, ReplicaSet
 from api.batch import Job
 from api.config import ConfigMap, Secret
@@ -70,6 +71,8 @@ KINDS: dict[str, KindInfo] = {
         KindInfo("Ingress", Ingress, "networking.k8s.io/v1", True, "ingresses", ("ing",), unconditional_update=True),
         KindInfo("IngressClass", IngressClass, "networking.k8s.io/v1", False, "ingressclasses",
                  unconditional_update=True),
+        KindInfo("CustomResourceDefinition", CustomResourceDefinition, CustomResourceDefinition.API_VERSION, False,
+                 "customresourcedefinitions", ("crd", "crds"), has_spec_generation=True),
         *(KindInfo(model.KIND, model, model.API_VERSION, namespaced, plural, unconditional_update=True,
                    name_is_path=True)
           for model, namespaced, plural in ((Role, True, "roles"), (ClusterRole, False, "clusterroles"),
@@ -84,16 +87,47 @@ for _info in KINDS.values():
         _ALIASES[_alias.lower()] = _info.kind
 
 
+# The kinds the established CustomResourceDefinitions define, kept by `api/customkinds.py` in each
+# process that serves or watches them (from the CRD events it sees); built-in names win.
+CUSTOM: dict[str, KindInfo] = {}
+_CUSTOM_ALIASES: dict[str, str] = {}
+
+
 def lookup(name: str) -> KindInfo:
     """A kind by any of its names ('Pod', 'pods', 'po', 'deployments.apps'); NotFound if unknown."""
-    kind = _ALIASES.get((name or "").lower())
-    if kind is None:
+    lowered = (name or "").lower()
+    kind = _ALIASES.get(lowered)
+    if kind is not None:
+        return KINDS[kind]
+    kind = _CUSTOM_ALIASES.get(lowered)
+    if kind is None or kind not in CUSTOM:
         raise StatusError("NotFound", f'the server doesn\'t have a resource type "{name}"')
-    return KINDS[kind]
+    return CUSTOM[kind]
 
 
 def known(name: str) -> bool:
-    return (name or "").lower() in _ALIASES
+    lowered = (name or "").lower()
+    return lowered in _ALIASES or _CUSTOM_ALIASES.get(lowered) in CUSTOM
+
+
+def all_kinds() -> list[KindInfo]:
+    """Built-in kinds, then the custom ones served now."""
+    return [*KINDS.values(), *CUSTOM.values()]
+
+
+def serve(info: KindInfo, aliases: tuple[str, ...]) -> None:
+    """Serve a custom kind under its names (those a built-in kind holds stay the built-in's)."""
+    withdraw(info.kind)
+    CUSTOM[info.kind] = info
+    for alias in (info.kind, *aliases):
+        if alias.lower() not in _ALIASES:
+            _CUSTOM_ALIASES[alias.lower()] = info.kind
+
+
+def withdraw(kind: str) -> None:
+    CUSTOM.pop(kind, None)
+    for alias in [a for a, k in _CUSTOM_ALIASES.items() if k == kind]:
+        del _CUSTOM_ALIASES[alias]
 
 
 # The reviews a request may ask for, answered by the apiserver and routed by the gateway

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import copy
 
-from api import batch_validation, config_validation, ingress_validation, policy_validation, rbac, service_validation
+from api import (batch_validation, config_validation, crd_validation, ingress_validation, policy_validation, rbac,
+                 service_validation)
 from api.gojson import go_key
 from api.status import Cause
 
@@ -88,7 +89,8 @@ def node_update(old: dict, new: dict) -> list[Cause]:
     return []
 
 
-UPDATE_CHECKS = {"RoleBinding": rbac.role_ref_update, "ClusterRoleBinding": rbac.role_ref_update,
+UPDATE_CHECKS = {"CustomResourceDefinition": crd_validation.update_causes,
+                 "RoleBinding": rbac.role_ref_update, "ClusterRoleBinding": rbac.role_ref_update,
                  "PriorityClass": lambda o, n: policy_validation.validate_priority_class_update(n, o),
                  "Service": service_validation.service_update, "Node": node_update,
                  "EndpointSlice": service_validation.endpoint_slice_update,

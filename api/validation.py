@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from api import (batch_validation, config_validation, ingress_validation, names, policy_validation, quantity, rbac,
-                 selectors, service_validation, volume_validation)
+from api import (batch_validation, config_validation, crd_validation, ingress_validation, names, policy_validation,
+                 quantity, rbac, selectors, service_validation, volume_validation)
 from api.registry import KindInfo
 from api.status import Cause
 
@@ -153,6 +153,7 @@ def _job(obj: dict) -> list[Cause]:
 
 
 VALIDATORS: dict[str, Callable[[dict], list[Cause]]] = {
+    "CustomResourceDefinition": crd_validation.validate_crd,
     "Pod": pod, "ReplicaSet": _workload, "Deployment": _workload, "Job": _job,
     "Role": rbac.validate_role, "ClusterRole": rbac.validate_cluster_role,
     "RoleBinding": rbac.validate_role_binding, "ClusterRoleBinding": rbac.validate_cluster_role_binding,

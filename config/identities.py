@@ -55,6 +55,7 @@ CONTROLLER_ACCOUNTS = {  # controller -> its ServiceAccount in kube-system, as k
     "endpointslice": "endpointslice-controller",
     "endpoints": "endpoint-controller",
     "root-ca-cert-publisher": "root-ca-cert-publisher",
+    "crd": "apiextensions-controller",  # kube-apiserver runs these in process; kubus gives them an account
 }
 
 Identity = tuple[str, tuple[str, ...]]

@@ -297,5 +297,9 @@ def _delta(item: Delta | StatusError) -> Delta:
 
 
 def _ns(kind: str, namespace: str | None) -> str | None:
+    """The namespace a request names: the kind's scope decides; a kind this process does not know (a custom
+    one) is sent as asked, and the apiserver, which knows it, places it."""
+    if not known(kind):
+        return namespace
     info = lookup(kind)
     return (namespace or "default") if info.namespaced else None

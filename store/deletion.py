@@ -1,6 +1,7 @@
 """Graceful deletion as Kubernetes does it: deletionTimestamp, grace periods, finalizers."""
 from __future__ import annotations
 
+from api.apiextensions import CLEANUP_FINALIZER, is_true
 from store.objects import now_rfc3339
 
 TERMINAL_PHASES = ("Succeeded", "Failed")
@@ -25,6 +26,7 @@ PROPAGATION_FINALIZERS = {"Foreground": "foregroundDeletion", "Orphan": "orphan"
 def mark(kind: str, obj: dict, options: dict, now: float) -> dict | None:
     """None: remove at once. `obj` itself: nothing to change. A new dict: the object, now terminating.
     Foreground and Orphan propagation hold the object with a finalizer the garbage collector removes."""
+    obj = _cleanup_held(kind, obj)
     meta = obj["metadata"]
     extra = PROPAGATION_FINALIZERS.get(options.get("propagationPolicy") or "")
     if extra and extra not in (meta.get("finalizers") or []):
@@ -43,6 +45,16 @@ def mark(kind: str, obj: dict, options: dict, now: float) -> dict | None:
     if kind == "Namespace":
         marked["status"] = {**(obj.get("status") or {}), "phase": "Terminating"}
     return marked
+
+
+def _cleanup_held(kind: str, obj: dict) -> dict:
+    """An Established CRD's first deletion adds the finalizer its objects' cleanup removes (the CRD's
+    storage does it on delete); one never established goes at once."""
+    meta = obj["metadata"]
+    if kind != "CustomResourceDefinition" or meta.get("deletionTimestamp") or not is_true(obj, "Established") \
+            or CLEANUP_FINALIZER in (meta.get("finalizers") or []):
+        return obj
+    return {**obj, "metadata": {**meta, "finalizers": [*(meta.get("finalizers") or []), CLEANUP_FINALIZER]}}
 
 
 def held(kind: str, obj: dict) -> bool:

@@ -74,6 +74,23 @@ def _carry_admitted(old_spec: dict, new: dict) -> None:
                 spec[field] = old_spec[field]
 
 
+def custom_created(info, obj: dict) -> None:
+    """A custom object with a status subresource starts without status (only /status writes it)."""
+    if info.status_subresource:
+        obj.pop("status", None)
+
+
+def custom_updated(info, old: dict, new: dict) -> None:
+    """The main endpoint of a custom object with a status subresource keeps the old status; its generation
+    follows any change outside metadata (and status), as the customresource strategy counts it."""
+    if info.status_subresource:
+        new.pop("status", None)
+        if "status" in old:
+            new["status"] = old["status"]
+    if {k: v for k, v in new.items() if k != "metadata"} != {k: v for k, v in old.items() if k != "metadata"}:
+        new["metadata"]["generation"] = old["metadata"].get("generation", 1) + 1
+
+
 def same_content(a: dict, b: dict) -> bool:
     """Equal apart from resourceVersion: such an update writes nothing."""
     meta_a = {k: v for k, v in a.get("metadata", {}).items() if k != "resourceVersion"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipaddress
 from typing import Callable, Iterator
 
-from api import selectors
+from api import customkinds, selectors
 from api.fieldselectors import parse_fields
 from api.registry import KindInfo, lookup
 from api.errors import already_exists, conflict, forbidden, invalid, not_found
@@ -52,6 +52,8 @@ class State:
         self.quotas.added(oid)
         if oid[0] == "Service":
             self.allocation.hold(entry.obj, True)
+        elif oid[0] == "CustomResourceDefinition":
+            customkinds.observe(entry.obj)
         self.digests.setdefault(entry.key, KeyDigest()).add(meta["uid"], meta["resourceVersion"])
         return entry
 
@@ -60,6 +62,8 @@ class State:
         self.quotas.dropped(oid)
         if oid[0] == "Service":
             self.allocation.hold(entry.obj, False)
+        elif oid[0] == "CustomResourceDefinition":
+            customkinds.forget(entry.obj)
         meta = entry.obj["metadata"]
         self.digests[entry.key].remove(meta["uid"], meta["resourceVersion"])
         return entry
@@ -146,6 +150,9 @@ class State:
         if oid in self.objects:
             raise already_exists(info.kind, meta["name"])
         objects.stamp_new(obj, self.rev + 1, self.clock())
+        custom = customkinds.custom(info.kind)
+        if custom is not None:
+            objects.custom_created(custom, obj)
         if info.kind == "Service":
             obj = self._allocated(obj, None)
         elif info.kind == "Job":
@@ -213,10 +220,14 @@ class State:
             causes += pod_spec_update(old.get("spec") or {}, new.get("spec") or {})
         if causes:
             raise invalid(info.kind, old["metadata"]["name"], causes)
-        if "status" in old:
-            new["status"] = old["status"]
-        if info.has_spec_generation and new.get("spec") != old.get("spec"):
-            new["metadata"]["generation"] = old["metadata"].get("generation", 1) + 1
+        custom = customkinds.custom(info.kind)
+        if custom is not None:
+            objects.custom_updated(custom, old, new)
+        else:
+            if "status" in old:
+                new["status"] = old["status"]
+            if info.has_spec_generation and new.get("spec") != old.get("spec"):
+                new["metadata"]["generation"] = old["metadata"].get("generation", 1) + 1
         return self._allocated(new, old) if info.kind == "Service" else new
 
     def _allocated(self, obj: dict, old: dict | None) -> dict:

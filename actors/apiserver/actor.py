@@ -24,7 +24,7 @@ from actors.apiserver.services import Services
 from actors.apiserver.tokens import Tokens
 from actors.apiserver.watches import WatchBounds, Watches
 from actors.apiserver.writes import Writes
-from api import scope
+from api import customkinds, scope
 from api.registry import REVIEWS
 from api.status import StatusError, bad_request, internal_error, too_large
 from bus.declare import QueueSpec, apiserver_queue
@@ -133,6 +133,9 @@ class ApiServer(Writes, NodeGraph, Services, Tokens, Auditing, Actor):
         call.user = self.authn.user(call.msg.user_id)
         if req.impersonate is not None:
             self._impersonate(call)
+        if req.kind == customkinds.SERVED and req.verb == "get":  # discovery: every authenticated user's
+            self.finish(call, {"ok": True, "object": {"items": customkinds.sources()}})
+            return
         call.decision = self.authz.check(of_request(call.user, req))
         scope.require_namespace(req.kind, req.verb, req.namespace)  # contract 5: a write needs one
         if req.verb in OBJECT_VERBS and len(call.msg.raw) > self.settings.max_object_bytes + REQUEST_ENVELOPE:

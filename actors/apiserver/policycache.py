@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from typing import Callable, Iterable
 
+from api import customkinds
 from runtime.cache import Delta
 
 RBAC_KINDS = ("Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding")
 POLICY_KINDS = (*RBAC_KINDS, "Namespace", "ServiceAccount", "PriorityClass", "LimitRange", "ResourceQuota",
-                "IngressClass")
+                "IngressClass", "CustomResourceDefinition")
 
 
 class PolicyCache:
@@ -25,6 +26,8 @@ class PolicyCache:
             by_ns.pop(meta["name"], None)
         else:
             by_ns[meta["name"]] = delta.object
+        if delta.kind == "CustomResourceDefinition":
+            customkinds.on_event(delta.type, delta.object)
         if delta.kind in RBAC_KINDS:
             self.rbac_generation += 1
             for listener in self.on_rbac_change:

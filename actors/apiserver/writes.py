@@ -12,7 +12,8 @@ from actors.apiserver.attributes import of_request
 from actors.apiserver.authz import forbidden
 from actors.apiserver.authz.node import node_identity
 from actors.apiserver.nodegraph import REFERENCED
-from api import scope, service
+from api import customobjects, scope, service
+from api.customkinds import CustomKind
 from api.admission import admit, admit_status
 from api.patch.apply import apply_patch
 from api.registry import KindInfo, lookup
@@ -29,6 +30,8 @@ class Writes:
         req = call.req
         info = lookup(req.kind)
         body = {**call.msg.body, "kind": info.kind}
+        if isinstance(info, CustomKind) and req.verb == "create":
+            customobjects.refuse_while_terminating(info)
         guard = self._node_guard(call, info)
         if guard:
             body["guard"] = guard

@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from actors.controllers.base import Controller
-from api.registry import KINDS
+from api import customkinds
+from api.registry import CUSTOM, KINDS
 from api.status import StatusError
 from bus.rpc import unwrap
 from runtime.cache import Delta
@@ -22,7 +23,7 @@ CONTENT = tuple(info.kind for info in KINDS.values() if info.namespaced)
 
 class NamespaceController(Controller):
     name = "controller.namespace"
-    kinds = ("namespace",)
+    kinds = ("namespace", "customresourcedefinition")  # the CRDs: their namespaced kinds are content too
 
     def __init__(self, settings, **kw: Any):
         super().__init__(settings, **kw)
@@ -33,6 +34,9 @@ class NamespaceController(Controller):
         self.busy = set()
 
     def keys_for(self, delta: Delta, old: dict | None) -> list[str]:
+        if delta.kind == "CustomResourceDefinition":
+            customkinds.on_event(delta.type, delta.object)
+            return []
         return [] if delta.type == "DELETED" else [delta.object["metadata"]["name"]]
 
     def reconcile(self, key: str) -> None:
@@ -40,8 +44,9 @@ class NamespaceController(Controller):
         if ns is None or not ns["metadata"].get("deletionTimestamp") or key in self.busy:
             return
         self.busy.add(key)
-        tally = {"kinds": len(CONTENT), "left": 0, "failed": False}
-        for kind in CONTENT:
+        content = CONTENT + tuple(info.kind for info in CUSTOM.values() if info.namespaced)
+        tally = {"kinds": len(content), "left": 0, "failed": False}
+        for kind in content:
             self.ask({"verb": "list", "kind": kind, "namespace": key, "options": {}},
                      lambda reply, k=kind: self._listed(key, k, reply, tally))
 

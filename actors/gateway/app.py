@@ -6,7 +6,7 @@ from __future__ import annotations
 import structlog
 from aiohttp import web
 
-from actors.gateway import discovery, openapi, subresources, writes
+from actors.gateway import discovery, openapi, served, subresources, writes
 from actors.gateway.bodies import object_body
 from actors.gateway.calls import call
 from actors.gateway.clients import ClientPool
@@ -52,6 +52,8 @@ async def serve(request: web.Request, address: str, max_bytes: int) -> web.Strea
                     request.headers)
     if path == "/api":
         return json_response(discovery.api_versions(address))
+    if path == "/apis" or path.startswith(("/apis/", "/openapi/")):
+        await served.refresh(client, 0.0 if path == "/apis" or path.count("/") < 4 else served.FRESH_S)
     if path == "/apis":
         return json_response(discovery.api_group_list())
     if path.startswith("/openapi/"):
@@ -60,6 +62,8 @@ async def serve(request: web.Request, address: str, max_bytes: int) -> web.Strea
     if located is None:
         raise not_found_path(path)
     api_version, rest = located
+    if path.startswith("/apis/") and rest and not review_kind(api_version, rest) and target(api_version, rest) is None:
+        await served.refresh(client)  # a kind just established, perhaps
     if not rest:
         if (resources := discovery.api_resource_list(api_version)) is None:
             raise not_found_path(path)

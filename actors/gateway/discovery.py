@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from actors.gateway.paths import REVIEW_PATHS
 from actors.gateway.subresources import SCALABLE, STATUS_KINDS
-from api.registry import KINDS, KindInfo
+from api.customkinds import CustomKind
+from api.registry import all_kinds, KindInfo
 
 # kubectl reads discovery for what it may ask: only what is served is listed (no deletecollection)
 VERBS = ["create", "delete", "get", "list", "patch", "update", "watch"]
@@ -19,8 +20,10 @@ VERSION = {"major": "1", "minor": "35", "gitVersion": "v1.35.4-kubus", "gitCommi
 def group_versions() -> dict[str, list[KindInfo]]:
     """Kinds by their apiVersion ("v1", "apps/v1", …), in registry order; the access reviews' groups too."""
     found: dict[str, list[KindInfo]] = {}
-    for info in KINDS.values():
-        found.setdefault(info.api_version, []).append(info)
+    for info in all_kinds():
+        versions = info.versions if isinstance(info, CustomKind) else (info.api_version.rpartition("/")[2],)
+        for version in versions:
+            found.setdefault(f"{info.group}/{version}" if info.group else version, []).append(info)
     for api_version, _ in REVIEW_PATHS:
         found.setdefault(api_version, [])
     return found
@@ -32,12 +35,14 @@ def api_versions(server_address: str) -> dict:
 
 
 def api_group_list() -> dict:
-    groups = []
+    groups: dict[str, dict] = {}
     for api_version in group_versions():
         group, _, version = api_version.rpartition("/")
         if group:
             entry = {"groupVersion": api_version, "version": version}
-            groups.append({"name": group, "versions": [entry], "preferredVersion": entry})
+            found = groups.setdefault(group, {"name": group, "versions": [], "preferredVersion": entry})
+            found["versions"].append(entry)
+    groups = list(groups.values())
     return {"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}
 
 
@@ -52,18 +57,23 @@ def api_resource_list(api_version: str) -> dict | None:
 
 
 def _resource(info: KindInfo) -> dict:
-    entry = {"name": info.plural, "singularName": info.kind.lower(), "namespaced": info.namespaced,
-             "kind": info.kind, "verbs": list(VERBS)}
+    custom = isinstance(info, CustomKind)
+    entry = {"name": info.plural, "singularName": info.singular if custom else info.kind.lower(),
+             "namespaced": info.namespaced, "kind": info.kind, "verbs": list(VERBS)}
+    if custom and info.terminating:
+        entry["verbs"] = ["delete", "get", "list", "watch"]
     if info.short_names:
         entry["shortNames"] = list(info.short_names)
     if info.kind in CATEGORY_ALL:
         entry["categories"] = ["all"]
+    if custom and info.categories:
+        entry["categories"] = list(info.categories)
     return entry
 
 
 def _subresources(info: KindInfo) -> list[dict]:
     entries = []
-    if info.kind in STATUS_KINDS:
+    if info.kind in STATUS_KINDS or isinstance(info, CustomKind) and info.status_subresource:
         entries.append(_sub(info, "status", info.kind, SUB_VERBS))
     if info.kind in SCALABLE:
         entries.append({**_sub(info, "scale", "Scale", SUB_VERBS), "group": "autoscaling", "version": "v1"})

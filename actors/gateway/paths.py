@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from api.registry import KINDS, REVIEWS, KindInfo
+from api.registry import CUSTOM, KINDS, REVIEWS, KindInfo
 
 BY_PLURAL: dict[tuple[str, str], KindInfo] = {(info.api_version, info.plural): info for info in KINDS.values()}
 REVIEW_PATHS = {(f"{group}/v1", plural): kind for kind, (group, plural) in REVIEWS.items()}
@@ -45,8 +45,18 @@ def target(api_version: str, rest: list[str]) -> Target | None:
     return found
 
 
+def by_plural(api_version: str, plural: str) -> KindInfo | None:
+    """A built-in kind, or a custom one served in that version."""
+    info = BY_PLURAL.get((api_version, plural))
+    if info is not None:
+        return info
+    group, _, version = api_version.rpartition("/")
+    return next((i for i in CUSTOM.values() if i.plural == plural and i.group == group
+                 and version in getattr(i, "versions", ())), None)
+
+
 def _target(api_version: str, rest: list[str], namespace: str | None) -> Target | None:
-    info = BY_PLURAL.get((api_version, rest[0]))
+    info = by_plural(api_version, rest[0])
     subresource = rest[2] if len(rest) == 3 else None
     if info is None or (subresource is not None and subresource not in SUBRESOURCES):
         return None

@@ -27,7 +27,7 @@ FOLLOW_POLL_S = 0.5
 
 async def serve(request: web.Request, client: Client, target: Target, max_bytes: int) -> web.StreamResponse:
     sub, method, kind = target.subresource, request.method, target.info.kind
-    if sub == "status" and kind in STATUS_KINDS:
+    if sub == "status" and (kind in STATUS_KINDS or getattr(target.info, "status_subresource", False)):
         if method == "GET":
             return object_response(request, typed((await call(client, "get", kind, namespace=target.namespace,
                                                    name=target.name))["object"], target))

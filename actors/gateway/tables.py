@@ -4,7 +4,9 @@ no columns of its own gets kube-apiserver's default table convertor (`registry/r
 and Created At, as Kubernetes answers for any resource — never 406."""
 from __future__ import annotations
 
+from api.customkinds import custom
 from api.printers import columns as printers
+from api.printers import customcolumns
 
 TABLE_CONTENT_TYPE = "application/json;as=Table;v=v1;g=meta.k8s.io"
 
@@ -25,7 +27,11 @@ DEFAULT_COLUMNS = [
 
 
 def table(kind: str, items: list[dict], rev: str, include_object: str | None) -> dict:
-    if kind in printers.COLUMNS:
+    info = custom(kind)
+    if info is not None:
+        columns = customcolumns.definitions(info.columns)
+        cells = [customcolumns.cells(info.columns, obj) for obj in items]
+    elif kind in printers.COLUMNS:
         base, wide, _ = printers.COLUMNS[kind]
         columns = [_column(name, 0) for name in base] + [_column(name, 1) for name in wide]
         cells = [printers.row(kind, obj, True, False) for obj in items]

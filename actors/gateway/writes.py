@@ -9,6 +9,7 @@ from actors.gateway.calls import call, dry_run, typed, with_warnings
 from actors.gateway.paths import Target
 from actors.gateway.responses import object_response
 from api import fieldvalidation
+from api.customkinds import CustomKind
 from api.patch.apply import CONTENT_TYPES
 from api.status import StatusError, bad_request
 from runtime.client import Client
@@ -42,6 +43,10 @@ async def patch(request: web.Request, client: Client, target: Target, max_bytes:
     if kind not in CONTENT_TYPES:
         raise StatusError("UnsupportedMediaType", f"the media type {kind!r} is not a patch type: use one of "
                                                   f"{', '.join(CONTENT_TYPES)}, {APPLY_PATCH}")
+    if CONTENT_TYPES[kind] == "strategic" and isinstance(target.info, CustomKind):
+        raise StatusError("UnsupportedMediaType", "the body of the request was in an unknown format - accepted "
+                                                  "media types include: application/json-patch+json, "
+                                                  f"application/merge-patch+json, {APPLY_PATCH}")
     fields = _fields(request, target, body) if isinstance(body, dict) else []  # a JSON patch names no fields
     reply = await call(client, "patch", target.info.kind, namespace=target.namespace, name=target.name, obj=body,
                        options=_options(patchType=CONTENT_TYPES[kind], subresource=target.subresource,
@@ -57,7 +62,8 @@ async def _apply(request: web.Request, client: Client, target: Target, body) -> 
     options = _options(dryRun=dry_run(request))
     try:
         reply = await call(client, "patch", target.info.kind, namespace=target.namespace, name=target.name,
-                           obj=obj, options={**options, "patchType": "strategic"})
+                           obj=obj, options={**options, "patchType": "merge" if isinstance(target.info, CustomKind)
+                                             else "strategic"})
     except StatusError as exc:
         if exc.reason != "NotFound":
             raise

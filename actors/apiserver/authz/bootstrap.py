@@ -16,11 +16,12 @@ READ = "get list watch"
 WRITE = "create delete deletecollection patch update"
 READ_WRITE = f"{READ} {WRITE}"
 CORE, APPS = ("",), ("apps",)
+EXTENSIONS = "apiextensions.k8s.io"
 EVENTS = new_rule("create patch update", ("", "events.k8s.io"), "events")
 CONTROLLERS = ("clusterrole-aggregation-controller", "deployment-controller", "generic-garbage-collector",
                "namespace-controller", "node-controller", "replicaset-controller", "resourcequota-controller",
                "service-account-controller", "endpointslice-controller", "endpoint-controller",
-               "root-ca-cert-publisher", "job-controller", "ttl-after-finished-controller")
+               "root-ca-cert-publisher", "job-controller", "ttl-after-finished-controller", "apiextensions-controller")
 
 
 def _meta(name: str, labels: dict[str, str] | None = None) -> dict:
@@ -187,6 +188,10 @@ def _controller_rules() -> dict[str, list[dict]]:
             new_rule("update", ("batch",), "jobs/status"), new_rule("update", ("batch",), "jobs/finalizers"),
             new_rule("create delete list patch watch", CORE, "pods")],
         "ttl-after-finished-controller": [new_rule("delete get list watch", ("batch",), "jobs")],
+        "apiextensions-controller": [  # kubus: the CRD controllers kube-apiserver runs as itself
+            new_rule("get list patch update watch", (EXTENSIONS,), "customresourcedefinitions"),
+            new_rule("patch update", (EXTENSIONS,), "customresourcedefinitions/status"),
+            new_rule("delete deletecollection list", ("*",), "*")],
         "namespace-controller": [
             new_rule("delete get list watch", CORE, "namespaces"),
             new_rule("update", CORE, "namespaces/finalize namespaces/status"),

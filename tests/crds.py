@@ -1,0 +1,37 @@
+"""A Widget CRD for the tests: a schema with a bounded integer, an enum, a pattern and a default, the
+status subresource and printer columns."""
+from __future__ import annotations
+
+import copy
+
+WIDGET_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "spec": {"type": "object", "required": ["size"], "properties": {
+            "replicas": {"type": "integer", "minimum": 0, "maximum": 10, "default": 1},
+            "size": {"type": "string", "enum": ["small", "large"]},
+            "color": {"type": "string", "pattern": "^[a-z]+$"}}},
+        "status": {"type": "object", "properties": {"ready": {"type": "integer"}}}}}
+
+WIDGET_CRD = {
+    "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+    "metadata": {"name": "widgets.example.com"},
+    "spec": {"group": "example.com", "scope": "Namespaced",
+             "names": {"plural": "widgets", "singular": "widget", "kind": "Widget", "shortNames": ["wd"],
+                       "categories": ["all"]},
+             "versions": [{"name": "v1", "served": True, "storage": True,
+                           "schema": {"openAPIV3Schema": WIDGET_SCHEMA},
+                           "subresources": {"status": {}},
+                           "additionalPrinterColumns": [
+                               {"name": "Size", "type": "string", "jsonPath": ".spec.size"},
+                               {"name": "Replicas", "type": "integer", "jsonPath": ".spec.replicas"},
+                               {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"}]}]}}
+
+
+def widget_crd() -> dict:
+    return copy.deepcopy(WIDGET_CRD)
+
+
+def widget(name: str, **spec) -> dict:
+    return {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": name},
+            "spec": {"size": "small", **spec}}
