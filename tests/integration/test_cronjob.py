@@ -1,6 +1,6 @@
 """CronJobs on hollow nodes, the CronJob controller reading time 60 times faster (`--time-scale 60`:
 `*/1 * * * *` fires every second): Jobs named by their minute, the history limits kept, Forbid holding
-back while one runs; and a ReplicationController keeping its pods."""
+back while one runs, and its Jobs collected with it; a ReplicationController keeping its pods."""
 from __future__ import annotations
 
 import pytest
@@ -66,6 +66,8 @@ def test_forbid_holds_back_while_a_job_runs(crons):
     assert len(jobs) == 1
     active = crons.get("CronJob", "single", "default")["status"]["active"]
     assert [a["name"] for a in active] == [jobs[0]["metadata"]["name"]]
+    crons.delete("CronJob", "single", "default")
+    wait_until(lambda: owned_jobs(crons, made) == [], 30, what="the CronJob's Job collected with it")
 
 
 def test_a_replication_controller_keeps_three_pods(apps, procs):
