@@ -187,7 +187,8 @@ class ReplicaSetController(Controller):
         else:
             status.pop("conditions", None)
         if status != rs.get("status"):
-            self.write({"verb": "updateStatus", "kind": self.owner_kind, "namespace": rs["metadata"]["namespace"],
+            self.write({"verb": "updateStatus", "kind": self.owner_kind,
+                        "namespace": rs["metadata"]["namespace"],
                         "name": rs["metadata"]["name"], "resourceVersion": rs["metadata"]["resourceVersion"],
                         "object": {**rs, "status": status}},
                        lambda r: self.retry(f"{rs['metadata']['namespace']}/{rs['metadata']['name']}")

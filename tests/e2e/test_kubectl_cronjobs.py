@@ -1,6 +1,6 @@
 """CronJobs, ReplicationControllers and PodTemplates from kubectl 1.33 through the gateway: `create
 cronjob`, `get cronjobs` columns, `create job --from=cronjob/x` (the manual-instantiate annotation
-and the CronJob as owner), `scale rc`, `get podtemplates`; and `kubus create cronjob`."""
+and the CronJob as owner), `scale rc`, `get podtemplates`; and `kubus create cronjob`, `create job --from`, `scale rc`."""
 from __future__ import annotations
 
 import os
@@ -49,7 +49,7 @@ def test_kubectl_create_cronjob_get_columns_and_job_from_it(kube, settings, tmp_
     assert "Schedule:" in ok(kubectl("describe", "cronjob", "nightly"))
 
 
-def test_kubectl_scale_rc_and_get_podtemplates(kube, settings, tmp_path):
+def test_kubectl_scale_rc_and_get_podtemplates(kube, procs, settings, tmp_path):
     client, url, ca = kube
     kubectl = kubectl_at("1.33", tmp_path, url, ca, token_of(settings, "admin"))
     client.create({"apiVersion": "v1", "kind": "ReplicationController", "metadata": {"name": "rc"},
@@ -58,6 +58,9 @@ def test_kubectl_scale_rc_and_get_podtemplates(kube, settings, tmp_path):
     assert ok(kubectl("scale", "rc", "rc", "--replicas=3")).strip() == "replicationcontroller/rc scaled"
     assert client.get("ReplicationController", "rc", "default")["spec"]["replicas"] == 3
     assert ok(kubectl("get", "rc")).splitlines()[0].split() == ["NAME", "DESIRED", "CURRENT", "READY", "AGE"]
+    scaled = kubus(procs, "scale", "rc/rc", "--replicas", "2")
+    assert scaled.returncode == 0, scaled.stderr
+    assert client.get("ReplicationController", "rc", "default")["spec"]["replicas"] == 2
     client.create({"apiVersion": "v1", "kind": "PodTemplate", "metadata": {"name": "pt"},
                    "template": {"metadata": {"labels": {"app": "pt"}},
                                 "spec": {"containers": [{"name": "c", "image": "busybox"}]}}})

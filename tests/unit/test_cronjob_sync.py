@@ -15,8 +15,8 @@ T0 = datetime(2024, 1, 1, tzinfo=timezone.utc).timestamp()  # 28401120 minutes s
 
 
 def cj(schedule="*/1 * * * *", status=None, created=T0, **spec) -> dict:
-    obj = {"apiVersion": "batch/v1", "kind": "CronJob",
-           "metadata": {"name": "hello", "namespace": "default", "uid": "cj-uid", "creationTimestamp": rfc3339(created)},
+    meta = {"name": "hello", "namespace": "default", "uid": "cj-uid", "creationTimestamp": rfc3339(created)}
+    obj = {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": meta,
            "spec": {"schedule": schedule, "jobTemplate": {"metadata": {"labels": {"app": "x"}},
                                                           "spec": {"template": {"spec": {"containers": []}}}},
                     **spec},
