@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
-
 from api.batch import JobSpec
 from api.meta import K8sModel, Resource
 
@@ -52,7 +50,7 @@ class CronJob(Resource):
     API_VERSION = "batch/v1"
     KIND = "CronJob"
     spec: CronJobSpec
-    status: CronJobStatus | None = Field(None)
+    status: CronJobStatus | None = None
 
 
 def defaults(obj: dict) -> None:

@@ -17,7 +17,8 @@ EXPLICIT_ZONE = "timeZone must be an explicit time zone as defined in https://ww
 
 
 def _invalid(path: str, value, message: str) -> Cause:
-    return Cause(path, f"Invalid value: {batch_validation._show(value)}: {message}")
+    shown = f'"{value}"' if isinstance(value, str) else str(value)
+    return Cause(path, f"Invalid value: {shown}: {message}")
 
 
 def schedule_causes(schedule: str | None, allow_tz: bool = False) -> list[Cause]:

@@ -41,24 +41,28 @@ class CronJobController(Controller):
         self.clock = clock if time_scale == 1.0 else ScaledClock(time_scale)
         self.zone = zone  # the zone of a CronJob without spec.timeZone (kube-controller-manager's local zone)
         self.writing: set[str] = set()  # keys whose create and status write are out
+        self.written: dict[str, int] = {}  # key -> the resourceVersion of our last status write
 
     def on_active(self) -> None:
         super().on_active()
-        self.writing = set()
+        self.writing, self.written = set(), {}
 
     def keys_for(self, delta: Delta, old: dict | None) -> list[str]:
         meta = delta.object["metadata"]
         ns = meta.get("namespace", "")
         if delta.kind == "CronJob":
-            return [] if delta.type == "DELETED" else [f"{ns}/{meta['name']}"]
+            if delta.type == "DELETED":
+                self.written.pop(f"{ns}/{meta['name']}", None)
+                return []
+            return [f"{ns}/{meta['name']}"]
         owner = controller_of(delta.object)
         return [f"{ns}/{owner['name']}"] if owner and owner.get("kind") == "CronJob" else []
 
     def reconcile(self, key: str) -> None:
         ns, name = key.split("/", 1)
         cj = self.get("CronJob", ns, name)
-        if cj is None or key in self.writing:
-            return
+        if cj is None or key in self.writing or int(cj["metadata"]["resourceVersion"]) < self.written.get(key, 0):
+            return  # a pass is out, or the cache has not yet seen the status it wrote (its event requeues)
         uid = cj["metadata"]["uid"]
         jobs = [j for j in self.in_namespace("Job", ns) if (controller_of(j) or {}).get("uid") == uid]
         plan = cronjobsync.sync(cj, jobs, self.clock(), self.zone)
@@ -77,13 +81,13 @@ class CronJobController(Controller):
 
     def _created(self, cj: dict, key: str, plan: cronjobsync.Plan, result: dict | StatusError) -> None:
         status, meta = plan.status, plan.create["metadata"]
-        self.writing.discard(key)
         if isinstance(result, StatusError):
             existing = self.get("Job", meta["namespace"], meta["name"])
             if result.reason != "AlreadyExists" or existing is None or \
                     (controller_of(existing) or {}).get("uid") != cj["metadata"]["uid"]:
                 if result.reason != "AlreadyExists":
                     self.event(cj, "FailedCreate", f"Error creating job: {result.message}", "Warning")
+                self.writing.discard(key)
                 self._write_status(cj, key, status)
                 self.retry(key)
                 return
@@ -92,15 +96,24 @@ class CronJobController(Controller):
             self.event(cj, "SuccessfulCreate", f"Created job {result['metadata']['name']}")
         status["active"] = (status.get("active") or []) + [cronjobsync.job_ref(result)]
         status["lastScheduleTime"] = rfc3339(plan.scheduled)
-        self._write_status(cj, key, status)
+        self._write_status(cj, key, status, lambda: self.writing.discard(key))
 
-    def _write_status(self, cj: dict, key: str, status: dict) -> None:
+    def _write_status(self, cj: dict, key: str, status: dict, then: Callable[[], None] = lambda: None) -> None:
         if status == (cj.get("status") or {}):
+            then()
             return
         meta = cj["metadata"]
+
+        def written(result) -> None:
+            then()
+            if isinstance(result, StatusError):
+                self.retry(key)
+            else:
+                self.written[key] = int(result["metadata"]["resourceVersion"])
+                self.kick()
+
         self.write({"verb": "updateStatus", "kind": "CronJob", "namespace": meta["namespace"], "name": meta["name"],
-                    "resourceVersion": meta["resourceVersion"], "object": {**cj, "status": status}},
-                   lambda r: self.retry(key) if isinstance(r, StatusError) else None)
+                    "resourceVersion": meta["resourceVersion"], "object": {**cj, "status": status}}, written)
 
     def _delete(self, cj: dict, job: dict) -> None:
         meta = job["metadata"]

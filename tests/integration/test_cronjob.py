@@ -56,7 +56,7 @@ def test_a_cronjob_makes_jobs_each_minute_and_keeps_its_history_limit(crons):
     status = crons.get("CronJob", "tick", "default")["status"]
     assert status["lastScheduleTime"] and status["lastSuccessfulTime"]
     assert reasons(crons, "tick").count("SuccessfulCreate") >= 5
-    assert "SawCompletedJob" in reasons(crons, "tick")
+    assert "SawCompletedJob" in reasons(crons, "tick") and "UnexpectedJob" not in reasons(crons, "tick")
 
 
 def test_forbid_holds_back_while_a_job_runs(crons):
