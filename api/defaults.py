@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from api import apiextensions, batch, config, rbac
+from api import apiextensions, batch, config, cronjob, rbac
 
 
 def _pull_policy(image: str | None) -> str:
@@ -98,6 +98,27 @@ def job(obj: dict) -> None:
     _template(obj["spec"])
 
 
+def cron_job(obj: dict) -> None:
+    cronjob.defaults(obj)
+    _template((obj["spec"].get("jobTemplate") or {}).get("spec") or {})
+
+
+def replication_controller(obj: dict) -> None:
+    """SetDefaults_ReplicationController: replicas 1; an empty selector, and empty labels, are the
+    template's labels."""
+    spec = obj.setdefault("spec", {})
+    labels = ((spec.get("template") or {}).get("metadata") or {}).get("labels")
+    if labels:
+        if not spec.get("selector"):
+            spec["selector"] = dict(labels)
+        meta = obj.setdefault("metadata", {})
+        if not meta.get("labels"):
+            meta["labels"] = dict(labels)
+    spec.setdefault("replicas", 1)
+    spec.setdefault("minReadySeconds", 0)
+    _template(spec)
+
+
 def event(obj: dict) -> None:
     obj.setdefault("type", "Normal")
     obj.setdefault("count", 1)
@@ -135,7 +156,8 @@ def endpoint_slice(obj: dict) -> None:
 
 DEFAULTERS: dict[str, Callable[[dict], Any]] = {
     "Pod": pod, "Node": node, "Namespace": namespace, "ReplicaSet": replicaset,
-    "Deployment": deployment, "Job": job, "Event": event, "Service": service, "EndpointSlice": endpoint_slice,
+    "Deployment": deployment, "Job": job, "CronJob": cron_job, "ReplicationController": replication_controller,
+    "PodTemplate": _template, "Event": event, "Service": service, "EndpointSlice": endpoint_slice,
     "ConfigMap": config.configmap, "Secret": config.secret,
     "RoleBinding": rbac.set_binding_defaults, "ClusterRoleBinding": rbac.set_binding_defaults,
     "CustomResourceDefinition": apiextensions.set_defaults,

@@ -7,12 +7,14 @@ from api.apiextensions import CustomResourceDefinition
 from api.apps import Deployment, ReplicaSet
 from api.batch import Job
 from api.config import ConfigMap, Secret
+from api.cronjob import CronJob
 from api.discovery import EndpointSlice
 from api.meta import Resource
 from api.misc import Event, Lease, Namespace
 from api.node import Node
 from api.pod import Pod
 from api.policy import LimitRange, PriorityClass, ResourceQuota, ServiceAccount
+from api.replication import PodTemplate, ReplicationController
 from api.rbac import ClusterRole, ClusterRoleBinding, Role, RoleBinding
 from api.service import Endpoints, Ingress, IngressClass, Service
 from api.status import StatusError
@@ -54,6 +56,10 @@ KINDS: dict[str, KindInfo] = {
         KindInfo("Deployment", Deployment, "apps/v1", True, "deployments", ("deploy",),
                  has_spec_generation=True),
         KindInfo("Job", Job, "batch/v1", True, "jobs", has_spec_generation=True),
+        KindInfo("CronJob", CronJob, "batch/v1", True, "cronjobs", ("cj",), has_spec_generation=True),
+        KindInfo("ReplicationController", ReplicationController, "v1", True, "replicationcontrollers", ("rc",),
+                 has_spec_generation=True),
+        KindInfo("PodTemplate", PodTemplate, "v1", True, "podtemplates"),
         KindInfo("ServiceAccount", ServiceAccount, "v1", True, "serviceaccounts", ("sa",),
                  unconditional_update=True),
         KindInfo("LimitRange", LimitRange, "v1", True, "limitranges", ("limits",), unconditional_update=True),

@@ -3,8 +3,9 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from api import (batch_validation, config_validation, crd_validation, ingress_validation, names, policy_validation,
-                 quantity, rbac, selectors, service_validation, volume_validation)
+from api import (batch_validation, config_validation, crd_validation, cronjob_validation, ingress_validation, names,
+                 policy_validation, quantity, rbac, replication_validation, selectors, service_validation,
+                 volume_validation)
 from api.registry import KindInfo
 from api.status import Cause
 
@@ -152,9 +153,17 @@ def _job(obj: dict) -> list[Cause]:
     return batch_validation.validate_job(obj) + pod_spec("spec.template.spec", template.get("spec") or {})
 
 
+def _cronjob(obj: dict) -> list[Cause]:
+    template = ((obj.get("spec") or {}).get("jobTemplate") or {}).get("spec") or {}
+    return cronjob_validation.validate_cronjob(obj) + \
+        pod_spec("spec.jobTemplate.spec.template.spec", (template.get("template") or {}).get("spec") or {})
+
+
 VALIDATORS: dict[str, Callable[[dict], list[Cause]]] = {
     "CustomResourceDefinition": crd_validation.validate_crd,
-    "Pod": pod, "ReplicaSet": _workload, "Deployment": _workload, "Job": _job,
+    "Pod": pod, "ReplicaSet": _workload, "Deployment": _workload, "Job": _job, "CronJob": _cronjob,
+    "ReplicationController": lambda obj: replication_validation.validate_rc(obj, pod_spec),
+    "PodTemplate": lambda obj: replication_validation.validate_pod_template(obj, pod_spec),
     "Role": rbac.validate_role, "ClusterRole": rbac.validate_cluster_role,
     "RoleBinding": rbac.validate_role_binding, "ClusterRoleBinding": rbac.validate_cluster_role_binding,
     "PriorityClass": policy_validation.validate_priority_class, "LimitRange": policy_validation.validate_limit_range,

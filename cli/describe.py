@@ -11,7 +11,7 @@ from api.printers.workloads import age, pod_status
 from api.resources import pod_requests, quantity_of
 from api.times import seconds
 from cli.apply import LAST_APPLIED
-from cli.describe_batch import job_lines
+from cli.describe_batch import cronjob_lines, job_lines
 from cli.describe_config import configmap_lines, secret_lines
 from cli.describe_net import service_lines
 from runtime.client import Client
@@ -36,6 +36,8 @@ def describe(client: Client, kind: str, obj: dict) -> str:
         lines += service_lines(client, obj)
     elif kind == "Job":
         lines += job_lines(obj)
+    elif kind == "CronJob":
+        lines += cronjob_lines(obj)
     elif kind in ("ConfigMap", "Secret"):
         lines += (configmap_lines if kind == "ConfigMap" else secret_lines)(obj)
     elif kind == "Node":

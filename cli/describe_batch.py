@@ -34,3 +34,25 @@ def job_lines(job: dict) -> list[str]:
         if c.get("command"):
             lines.append(f"    Command:  {' '.join(c['command'])}")
     return lines
+
+
+def cronjob_lines(cj: dict) -> list[str]:
+    """kubectl's describe of a CronJob: the schedule and policies, the Job template, the active Jobs."""
+    spec, status = cj["spec"], cj.get("status") or {}
+    job_spec = (spec.get("jobTemplate") or {}).get("spec") or {}
+    lines = [f"Schedule:                      {spec.get('schedule')}",
+             f"Concurrency Policy:            {spec.get('concurrencyPolicy')}",
+             f"Suspend:                       {str(bool(spec.get('suspend'))).capitalize()}",
+             f"Successful Job History Limit:  {spec.get('successfulJobsHistoryLimit')}",
+             f"Failed Job History Limit:      {spec.get('failedJobsHistoryLimit')}",
+             f"Starting Deadline Seconds:     {_seconds(spec.get('startingDeadlineSeconds'))}",
+             f"Last Schedule Time:            {status.get('lastScheduleTime') or '<unset>'}",
+             f"Active Jobs:                   {', '.join(a['name'] for a in status.get('active') or []) or '<none>'}",
+             "Pod Template:"]
+    for c in ((job_spec.get("template") or {}).get("spec") or {}).get("containers") or []:
+        lines += [f"  {c['name']}:", f"    Image:    {c.get('image')}"]
+    return lines
+
+
+def _seconds(value: int | None) -> str:
+    return "<unset>" if value is None else f"{value}s"

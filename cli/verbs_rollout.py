@@ -67,14 +67,15 @@ for _name, _help, _action, _args in (
 @click.option("--replicas", type=int, required=True)
 @click.option("-n", "--namespace", default="default")
 def scale(target: str, name: str | None, replicas: int, namespace: str) -> None:
-    """Set replicas of a Deployment or ReplicaSet: `kubus scale deployment/web --replicas 5` (or `deployment web`)."""
+    """Set replicas of a Deployment, ReplicaSet or RC: `kubus scale deployment/web --replicas 5` (or `deployment web`)."""
     kind, _, slashed = target.partition("/")
     if slashed and name:
         raise click.UsageError("give the target as KIND/NAME or KIND NAME, not both")
     name = slashed or name
     info = _kind(kind if name else "deployment")
-    if info.kind not in ("Deployment", "ReplicaSet"):
-        raise click.BadParameter(f"{target}: only deployments and replicasets scale", param_hint="target")
+    if info.kind not in ("Deployment", "ReplicaSet", "ReplicationController"):
+        raise click.BadParameter(f"{target}: only deployments, replicasets and replicationcontrollers scale",
+                                 param_hint="target")
     name = name or kind
     with connected() as client:
         client.patch(info.kind, name, {"spec": {"replicas": replicas}}, namespace)

@@ -3,6 +3,7 @@ import argparse
 
 from actors.controllers.aggregation import ClusterRoleAggregationController
 from actors.controllers.crd import CRDController
+from actors.controllers.cronjob import CronJobController
 from actors.controllers.deployment import DeploymentController
 from actors.controllers.endpoints import EndpointsController
 from actors.controllers.endpointslice import EndpointSliceController
@@ -13,6 +14,7 @@ from actors.controllers.nodehealth import Rates
 from actors.controllers.nodeipam import NodeIpamController
 from actors.controllers.nodelifecycle import NodeLifecycleController
 from actors.controllers.replicaset import ReplicaSetController
+from actors.controllers.replication import ReplicationManager
 from actors.controllers.resourcequota import ResourceQuotaController
 from actors.controllers.rootca import RootCAPublisher
 from actors.controllers.serviceaccount import ServiceAccountController
@@ -25,7 +27,8 @@ CONTROLLERS = {"replicaset": ReplicaSetController, "deployment": DeploymentContr
                "clusterrole-aggregation": ClusterRoleAggregationController, "nodeipam": NodeIpamController,
                "endpointslice": EndpointSliceController, "endpoints": EndpointsController,
                "root-ca-cert-publisher": RootCAPublisher, "job": JobController,
-               "ttlafterfinished": TTLAfterFinishedController, "crd": CRDController}
+               "ttlafterfinished": TTLAfterFinishedController, "cronjob": CronJobController,
+               "replication": ReplicationManager, "crd": CRDController}
 
 
 def main() -> None:
@@ -35,6 +38,8 @@ def main() -> None:
     parser.add_argument("--node-monitor-period", type=float, default=5.0, help="seconds (nodelifecycle)")
     parser.add_argument("--node-startup-grace-period", type=float, default=60.0, help="seconds (nodelifecycle)")
     parser.add_argument("--node-eviction-rate", type=float, default=0.1, help="nodes per second (nodelifecycle)")
+    parser.add_argument("--time-scale", type=float, default=1.0,
+                        help="cronjob: read time this many times faster than the wall clock (tests)")
     args = parser.parse_args()
     settings = load_settings()
     if args.controller == "nodelifecycle":
@@ -42,6 +47,8 @@ def main() -> None:
                                              startup_grace=args.node_startup_grace_period,
                                              period=args.node_monitor_period,
                                              rates=Rates(healthy=args.node_eviction_rate))
+    elif args.controller == "cronjob":
+        controller = CronJobController(settings, time_scale=args.time_scale)
     else:
         controller = CONTROLLERS[args.controller](settings)
     controller.run()

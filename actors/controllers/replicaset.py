@@ -32,6 +32,7 @@ def ready_for(pod: dict) -> float:
 class ReplicaSetController(Controller):
     name = "controller.replicaset"
     kinds = ("replicaset", "pod")
+    owner_kind = "ReplicaSet"
 
     def __init__(self, settings, **kw: Any):
         super().__init__(settings, **kw)
@@ -47,24 +48,30 @@ class ReplicaSetController(Controller):
     def keys_for(self, delta: Delta, old: dict | None) -> list[str]:
         meta = delta.object["metadata"]
         ns = meta.get("namespace", "")
-        if delta.kind == "ReplicaSet":
+        if delta.kind == self.owner_kind:
             if delta.type == "DELETED":
                 self.expectations.forget(f"{ns}/{meta['name']}")
             return [f"{ns}/{meta['name']}"]
         owner = controller_of(delta.object)
-        if owner is not None and owner.get("kind") == "ReplicaSet":
+        if owner is not None and owner.get("kind") == self.owner_kind:
             key = f"{ns}/{owner['name']}"
             if delta.type == "ADDED" and not delta.synthetic:
                 self.expectations.created(key)
             if delta.type == "DELETED" or meta.get("deletionTimestamp"):
                 self.expectations.deleted(key, meta["uid"])
             return [key]
-        return [f"{ns}/{rs['metadata']['name']}" for rs in matching(self.in_namespace("ReplicaSet", ns), delta.object)]
+        return [f"{ns}/{rs['metadata']['name']}" for rs in matching(self.owners(ns), delta.object)]
+
+    def owner(self, ns: str, name: str) -> dict | None:
+        return self.get(self.owner_kind, ns, name)
+
+    def owners(self, ns: str) -> list[dict]:
+        return self.in_namespace(self.owner_kind, ns)
 
     # ---- reconcile -----------------------------------------------------------------------------
     def reconcile(self, key: str) -> None:
         ns, name = key.split("/", 1)
-        rs = self.get("ReplicaSet", ns, name)
+        rs = self.owner(ns, name)
         if rs is None:
             return
         pods = self._claim(rs)
@@ -180,7 +187,8 @@ class ReplicaSetController(Controller):
         else:
             status.pop("conditions", None)
         if status != rs.get("status"):
-            self.write({"verb": "updateStatus", "kind": "ReplicaSet", "namespace": rs["metadata"]["namespace"],
+            self.write({"verb": "updateStatus", "kind": self.owner_kind,
+                        "namespace": rs["metadata"]["namespace"],
                         "name": rs["metadata"]["name"], "resourceVersion": rs["metadata"]["resourceVersion"],
                         "object": {**rs, "status": status}},
                        lambda r: self.retry(f"{rs['metadata']['namespace']}/{rs['metadata']['name']}")

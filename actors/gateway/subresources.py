@@ -1,4 +1,4 @@
-"""Subresources: `status` (GET, PUT, PATCH), `scale` of Deployments and ReplicaSets (an
+"""Subresources: `status` (GET, PUT, PATCH), `scale` of Deployments, ReplicaSets and ReplicationControllers (an
 autoscaling/v1 Scale over the parent's `spec.replicas`), a pod's `binding` and `eviction` (POST)
 `log` (GET, `follow` streamed as the kubelet's output grows), a ServiceAccount's `token` (POST, a
 TokenRequest: `kubectl create token`), `exec` and `attach` (remotecommand.py), `portforward` (portforward.py)."""
@@ -19,9 +19,9 @@ from api.printers.workloads import selector_text
 from api.status import StatusError, bad_request
 from runtime.client import Client
 
-SCALABLE = {"Deployment", "ReplicaSet"}
+SCALABLE = {"Deployment", "ReplicaSet", "ReplicationController"}
 STATUS_KINDS = {"Pod", "Node", "Namespace", "Deployment", "ReplicaSet", "ResourceQuota", "Service", "Ingress",
-                "Job"}
+                "Job", "CronJob", "ReplicationController"}
 FOLLOW_POLL_S = 0.5
 
 
@@ -98,7 +98,15 @@ def scale_of(parent: dict) -> dict:
             "metadata": {k: meta[k] for k in ("name", "namespace", "uid", "resourceVersion", "creationTimestamp")
                          if k in meta},
             "spec": {"replicas": spec.get("replicas", 1)},
-            "status": {"replicas": status.get("replicas", 0), "selector": selector_text(spec.get("selector"))}}
+            "status": {"replicas": status.get("replicas", 0), "selector": _selector(parent)}}
+
+
+def _selector(parent: dict) -> str:
+    """A ReplicationController's selector is a plain map of labels."""
+    selector = (parent.get("spec") or {}).get("selector")
+    if parent.get("kind") == "ReplicationController":
+        return ",".join(f"{k}={v}" for k, v in sorted((selector or {}).items()))
+    return selector_text(selector)
 
 
 # ---- binding and log ---------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""kubectl's columns of a Job (`printJob`, kubectl 1.28+): NAME STATUS COMPLETIONS DURATION AGE."""
+"""kubectl's columns of a Job (`printJob`, kubectl 1.28+): NAME STATUS COMPLETIONS DURATION AGE; of a CronJob
+(`printCronJob`): NAME SCHEDULE TIMEZONE SUSPEND ACTIVE LAST SCHEDULE AGE."""
 from __future__ import annotations
 
 from datetime import datetime, timezone
@@ -42,6 +43,25 @@ def _job(job: dict, wide: bool) -> list[str]:
             age(job["metadata"].get("creationTimestamp"))] + template_cells(job, wide)
 
 
+def _bool(value: bool | None) -> str:
+    """printBoolPtr."""
+    return "<unset>" if value is None else str(bool(value))
+
+
+def _cronjob(cj: dict, wide: bool) -> list[str]:
+    spec, status = cj["spec"], cj.get("status") or {}
+    last = status.get("lastScheduleTime")
+    cells = [cj["metadata"]["name"], spec.get("schedule", ""), spec.get("timeZone") or "<none>",
+             _bool(spec.get("suspend")), str(len(status.get("active") or [])), age(last) if last else "<none>",
+             age(cj["metadata"].get("creationTimestamp"))]
+    if wide:
+        job_spec = (spec.get("jobTemplate") or {}).get("spec") or {}
+        cells += template_cells({"spec": job_spec}, True)
+    return cells
+
+
 COLUMNS: dict[str, tuple[list[str], list[str], Row]] = {
     "Job": (["NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE"], ["CONTAINERS", "IMAGES", "SELECTOR"], _job),
+    "CronJob": (["NAME", "SCHEDULE", "TIMEZONE", "SUSPEND", "ACTIVE", "LAST SCHEDULE", "AGE"],
+                ["CONTAINERS", "IMAGES", "SELECTOR"], _cronjob),
 }

@@ -39,7 +39,7 @@ def test_both_ways(role, name, user, identity):
 
 @pytest.mark.parametrize("user", [
     pytest.param("kubus.user.mallory", id="person-not-in-file"),
-    pytest.param("kubus.controller.cronjob", id="unknown-controller"),
+    pytest.param("kubus.controller.no-such-controller", id="unknown-controller"),
     pytest.param("kubus.store.2", id="fixed-role-with-name"),
     pytest.param("kubus.node", id="node-without-name"),
     pytest.param("kubus.user.", id="empty-name"),

@@ -21,7 +21,8 @@ EVENTS = new_rule("create patch update", ("", "events.k8s.io"), "events")
 CONTROLLERS = ("clusterrole-aggregation-controller", "deployment-controller", "generic-garbage-collector",
                "namespace-controller", "node-controller", "replicaset-controller", "resourcequota-controller",
                "service-account-controller", "endpointslice-controller", "endpoint-controller",
-               "root-ca-cert-publisher", "job-controller", "ttl-after-finished-controller", "apiextensions-controller")
+               "root-ca-cert-publisher", "job-controller", "ttl-after-finished-controller", "cronjob-controller",
+               "replication-controller", "apiextensions-controller")
 
 
 def _meta(name: str, labels: dict[str, str] | None = None) -> dict:
@@ -192,6 +193,16 @@ def _controller_rules() -> dict[str, list[dict]]:
             new_rule("get list patch update watch", (EXTENSIONS,), "customresourcedefinitions"),
             new_rule("patch update", (EXTENSIONS,), "customresourcedefinitions/status"),
             new_rule("delete deletecollection list", ("*",), "*")],
+        "cronjob-controller": [
+            new_rule("get list update watch", ("batch",), "cronjobs"),
+            new_rule("create delete get list patch update watch", ("batch",), "jobs"),
+            new_rule("update", ("batch",), "cronjobs/status"), new_rule("update", ("batch",), "cronjobs/finalizers"),
+            new_rule("delete list", CORE, "pods")],
+        "replication-controller": [
+            new_rule("get list update watch", CORE, "replicationcontrollers"),
+            new_rule("update", CORE, "replicationcontrollers/status"),
+            new_rule("update", CORE, "replicationcontrollers/finalizers"),
+            new_rule("create delete list patch watch", CORE, "pods")],
         "namespace-controller": [
             new_rule("delete get list watch", CORE, "namespaces"),
             new_rule("update", CORE, "namespaces/finalize namespaces/status"),

@@ -1,10 +1,15 @@
-"""k8s.io.api.batch.v1 messages: the ones a Job reaches, in api/protobuf/schema.py's notation. Facts of
+"""k8s.io.api.batch.v1 messages: the ones a Job and a CronJob reach, in api/protobuf/schema.py's notation. Facts of
 kubernetes/api batch/v1/generated.proto at 10b39a39bcee (field numbers, types), with the JSON names and
 `omitempty`/pointer of its types.go (JobSpec.scheduling, alpha, is not served)."""
 PACKAGE = "batch"
 API_VERSION = "batch/v1"
-KINDS = """Job JobList"""
+KINDS = """Job JobList CronJob CronJobList"""
 MESSAGES = """
+CronJob metadata=1:meta.ObjectMeta spec=2:CronJobSpec status=3:CronJobStatus
+CronJobList metadata=1:meta.ListMeta items=2:[]CronJob
+CronJobSpec schedule=1:s! timeZone=8:s! startingDeadlineSeconds=2:i64! concurrencyPolicy=3:s suspend=4:b!
+  jobTemplate=5:JobTemplateSpec successfulJobsHistoryLimit=6:i32! failedJobsHistoryLimit=7:i32!
+CronJobStatus active=1:[]core.ObjectReference lastScheduleTime=4:time lastSuccessfulTime=5:time
 Job metadata=1:meta.ObjectMeta spec=2:JobSpec status=3:JobStatus
 JobCondition type=1:s! status=2:s! lastProbeTime=3:time lastTransitionTime=4:time reason=5:s message=6:s
 JobList metadata=1:meta.ListMeta items=2:[]Job
@@ -20,6 +25,7 @@ PodFailurePolicyOnExitCodesRequirement containerName=1:s! operator=2:s! values=3
 PodFailurePolicyOnPodConditionsPattern type=1:s! status=2:s!
 PodFailurePolicyRule action=1:s! onExitCodes=2:PodFailurePolicyOnExitCodesRequirement
   onPodConditions=3:[]PodFailurePolicyOnPodConditionsPattern
+JobTemplateSpec metadata=1:meta.ObjectMeta spec=2:JobSpec
 SuccessPolicy rules=1:[]SuccessPolicyRule
 SuccessPolicyRule succeededIndexes=1:s! succeededCount=2:i32!
 UncountedTerminatedPods succeeded=1:[]s failed=2:[]s

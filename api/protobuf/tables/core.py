@@ -5,7 +5,8 @@ PACKAGE = "core"
 API_VERSION = "v1"
 KINDS = """Pod PodList Node NodeList Namespace NamespaceList Event EventList ServiceAccount ServiceAccountList
     LimitRange LimitRangeList ResourceQuota ResourceQuotaList Service ServiceList Endpoints
-    EndpointsList Binding ConfigMap ConfigMapList Secret SecretList"""
+    EndpointsList Binding ConfigMap ConfigMapList Secret SecretList ReplicationController
+    ReplicationControllerList PodTemplate PodTemplateList"""
 MESSAGES = """
 Affinity nodeAffinity=1:NodeAffinity podAffinity=2:PodAffinity podAntiAffinity=3:PodAntiAffinity
 AppArmorProfile type=1:s! localhostProfile=2:s!
@@ -160,6 +161,8 @@ PodStatus observedGeneration=17:i64 phase=1:s conditions=2:[]PodCondition messag
   extendedResourceClaimStatus=18:PodExtendedResourceClaimStatus allocatedResources=19:{qty}
   resources=20:ResourceRequirements nodeAllocatableResourceClaimStatuses=21:[]NodeAllocatableResourceClaimStatus
   volumeHealth=22:[]PodVolumeHealth
+PodTemplate metadata=1:meta.ObjectMeta template=2:PodTemplateSpec
+PodTemplateList metadata=1:meta.ListMeta items=2:[]PodTemplate
 PodTemplateSpec metadata=1:meta.ObjectMeta spec=2:PodSpec
 PortStatus port=1:i32! protocol=2:s! error=3:s!
 PreferredSchedulingTerm weight=1:i32! preference=2:NodeSelectorTerm
@@ -169,6 +172,13 @@ ProbeHandler exec=1:ExecAction httpGet=2:HTTPGetAction tcpSocket=3:TCPSocketActi
 ResourceClaim name=1:s! request=2:s
 ResourceFieldSelector containerName=1:s resource=2:s! divisor=3:qty
 ResourceHealth resourceID=1:s! health=2:s message=6:s!
+ReplicationController metadata=1:meta.ObjectMeta spec=2:ReplicationControllerSpec
+  status=3:ReplicationControllerStatus
+ReplicationControllerCondition type=1:s! status=2:s! lastTransitionTime=3:time reason=4:s message=5:s
+ReplicationControllerList metadata=1:meta.ListMeta items=2:[]ReplicationController
+ReplicationControllerSpec replicas=1:i32! minReadySeconds=4:i32 selector=2:{s} template=3:PodTemplateSpec
+ReplicationControllerStatus replicas=1:i32! fullyLabeledReplicas=2:i32 readyReplicas=4:i32 availableReplicas=5:i32
+  observedGeneration=3:i64 conditions=6:[]ReplicationControllerCondition
 ResourceQuota metadata=1:meta.ObjectMeta spec=2:ResourceQuotaSpec status=3:ResourceQuotaStatus
 ResourceQuotaList metadata=1:meta.ListMeta items=2:[]ResourceQuota
 ResourceQuotaSpec hard=1:{qty} scopes=2:[]s scopeSelector=3:ScopeSelector
