@@ -5,8 +5,9 @@ reads what they left — a container being brought up is `starting`, with the wa
 kubelet shows (ContainerCreating, ErrImagePull, ImagePullBackOff, CreateContainerConfigError, …),
 and is tried again on its back-off until it runs or the pod goes.
 
-What runs is read from the runtime at a bounded rate: one ListContainers per node and half second,
-and a ContainerStatus for each container seen exited."""
+What runs is read from the runtime at a bounded rate: one ListContainers and one ListPodSandbox per
+node and half second, and a ContainerStatus for each container seen exited. A sandbox seen NOTREADY
+is a changed sandbox (Sandboxes): its containers are killed, and restarted in a new one."""
 from __future__ import annotations
 
 import time
@@ -153,10 +154,21 @@ class CRIRuntime:
         self.listed_at = self.clock()
         try:
             listed = self.client.containers(labels={NODE_LABEL: self.node})
+            sandboxes = self.client.sandboxes(labels={NODE_LABEL: self.node})
         except CRIError as exc:
             log.warning("kubelet.cri_list_failed", node=self.node, error=exc.message[:200])
             return
         self.states = {c.id: c.state for c in listed}
+        for uid in self.sandboxes.dead(sandboxes):
+            log.info("kubelet.sandbox_changed", pod_uid=uid,
+                     why="Pod sandbox changed, it will be killed and re-created.")
+            self.stopping.submit(self._sandbox_died, uid)
+
+    def _sandbox_died(self, uid: str) -> None:
+        """Its containers are killed with it; their exits come through poll, and each the worker starts
+        again (by restartPolicy) gets a new sandbox (Sandboxes.ensure)."""
+        self.sandboxes.kill(uid)
+        self.listed_at = -1e9
 
     def poll(self, container_id: str) -> Exited | None:
         inst = self.instances.get(container_id)
