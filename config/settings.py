@@ -78,6 +78,9 @@ class Settings(BaseSettings):
     # images (docs/images.md): the local registry `make images` and `kubus image` push to
     registry_url: str = Field("http://127.0.0.1:5000", pattern=r"^https?://[^/\s]+/?$")
     registry_dir: Path | None = None  # its storage, config, pid and log; `<data_dir>/registry` when unset
+    # further registries (comma-separated http(s)://host:port) a node's containerd pulls from as they are,
+    # e.g. one that asks for logins (imagePullSecrets); every other registry's pulls go to registry_url
+    registry_hosts: str = ""
 
     # the gateway's logins (docs/security.md, "Logins at the gateway")
     gateway_login_ttl_s: float = Field(60.0, gt=0, le=60)  # a token's login is trusted this long, then checked again

@@ -95,7 +95,8 @@ class Kubelet(Actor):
         home = Path(s.data_dir) / "kubelet" / cfg.name / "cri"
         endpoint, down = s.cri_endpoint, ""
         if not endpoint:
-            daemon = containerd.Containerd(home, s.sandbox_image, s.registry_url)
+            direct = tuple(url.strip() for url in s.registry_hosts.split(",") if url.strip())
+            daemon = containerd.Containerd(home, s.sandbox_image, s.registry_url, direct)
             endpoint, down = daemon.endpoint, containerd.available() or ""
             try:
                 down or daemon.ensure()

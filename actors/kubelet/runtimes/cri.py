@@ -18,7 +18,7 @@ from typing import Callable
 
 import structlog
 
-from actors.kubelet.cri import images, specs
+from actors.kubelet.cri import images, keyring, specs
 from actors.kubelet.cri.api import cri_pb2 as pb
 from actors.kubelet.cri.client import CRIError, RuntimeClient
 from actors.kubelet.cri.cni import NodeNetwork
@@ -45,7 +45,7 @@ class Instance:
     retry_at: float | None = None  # set when bringing it up failed
     busy: bool = False  # a thread works on it
     cancelled: bool = False
-    args: tuple = field(default=(), repr=False)  # (pod, container, env, mounts) to try again with
+    args: tuple = field(default=(), repr=False)  # (pod, container, env, mounts, keyring) to try again with
 
 
 class CRIRuntime:
@@ -74,10 +74,12 @@ class CRIRuntime:
             self.version = "containerd://unknown"
 
     # ---- bringing a container up ----------------------------------------------------------------
-    def start(self, pod: dict, container: dict, instance: int, env: dict[str, str], mounts: list[dict] = ()) -> str:
+    def start(self, pod: dict, container: dict, instance: int, env: dict[str, str], mounts: list[dict] = (),
+              pull_secrets: list[dict] = ()) -> str:
         uid = pod["metadata"]["uid"]
         cid = f"{uid}/{container['name']}.{instance}"
-        self.instances[cid] = Instance(uid, container["name"], instance, args=(pod, container, env, list(mounts)))
+        self.instances[cid] = Instance(uid, container["name"], instance,
+                                       args=(pod, container, env, list(mounts), keyring.from_secrets(pull_secrets)))
         self._bring_up(cid)
         return cid
 
@@ -87,13 +89,13 @@ class CRIRuntime:
         self.bringing.submit(self._up, cid, inst)
 
     def _up(self, cid: str, inst: Instance) -> None:
-        pod, container, env, mounts = inst.args
+        pod, container, env, mounts, pull_keyring = inst.args
         try:
             if self.down:
                 raise StartError("ContainerCreating", f"container runtime is down: {self.down}")
             sandbox = self.sandboxes.ensure(pod)
             env = with_pod_ip(container, env, self.sandboxes.ip(inst.pod_uid))
-            image = self.puller.ensure(inst.pod_uid, container)
+            image = self.puller.ensure(inst.pod_uid, container, pull_keyring)
             user = ImageUser(image.uid.value if image.HasField("uid") else None, image.username)
             config = specs.container_config(pod, container, instance=inst.attempt, env=_image_env(env),
                                             memory_capacity=self.memory_capacity, kind=_kind(pod, container),
