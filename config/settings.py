@@ -75,6 +75,9 @@ class Settings(BaseSettings):
     # the cri runtime (docs/containers.md): a node's kubelet starts its own containerd unless given a socket
     cri_endpoint: str = ""  # KUBUS_CRI_ENDPOINT: the unix socket of a containerd that is already running
     sandbox_image: str = "kubus/pause:catatonit-0.1.7"  # each pod's pause container (from the local registry)
+    # the kubelet's allowedUnsafeSysctls (comma-separated, names or `prefix*`): beyond the safe set, what a cri
+    # node's pods may set
+    allowed_unsafe_sysctls: str = ""
     # images (docs/images.md): the local registry `make images` and `kubus image` push to
     registry_url: str = Field("http://127.0.0.1:5000", pattern=r"^https?://[^/\s]+/?$")
     registry_dir: Path | None = None  # its storage, config, pid and log; `<data_dir>/registry` when unset

@@ -6,7 +6,7 @@ import random
 from pathlib import Path
 from typing import Any, Callable
 
-from actors.kubelet import podnet
+from actors.kubelet import podnet, sysctls
 from actors.kubelet.cri import cni, containerd, upkeep
 from actors.kubelet.cri.client import RuntimeClient
 from actors.kubelet.agent import NodeAgent
@@ -56,6 +56,9 @@ class Kubelet(Actor):
             agent.services = self.services_in
             if agent.runtime.name == "process":
                 agent.admit = self._process_admits
+            elif agent.runtime.name == "containerd":
+                unsafe = tuple(n.strip() for n in settings.allowed_unsafe_sysctls.split(",") if n.strip())
+                agent.admit = sysctls.Allowlist(unsafe).admit
         self.apiserver_user = broker_user_of(settings.cluster, "apiserver")
         self.relays = Relays(self.bus, self.names, {"portforward": PortForward})
 
