@@ -58,8 +58,8 @@ def test_safe_sysctls_are_set_and_an_unsafe_one_is_sysctl_forbidden(cri_cluster)
     cri_cluster.create(unsafe)
     wait_until(lambda: state(cri_cluster, "tuned", "terminated"), 60, what="tuned to finish")
     assert cri_cluster.logs("tuned")["text"].split() == ["0", "20000", "30000"]
-    refused = wait_until(lambda: status(cri_cluster, "unsafe").get("phase") == "Failed" and status(cri_cluster, "unsafe"),
-                         30, what="unsafe refused")
+    refused = wait_until(lambda: status(cri_cluster, "unsafe").get("phase") == "Failed"
+                         and status(cri_cluster, "unsafe"), 30, what="unsafe refused")
     assert (refused["reason"], refused["message"]) == ("SysctlForbidden",
                                                        'forbidden sysctl: "kernel.msgmax" not allowlisted'), refused
 
