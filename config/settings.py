@@ -75,9 +75,15 @@ class Settings(BaseSettings):
     # the cri runtime (docs/containers.md): a node's kubelet starts its own containerd unless given a socket
     cri_endpoint: str = ""  # KUBUS_CRI_ENDPOINT: the unix socket of a containerd that is already running
     sandbox_image: str = "kubus/pause:catatonit-0.1.7"  # each pod's pause container (from the local registry)
+    # the kubelet's allowedUnsafeSysctls (comma-separated, names or `prefix*`): beyond the safe set, what a cri
+    # node's pods may set
+    allowed_unsafe_sysctls: str = ""
     # images (docs/images.md): the local registry `make images` and `kubus image` push to
     registry_url: str = Field("http://127.0.0.1:5000", pattern=r"^https?://[^/\s]+/?$")
     registry_dir: Path | None = None  # its storage, config, pid and log; `<data_dir>/registry` when unset
+    # further registries (comma-separated http(s)://host:port) a node's containerd pulls from as they are,
+    # e.g. one that asks for logins (imagePullSecrets); every other registry's pulls go to registry_url
+    registry_hosts: str = ""
 
     # the gateway's logins (docs/security.md, "Logins at the gateway")
     gateway_login_ttl_s: float = Field(60.0, gt=0, le=60)  # a token's login is trusted this long, then checked again

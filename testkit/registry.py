@@ -7,8 +7,13 @@ the registry has are skipped: a few seconds to build, nothing to upload)."""
 from __future__ import annotations
 
 import atexit
+import shutil
+import socket
 import threading
+import warnings
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 from runtime.images import recipes, registry
 
@@ -61,3 +66,37 @@ def stop_started() -> None:
             server = _started.pop()
             server.stop()
             _ready.pop(server.url, None)
+
+
+# -- a registry that asks for logins (imagePullSecrets) --------------------------------------------
+
+def _bcrypt(password: str) -> str:
+    """A bcrypt hash (`$2b$`), the only kind distribution's htpasswd takes: glibc's crypt (libxcrypt)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        import crypt  # deprecated since 3.11, still here; no other bcrypt without a new package
+    return crypt.crypt(password, crypt.mksalt(crypt.METHOD_BLOWFISH, rounds=1 << 5))
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@contextmanager
+def private_registry(folder: Path, login: tuple[str, str], repository: str = "private/busybox") -> Iterator[str]:
+    """A second registry, on a free loopback port, that asks for `login` (htpasswd: distribution's
+    `auth: htpasswd` with a bcrypt entry) and holds busybox as `<repository>:<its tags>`; its URL. It is
+    stopped and its folder removed after."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "htpasswd").write_text(f"{login[0]}:{_bcrypt(login[1])}\n")
+    server = registry.serve(folder / "registry", f"127.0.0.1:{_free_port()}", htpasswd=folder / "htpasswd")
+    try:
+        box = next(r for r in recipes.recipes() if r.repository == "library/busybox")
+        built = box.build()
+        registry.Client(server.url, login=login).push(repository, built.blobs(), built.manifest, list(box.tags), {})
+        yield server.url
+    finally:
+        server.stop()
+        shutil.rmtree(folder, ignore_errors=True)

@@ -6,7 +6,7 @@ import random
 from pathlib import Path
 from typing import Any, Callable
 
-from actors.kubelet import podnet
+from actors.kubelet import podnet, sysctls
 from actors.kubelet.cri import cni, containerd, upkeep
 from actors.kubelet.cri.client import RuntimeClient
 from actors.kubelet.agent import NodeAgent
@@ -56,6 +56,9 @@ class Kubelet(Actor):
             agent.services = self.services_in
             if agent.runtime.name == "process":
                 agent.admit = self._process_admits
+            elif agent.runtime.name == "containerd":
+                unsafe = tuple(n.strip() for n in settings.allowed_unsafe_sysctls.split(",") if n.strip())
+                agent.admit = sysctls.Allowlist(unsafe).admit
         self.apiserver_user = broker_user_of(settings.cluster, "apiserver")
         self.relays = Relays(self.bus, self.names, {"portforward": PortForward})
 
@@ -95,7 +98,8 @@ class Kubelet(Actor):
         home = Path(s.data_dir) / "kubelet" / cfg.name / "cri"
         endpoint, down = s.cri_endpoint, ""
         if not endpoint:
-            daemon = containerd.Containerd(home, s.sandbox_image, s.registry_url)
+            direct = tuple(url.strip() for url in s.registry_hosts.split(",") if url.strip())
+            daemon = containerd.Containerd(home, s.sandbox_image, s.registry_url, direct)
             endpoint, down = daemon.endpoint, containerd.available() or ""
             try:
                 down or daemon.ensure()

@@ -203,7 +203,7 @@ class PodWorker:
             self._not_configured(c, now, "CreateContainerConfigError", f"{type(exc).__name__}: {exc}")
             return
         try:
-            cid = self.runtime.start(self.pod, c.spec, c.instances, env, mounts)
+            cid = self.runtime.start(self.pod, c.spec, c.instances, env, mounts, self._pull_secrets())
         except StartError as exc:
             c.waiting = (exc.reason, exc.message)
             c.schedule_restart(now)
@@ -248,6 +248,13 @@ class PodWorker:
             return []
         self.volumes.setup(self.pod, self.objects.view(), self.facts())
         return self.volumes.mounts(self.pod, c.spec, c.instances, env)
+
+    def _pull_secrets(self) -> list[dict]:
+        """The pod's imagePullSecrets as fetched; one that could not be read is left out (the kubelet
+        pulls without it: "Unable to retrieve some image pull secrets")."""
+        view = self.objects.view()
+        found = [view.get(("Secret", ref.get("name", ""))) for ref in self.pod["spec"].get("imagePullSecrets") or []]
+        return [secret for secret in found if isinstance(secret, dict)]
 
     def facts(self) -> PodFacts:
         return PodFacts((self.pod_ip,) if self.pod_ip else (), (self.node_ip,), self.allocatable)

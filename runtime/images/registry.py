@@ -5,6 +5,7 @@ The shipped /etc/docker/registry/config.yml asks for htpasswd logins, so kubus n
 own file keeps the storage under a data dir it is given and listens on 127.0.0.1 only."""
 from __future__ import annotations
 
+import base64
 import json
 import os
 import signal
@@ -48,13 +49,15 @@ class Response:
 class Client:
     """The distribution API of one registry, e.g. Client("http://127.0.0.1:5000")."""
 
-    def __init__(self, url: str, timeout: float = TIMEOUT_S):
+    def __init__(self, url: str, timeout: float = TIMEOUT_S, login: tuple[str, str] | None = None):
         self.url, self.timeout = url.rstrip("/"), timeout
+        self.authorization = "Basic " + base64.b64encode(":".join(login).encode()).decode() if login else ""
 
     def request(self, method: str, path_or_url: str, body: bytes | None = None, headers: dict | None = None,
                 ok: tuple[int, ...] = (200,)) -> Response:
         url = path_or_url if "://" in path_or_url else self.url + path_or_url
-        req = urllib.request.Request(url, data=body, headers=headers or {}, method=method)
+        headers = {**(headers or {}), **({"Authorization": self.authorization} if self.authorization else {})}
+        req = urllib.request.Request(url, data=body, headers=headers, method=method)
         try:
             with urllib.request.urlopen(req, timeout=self.timeout) as resp:
                 answer = Response(resp.status, dict(resp.headers), resp.read())
@@ -153,13 +156,23 @@ def answering(url: str) -> bool:
     return Client(url, timeout=2.0).answering()
 
 
+def _responds(url: str) -> bool:
+    """Whether a registry answers at all (a registry asking for logins says 401)."""
+    try:
+        return Client(url, timeout=2.0).request("GET", "/v2/", ok=(200, 401)).status in (200, 401)
+    except (RegistryUnavailable, RegistryError):
+        return False
+
+
 # -- the registry process --------------------------------------------------------------------------
 
-def config_text(data_dir: Path, address: str) -> str:
-    """The registry's configuration: filesystem storage under `data_dir`, plain HTTP on `address`."""
+def config_text(data_dir: Path, address: str, htpasswd: Path | None = None) -> str:
+    """The registry's configuration: filesystem storage under `data_dir`, plain HTTP on `address`; with
+    `htpasswd` (a file of `user:bcrypt hash` lines), logins are asked for (distribution's `auth: htpasswd`)."""
+    auth = f"auth:\n  htpasswd:\n    realm: kubus\n    path: {htpasswd}\n" if htpasswd else ""
     return (f"version: 0.1\nlog:\n  level: warn\n  accesslog:\n    disabled: false\n"
             f"storage:\n  filesystem:\n    rootdirectory: {data_dir / 'data'}\n  delete:\n    enabled: true\n"
-            f"http:\n  addr: {address}\n")
+            f"http:\n  addr: {address}\n{auth}")
 
 
 @dataclass
@@ -174,12 +187,14 @@ class Server:
             self.process.wait(timeout)
 
 
-def serve(data_dir: Path, address: str = "127.0.0.1:5000", detached: bool = False) -> Server:
-    """Start `docker-registry serve` on `address` (host:port) and wait until `GET /v2/` answers.
-    `detached`: it outlives this process (its own session; its pid in `data_dir/registry.pid`)."""
+def serve(data_dir: Path, address: str = "127.0.0.1:5000", detached: bool = False,
+          htpasswd: Path | None = None) -> Server:
+    """Start `docker-registry serve` on `address` (host:port) and wait until `GET /v2/` answers (401
+    when it asks for logins: `htpasswd`). `detached`: it outlives this process (its own session; its pid
+    in `data_dir/registry.pid`)."""
     data_dir.mkdir(parents=True, exist_ok=True)
     config = data_dir / "config.yml"
-    config.write_text(config_text(data_dir.resolve(), address))
+    config.write_text(config_text(data_dir.resolve(), address, htpasswd))
     with open(data_dir / "registry.log", "ab") as out:
         try:
             proc = subprocess.Popen([BINARY, "serve", str(config)], stdout=out, stderr=subprocess.STDOUT,
@@ -196,7 +211,7 @@ def serve(data_dir: Path, address: str = "127.0.0.1:5000", detached: bool = Fals
 
 def _wait_answering(server: Server, log_file: Path) -> None:
     deadline = time.monotonic() + START_TIMEOUT_S
-    while not answering(server.url):
+    while not _responds(server.url):
         if server.process.poll() is not None or time.monotonic() > deadline:
             server.stop()
             tail = log_file.read_text(errors="replace").strip().splitlines()[-3:]

@@ -3,6 +3,8 @@ has a deadline; a failure is a `CRIError` carrying gRPC's code and the runtime's
 what the kubelet shows as a waiting reason's message."""
 from __future__ import annotations
 
+import json
+
 import grpc
 from google.protobuf import json_format
 
@@ -69,6 +71,12 @@ class RuntimeClient:
 
     def sandbox_status(self, sandbox_id: str) -> pb.PodSandboxStatus:
         return self._call(self.runtime.PodSandboxStatus, pb.PodSandboxStatusRequest(pod_sandbox_id=sandbox_id)).status
+
+    def sandbox_info(self, sandbox_id: str) -> dict:
+        """The runtime's verbose information about a sandbox (containerd's: its `pid`, its spec, …)."""
+        request = pb.PodSandboxStatusRequest(pod_sandbox_id=sandbox_id, verbose=True)
+        info = self._call(self.runtime.PodSandboxStatus, request).info.get("info", "{}")
+        return json.loads(info)
 
     def sandboxes(self, labels: dict[str, str] | None = None) -> list[pb.PodSandbox]:
         request = pb.ListPodSandboxRequest(filter=pb.PodSandboxFilter(label_selector=labels or {}))

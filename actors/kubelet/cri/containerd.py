@@ -110,10 +110,17 @@ def mirror(registry: str) -> str:
     return f'server = "{registry}"\n\n[host."{registry}"]\n  capabilities = ["pull", "resolve"]\n  skip_verify = true\n'
 
 
+def direct(registry: str) -> tuple[str, str]:
+    """A registry pulled from as it is: its folder under certs.d (its host:port) and its hosts.toml."""
+    host = registry.split("://", 1)[-1].rstrip("/")
+    return host, f'server = "{registry.rstrip("/")}"\n\n[host."{registry.rstrip("/")}"]\n' \
+                 f'  capabilities = ["pull", "resolve"]\n  skip_verify = true\n'
+
+
 class Containerd:
-    def __init__(self, home: Path, sandbox_image: str, registry: str):
+    def __init__(self, home: Path, sandbox_image: str, registry: str, direct_registries: tuple[str, ...] = ()):
         self.layout = Layout(home.resolve())
-        self.sandbox_image, self.registry = sandbox_image, registry
+        self.sandbox_image, self.registry, self.direct_registries = sandbox_image, registry, direct_registries
         self.process: subprocess.Popen | None = None
 
     @property
@@ -153,10 +160,12 @@ class Containerd:
         for folder in (self.layout.home, self.layout.run, self.layout.cni_conf, self.layout.logs):
             folder.mkdir(parents=True, exist_ok=True)
         self.layout.config.write_text(render(self.layout, self.sandbox_image, self.registry))
-        for host in ("_default", "docker.io"):
+        hosts = {name: mirror(self.registry) for name in ("_default", "docker.io")}
+        hosts.update(direct(url) for url in self.direct_registries)
+        for host, text in hosts.items():
             folder = self.layout.home / "certs.d" / host
             folder.mkdir(parents=True, exist_ok=True)
-            (folder / "hosts.toml").write_text(mirror(self.registry))
+            (folder / "hosts.toml").write_text(text)
 
     def pid(self) -> int | None:
         """The containerd running with this home's configuration (found by its command line: the

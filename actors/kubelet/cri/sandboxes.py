@@ -1,7 +1,12 @@
 """A node's pod sandboxes (k8s-containers.md §4.1): one per pod, made when its first container comes
 up, found again by label after a kubelet restart, stopped and removed (CNI gives the address back)
 when the pod goes. Labelled with the node, so that nodes sharing one runtime (KUBUS_CRI_ENDPOINT)
-each see only theirs."""
+each see only theirs.
+
+A sandbox that dies (its pause process gone: containerd reports it NOTREADY) is what the kubelet's
+computePodActions calls a changed sandbox: the pod's containers are killed with it, and the next
+container to start gets a new sandbox, its attempt one more than the pod's last; the old one stays,
+stopped, with its dead containers (`--previous`), until the pod goes."""
 from __future__ import annotations
 
 import threading
@@ -25,6 +30,8 @@ class Sandbox:
     id: str
     config: dict | None  # None for one adopted until its pod is seen again
     ip: str | None
+    attempt: int = 0
+    dead: bool = False  # its pause process is gone: the next container start makes a new one
 
 
 class Sandboxes:
@@ -39,8 +46,9 @@ class Sandboxes:
         with self.guard:
             return self.locks.setdefault(uid, threading.Lock())
 
-    def config(self, pod: dict) -> dict:
-        config = specs.sandbox_config(pod, logs_root=str(self.logs_root), dns_config=self.dns_config(pod))
+    def config(self, pod: dict, attempt: int = 0) -> dict:
+        config = specs.sandbox_config(pod, logs_root=str(self.logs_root), dns_config=self.dns_config(pod),
+                                      attempt=attempt)
         config.setdefault("labels", {})[NODE_LABEL] = self.node
         return config
 
@@ -49,20 +57,29 @@ class Sandboxes:
         uid = pod["metadata"]["uid"]
         with self._lock(uid):
             known = self.pods.get(uid)
-            if known is not None and known.config is not None:
+            if known is not None and known.config is not None and not known.dead:
                 return known
-            config = self.config(pod)
-            if known is None:
-                Path(config["log_directory"]).mkdir(parents=True, exist_ok=True)
-                try:
-                    known = Sandbox(self.client.run_sandbox(config), config, None)
-                except CRIError as exc:
-                    raise StartError("ContainerCreating", f"Failed to create pod sandbox: {exc.message}") from None
-                log.info("kubelet.sandbox_ready", pod_uid=uid, id=known.id[:12])
-            known.config = config
+            if known is None or known.dead:
+                known = self._run(pod)
+            else:
+                known.config = self.config(pod, known.attempt)
             known.ip = self._ip(known.id)
             self.pods[uid] = known
             return known
+
+    def _run(self, pod: dict) -> Sandbox:
+        """A new sandbox, its attempt one more than the pod's last (a name is the pod's and the attempt's)."""
+        uid = pod["metadata"]["uid"]
+        try:
+            earlier = [s.metadata.attempt for s in self.client.sandboxes(labels={specs.POD_UID: uid})]
+            attempt = max(earlier) + 1 if earlier else 0
+            config = self.config(pod, attempt)
+            Path(config["log_directory"]).mkdir(parents=True, exist_ok=True)
+            made = Sandbox(self.client.run_sandbox(config), config, None, attempt)
+        except CRIError as exc:
+            raise StartError("ContainerCreating", f"Failed to create pod sandbox: {exc.message}") from None
+        log.info("kubelet.sandbox_ready", pod_uid=uid, id=made.id[:12], attempt=attempt)
+        return made
 
     def _ip(self, sandbox_id: str) -> str | None:
         try:
@@ -74,8 +91,28 @@ class Sandboxes:
         """After a kubelet restart: the pod's ready sandbox, if it has one."""
         for item in self.client.sandboxes(labels={specs.POD_UID: uid}):
             if item.state == pb.SANDBOX_READY:
-                self.pods[uid] = Sandbox(item.id, None, self._ip(item.id))
+                self.pods[uid] = Sandbox(item.id, None, self._ip(item.id), item.metadata.attempt)
                 return
+
+    def dead(self, listed: list[pb.PodSandbox]) -> list[str]:
+        """The pods whose current sandbox `listed` (a ListPodSandbox answer) shows NOTREADY, newly seen so."""
+        not_ready = {s.id for s in listed if s.state == pb.SANDBOX_NOTREADY}
+        found = []
+        for uid, known in list(self.pods.items()):
+            if known.id in not_ready and not known.dead:
+                known.dead = True
+                found.append(uid)
+        return found
+
+    def kill(self, uid: str) -> None:
+        """A dead sandbox is stopped, which kills the pod's containers in it (KillPod)."""
+        known = self.pods.get(uid)
+        if known is None:
+            return
+        try:
+            self.client.stop_sandbox(known.id)
+        except CRIError as exc:
+            log.warning("kubelet.sandbox_stop_failed", pod_uid=uid, error=exc.message[:200])
 
     def ip(self, uid: str) -> str | None:
         known = self.pods.get(uid)

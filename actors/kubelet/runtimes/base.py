@@ -26,9 +26,11 @@ class Runtime(Protocol):
     version: str
     probes_run: bool  # False: containers have nothing to probe and pass their probes
 
-    def start(self, pod: dict, container: dict, instance: int, env: dict[str, str], mounts: list[dict] = ()) -> str:
+    def start(self, pod: dict, container: dict, instance: int, env: dict[str, str], mounts: list[dict] = (),
+              pull_secrets: list[dict] = ()) -> str:
         """Start a container instance; returns its id. Raises StartError. `mounts` are CRI mounts
-        (container_path, host_path, readonly) of the volumes the kubelet made (cri only)."""
+        (container_path, host_path, readonly) of the volumes the kubelet made (cri only); `pull_secrets`
+        the pod's imagePullSecrets that could be read (cri only: its image pull's credentials)."""
 
     def poll(self, container_id: str) -> Exited | None:
         """None while it runs."""

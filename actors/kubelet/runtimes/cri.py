@@ -5,8 +5,9 @@ reads what they left — a container being brought up is `starting`, with the wa
 kubelet shows (ContainerCreating, ErrImagePull, ImagePullBackOff, CreateContainerConfigError, …),
 and is tried again on its back-off until it runs or the pod goes.
 
-What runs is read from the runtime at a bounded rate: one ListContainers per node and half second,
-and a ContainerStatus for each container seen exited."""
+What runs is read from the runtime at a bounded rate: one ListContainers and one ListPodSandbox per
+node and half second, and a ContainerStatus for each container seen exited. A sandbox seen NOTREADY
+is a changed sandbox (Sandboxes): its containers are killed, and restarted in a new one."""
 from __future__ import annotations
 
 import time
@@ -17,7 +18,7 @@ from typing import Callable
 
 import structlog
 
-from actors.kubelet.cri import images, specs
+from actors.kubelet.cri import images, keyring, specs
 from actors.kubelet.cri.api import cri_pb2 as pb
 from actors.kubelet.cri.client import CRIError, RuntimeClient
 from actors.kubelet.cri.cni import NodeNetwork
@@ -44,7 +45,7 @@ class Instance:
     retry_at: float | None = None  # set when bringing it up failed
     busy: bool = False  # a thread works on it
     cancelled: bool = False
-    args: tuple = field(default=(), repr=False)  # (pod, container, env, mounts) to try again with
+    args: tuple = field(default=(), repr=False)  # (pod, container, env, mounts, keyring) to try again with
 
 
 class CRIRuntime:
@@ -73,10 +74,12 @@ class CRIRuntime:
             self.version = "containerd://unknown"
 
     # ---- bringing a container up ----------------------------------------------------------------
-    def start(self, pod: dict, container: dict, instance: int, env: dict[str, str], mounts: list[dict] = ()) -> str:
+    def start(self, pod: dict, container: dict, instance: int, env: dict[str, str], mounts: list[dict] = (),
+              pull_secrets: list[dict] = ()) -> str:
         uid = pod["metadata"]["uid"]
         cid = f"{uid}/{container['name']}.{instance}"
-        self.instances[cid] = Instance(uid, container["name"], instance, args=(pod, container, env, list(mounts)))
+        self.instances[cid] = Instance(uid, container["name"], instance,
+                                       args=(pod, container, env, list(mounts), keyring.from_secrets(pull_secrets)))
         self._bring_up(cid)
         return cid
 
@@ -86,13 +89,13 @@ class CRIRuntime:
         self.bringing.submit(self._up, cid, inst)
 
     def _up(self, cid: str, inst: Instance) -> None:
-        pod, container, env, mounts = inst.args
+        pod, container, env, mounts, pull_keyring = inst.args
         try:
             if self.down:
                 raise StartError("ContainerCreating", f"container runtime is down: {self.down}")
             sandbox = self.sandboxes.ensure(pod)
             env = with_pod_ip(container, env, self.sandboxes.ip(inst.pod_uid))
-            image = self.puller.ensure(inst.pod_uid, container)
+            image = self.puller.ensure(inst.pod_uid, container, pull_keyring)
             user = ImageUser(image.uid.value if image.HasField("uid") else None, image.username)
             config = specs.container_config(pod, container, instance=inst.attempt, env=_image_env(env),
                                             memory_capacity=self.memory_capacity, kind=_kind(pod, container),
@@ -153,10 +156,21 @@ class CRIRuntime:
         self.listed_at = self.clock()
         try:
             listed = self.client.containers(labels={NODE_LABEL: self.node})
+            sandboxes = self.client.sandboxes(labels={NODE_LABEL: self.node})
         except CRIError as exc:
             log.warning("kubelet.cri_list_failed", node=self.node, error=exc.message[:200])
             return
         self.states = {c.id: c.state for c in listed}
+        for uid in self.sandboxes.dead(sandboxes):
+            log.info("kubelet.sandbox_changed", pod_uid=uid,
+                     why="Pod sandbox changed, it will be killed and re-created.")
+            self.stopping.submit(self._sandbox_died, uid)
+
+    def _sandbox_died(self, uid: str) -> None:
+        """Its containers are killed with it; their exits come through poll, and each the worker starts
+        again (by restartPolicy) gets a new sandbox (Sandboxes.ensure)."""
+        self.sandboxes.kill(uid)
+        self.listed_at = -1e9
 
     def poll(self, container_id: str) -> Exited | None:
         inst = self.instances.get(container_id)

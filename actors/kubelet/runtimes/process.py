@@ -49,7 +49,8 @@ class ProcessRuntime:
         folder = self._dir(uid)
         return folder / f"{instance}.pid", folder / f"{instance}.exit", folder / f"{instance}.log"
 
-    def start(self, pod: dict, container: dict, instance: int, env: dict[str, str], mounts: list[dict] = ()) -> str:
+    def start(self, pod: dict, container: dict, instance: int, env: dict[str, str], mounts: list[dict] = (),
+              pull_secrets: list[dict] = ()) -> str:
         if container.get("volumeMounts"):
             names = ", ".join(repr(m.get("name")) for m in container["volumeMounts"])
             raise StartError("CreateContainerConfigError", f"the process runtime runs a container as a host process "

@@ -53,7 +53,8 @@ class SimulatedRuntime:
         self.clock = clock
         self._running: dict[str, _Sim] = {}
 
-    def start(self, pod: dict, container: dict, instance: int, env: dict[str, str], mounts: list[dict] = ()) -> str:
+    def start(self, pod: dict, container: dict, instance: int, env: dict[str, str], mounts: list[dict] = (),
+              pull_secrets: list[dict] = ()) -> str:
         """Volumes are accepted and mount nothing: a simulated container has no files."""
         cid = f"{pod['metadata']['uid']}/{container['name']}.{instance}"
         self._running[cid] = plan(pod, container, self.clock())

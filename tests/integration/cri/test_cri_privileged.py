@@ -1,0 +1,88 @@
+"""What a pod may ask of its node on real containers: `privileged` (every capability the host has, its
+devices, no seccomp — only where Pod Security allows it), `sysctls` (the safe set;
+others refused at admission as SysctlForbidden), `hostPort` (CNI's portmap: the host's port reaches
+the container)."""
+from __future__ import annotations
+
+import socket
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from api.status import StatusError
+from tests.integration.cri.test_cri_pods import pod, state, status
+from testkit.waiting import wait_until
+
+REPORT = "grep -E '^(CapEff|Seccomp):' /proc/self/status; ls /dev"
+
+
+def report(client, name: str) -> dict[str, str]:
+    wait_until(lambda: state(client, name, "terminated"), 60, what=f"{name} to finish")
+    lines = client.logs(name)["text"].splitlines()
+    found = dict(line.split(":\t", 1) for line in lines[:2])
+    return {"caps": found["CapEff"], "seccomp": found["Seccomp"], "dev": " ".join(lines[2:])}
+
+
+def host_bounding_set() -> str:
+    line = next(x for x in Path("/proc/self/status").read_text().splitlines() if x.startswith("CapBnd:"))
+    return line.split(":\t", 1)[1]
+
+
+def test_a_privileged_container_has_the_hosts_capabilities_and_devices_and_no_seccomp(cri_cluster):
+    """(/sys stays read-only: containerd 1.6.20 mounts sysfs `ro` for a privileged container too, OBS.)"""
+    cri_cluster.create(pod("root", REPORT, securityContext={"privileged": True}))
+    cri_cluster.create(pod("plain", REPORT))
+    privileged, plain = report(cri_cluster, "root"), report(cri_cluster, "plain")
+    device = next(d for d in ("kmsg", "loop-control", "mem", "tty0") if Path("/dev", d).exists())
+    assert (privileged["caps"], privileged["seccomp"]) == (host_bounding_set(), "0"), privileged
+    assert device in privileged["dev"].split() and device not in plain["dev"].split(), (privileged, plain)
+    assert (plain["caps"], plain["seccomp"]) == ("00000000a80425fb", "2"), plain
+
+
+def test_pod_security_baseline_refuses_a_privileged_pod(cri_cluster):
+    cri_cluster.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {
+        "name": "tenant", "labels": {"pod-security.kubernetes.io/enforce": "baseline"}}})
+    with pytest.raises(StatusError) as refused:
+        cri_cluster.create(pod("root", "true", securityContext={"privileged": True}), namespace="tenant")
+    assert "privileged" in str(refused.value), refused.value
+
+
+def test_safe_sysctls_are_set_and_an_unsafe_one_is_sysctl_forbidden(cri_cluster):
+    tuned = pod("tuned", "cat /proc/sys/net/ipv4/tcp_syncookies /proc/sys/net/ipv4/ip_local_port_range")
+    tuned["spec"]["securityContext"] = {"sysctls": [{"name": "net.ipv4.tcp_syncookies", "value": "0"},
+                                                    {"name": "net.ipv4.ip_local_port_range", "value": "20000 30000"}]}
+    unsafe = pod("unsafe", "true")
+    unsafe["spec"]["securityContext"] = {"sysctls": [{"name": "kernel.msgmax", "value": "65536"}]}
+    cri_cluster.create(tuned)
+    cri_cluster.create(unsafe)
+    wait_until(lambda: state(cri_cluster, "tuned", "terminated"), 60, what="tuned to finish")
+    assert cri_cluster.logs("tuned")["text"].split() == ["0", "20000", "30000"]
+    refused = wait_until(lambda: status(cri_cluster, "unsafe").get("phase") == "Failed"
+                         and status(cri_cluster, "unsafe"), 30, what="unsafe refused")
+    assert (refused["reason"], refused["message"]) == ("SysctlForbidden",
+                                                       'forbidden sysctl: "kernel.msgmax" not allowlisted'), refused
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _get(url: str) -> str | None:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as answer:
+            return answer.read().decode()
+    except OSError:
+        return None
+
+
+def test_a_host_port_reaches_the_container_from_the_host(cri_cluster):
+    port = _free_port()
+    cri_cluster.create(pod("web", "mkdir -p /tmp/www && echo hello from the pod > /tmp/www/index.html && "
+                                  "exec httpd -f -p 8080 -h /tmp/www", policy="Always",
+                           ports=[{"containerPort": 8080, "hostPort": port}]))
+    wait_until(lambda: state(cri_cluster, "web", "running"), 60, what="web running")
+    answer = wait_until(lambda: _get(f"http://127.0.0.1:{port}/"), 30, what=f"127.0.0.1:{port} to answer")
+    assert answer == "hello from the pod\n"
