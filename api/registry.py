@@ -10,6 +10,7 @@ from api.discovery import EndpointSlice
 from api.meta import Resource
 from api.misc import Event, Lease, Namespace
 from api.node import Node
+from api.pdb import PodDisruptionBudget
 from api.pod import Pod
 from api.policy import LimitRange, PriorityClass, ResourceQuota, ServiceAccount
 from api.rbac import ClusterRole, ClusterRoleBinding, Role, RoleBinding
@@ -53,6 +54,8 @@ KINDS: dict[str, KindInfo] = {
         KindInfo("Deployment", Deployment, "apps/v1", True, "deployments", ("deploy",),
                  has_spec_generation=True),
         KindInfo("Job", Job, "batch/v1", True, "jobs", has_spec_generation=True),
+        KindInfo("PodDisruptionBudget", PodDisruptionBudget, "policy/v1", True, "poddisruptionbudgets", ("pdb",),
+                 has_spec_generation=True),
         KindInfo("ServiceAccount", ServiceAccount, "v1", True, "serviceaccounts", ("sa",),
                  unconditional_update=True),
         KindInfo("LimitRange", LimitRange, "v1", True, "limitranges", ("limits",), unconditional_update=True),

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from api import (batch_validation, config_validation, ingress_validation, names, policy_validation, quantity, rbac,
-                 selectors, service_validation, volume_validation)
+from api import (batch_validation, config_validation, ingress_validation, names, pdb_validation, policy_validation,
+                 quantity, rbac, selectors, service_validation, volume_validation)
 from api.registry import KindInfo
 from api.status import Cause
 
@@ -161,6 +161,7 @@ VALIDATORS: dict[str, Callable[[dict], list[Cause]]] = {
     "EndpointSlice": service_validation.validate_endpoint_slice, "Ingress": ingress_validation.validate_ingress,
     "IngressClass": ingress_validation.validate_ingress_class,
     "ConfigMap": config_validation.validate_configmap, "Secret": config_validation.validate_secret,
+    "PodDisruptionBudget": pdb_validation.validate_pdb,
 }
 
 

@@ -45,6 +45,7 @@ CONTROLLER_ACCOUNTS = {  # controller -> its ServiceAccount in kube-system, as k
     "deployment": "deployment-controller",
     "job": "job-controller",
     "ttlafterfinished": "ttl-after-finished-controller",
+    "disruption": "disruption-controller",
     "gc": "generic-garbage-collector",
     "namespace": "namespace-controller",
     "nodelifecycle": "node-controller",

@@ -20,7 +20,7 @@ EVENTS = new_rule("create patch update", ("", "events.k8s.io"), "events")
 CONTROLLERS = ("clusterrole-aggregation-controller", "deployment-controller", "generic-garbage-collector",
                "namespace-controller", "node-controller", "replicaset-controller", "resourcequota-controller",
                "service-account-controller", "endpointslice-controller", "endpoint-controller",
-               "root-ca-cert-publisher", "job-controller", "ttl-after-finished-controller")
+               "root-ca-cert-publisher", "job-controller", "ttl-after-finished-controller", "disruption-controller")
 
 
 def _meta(name: str, labels: dict[str, str] | None = None) -> dict:
@@ -187,6 +187,14 @@ def _controller_rules() -> dict[str, list[dict]]:
             new_rule("update", ("batch",), "jobs/status"), new_rule("update", ("batch",), "jobs/finalizers"),
             new_rule("create delete list patch watch", CORE, "pods")],
         "ttl-after-finished-controller": [new_rule("delete get list watch", ("batch",), "jobs")],
+        "disruption-controller": [
+            new_rule("get list watch", workloads, "deployments replicasets"),
+            new_rule("get list watch", CORE, "replicationcontrollers"), new_rule("get list watch", APPS, "statefulsets"),
+            new_rule("get list watch", ("policy",), "poddisruptionbudgets"),
+            new_rule("update", ("policy",), "poddisruptionbudgets/status"),
+            new_rule("get", ("*",), "*/scale"),
+            new_rule("list watch", CORE, "pods"),  # kubus: it watches for itself
+            new_rule("patch update", CORE, "pods/status")],
         "namespace-controller": [
             new_rule("delete get list watch", CORE, "namespaces"),
             new_rule("update", CORE, "namespaces/finalize namespaces/status"),
