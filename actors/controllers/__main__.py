@@ -3,6 +3,7 @@ import argparse
 
 from actors.controllers.aggregation import ClusterRoleAggregationController
 from actors.controllers.deployment import DeploymentController
+from actors.controllers.disruption import DisruptionController
 from actors.controllers.endpoints import EndpointsController
 from actors.controllers.endpointslice import EndpointSliceController
 from actors.controllers.gc import GarbageCollector
@@ -24,7 +25,7 @@ CONTROLLERS = {"replicaset": ReplicaSetController, "deployment": DeploymentContr
                "clusterrole-aggregation": ClusterRoleAggregationController, "nodeipam": NodeIpamController,
                "endpointslice": EndpointSliceController, "endpoints": EndpointsController,
                "root-ca-cert-publisher": RootCAPublisher, "job": JobController,
-               "ttlafterfinished": TTLAfterFinishedController}
+               "ttlafterfinished": TTLAfterFinishedController, "disruption": DisruptionController}
 
 
 def main() -> None:
