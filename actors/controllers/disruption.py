@@ -10,6 +10,7 @@ from typing import Any
 from actors.controllers import disruptionsync
 from actors.controllers.base import Controller
 from api import pdb as pdbs
+from api.registry import known
 from api.status import StatusError
 from runtime.cache import Delta
 
@@ -23,7 +24,7 @@ UNMANAGED = ("Pods selected by this PodDisruptionBudget (selector: {}) were foun
 
 class DisruptionController(Controller):
     name = "controller.disruption"
-    kinds = ("poddisruptionbudget", "pod", "replicaset", "deployment", "statefulset", "replicationcontroller")
+    kinds = tuple(k.lower() for k in (PDB, "Pod", *WORKLOADS) if known(k))  # the workloads this cluster serves
 
     def __init__(self, settings, clock=time.time, **kw: Any):
         super().__init__(settings, **kw)
