@@ -19,6 +19,7 @@ PDB = "PodDisruptionBudget"
 RETRIES = 20  # conflicts on the budget's status before giving up (Kubernetes: EvictionsRetry)
 VIOLATES = "Cannot evict pod as it would violate the pod's disruption budget."
 MORE_THAN_ONE = "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."
+TOO_MANY_AWAITED = "DisruptedPods map too big - too many evictions not confirmed by PDB controller"
 SUCCESS = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}
 
 
@@ -34,7 +35,7 @@ def budget_refusal(pdb: dict) -> StatusError | None:
     if allowed < 0:
         return StatusError("Forbidden", "pdb disruptions allowed is negative")
     if len(status.get("disruptedPods") or {}) > pdbs.MAX_DISRUPTED_PODS:
-        return StatusError("Forbidden", "DisruptedPods map too big - too many evictions not confirmed by PDB controller")
+        return StatusError("Forbidden", TOO_MANY_AWAITED)
     if allowed == 0:
         return StatusError("TooManyRequests", VIOLATES, [Cause(
             "", f"The disruption budget {name} needs {status.get('desiredHealthy', 0)} healthy pods and has "
