@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from api import apiextensions, batch, config, cronjob, rbac
+from api import apiextensions, batch, config, cronjob, pdb, rbac
 
 
 def _pull_policy(image: str | None) -> str:
@@ -158,7 +158,7 @@ DEFAULTERS: dict[str, Callable[[dict], Any]] = {
     "Pod": pod, "Node": node, "Namespace": namespace, "ReplicaSet": replicaset,
     "Deployment": deployment, "Job": job, "CronJob": cron_job, "ReplicationController": replication_controller,
     "PodTemplate": _template, "Event": event, "Service": service, "EndpointSlice": endpoint_slice,
-    "ConfigMap": config.configmap, "Secret": config.secret,
+    "ConfigMap": config.configmap, "Secret": config.secret, "PodDisruptionBudget": pdb.defaults,
     "RoleBinding": rbac.set_binding_defaults, "ClusterRoleBinding": rbac.set_binding_defaults,
     "CustomResourceDefinition": apiextensions.set_defaults,
 }

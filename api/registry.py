@@ -12,6 +12,7 @@ from api.discovery import EndpointSlice
 from api.meta import Resource
 from api.misc import Event, Lease, Namespace
 from api.node import Node
+from api.pdb import PodDisruptionBudget
 from api.pod import Pod
 from api.policy import LimitRange, PriorityClass, ResourceQuota, ServiceAccount
 from api.replication import PodTemplate, ReplicationController
@@ -60,6 +61,8 @@ KINDS: dict[str, KindInfo] = {
         KindInfo("ReplicationController", ReplicationController, "v1", True, "replicationcontrollers", ("rc",),
                  has_spec_generation=True),
         KindInfo("PodTemplate", PodTemplate, "v1", True, "podtemplates"),
+        KindInfo("PodDisruptionBudget", PodDisruptionBudget, "policy/v1", True, "poddisruptionbudgets", ("pdb",),
+                 has_spec_generation=True),
         KindInfo("ServiceAccount", ServiceAccount, "v1", True, "serviceaccounts", ("sa",),
                  unconditional_update=True),
         KindInfo("LimitRange", LimitRange, "v1", True, "limitranges", ("limits",), unconditional_update=True),

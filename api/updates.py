@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import copy
 
-from api import (batch_validation, config_validation, crd_validation, ingress_validation, policy_validation, rbac,
-                 service_validation)
+from api import (batch_validation, config_validation, crd_validation, ingress_validation, pdb_validation,
+                 policy_validation, rbac, service_validation)
 from api.gojson import go_key
 from api.status import Cause
 
@@ -97,4 +97,5 @@ UPDATE_CHECKS = {"CustomResourceDefinition": crd_validation.update_causes,
                  "IngressClass": ingress_validation.ingress_class_update,
                  "Job": batch_validation.job_update, "ConfigMap": config_validation.configmap_update,
                  "Secret": config_validation.secret_update}
-STATUS_CHECKS = {"Job": batch_validation.job_status_update}
+STATUS_CHECKS = {"Job": batch_validation.job_status_update,
+                 "PodDisruptionBudget": pdb_validation.pdb_status_update}

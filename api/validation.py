@@ -4,8 +4,8 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from api import (batch_validation, config_validation, crd_validation, cronjob_validation, ingress_validation, names,
-                 policy_validation, quantity, rbac, replication_validation, selectors, service_validation,
-                 volume_validation)
+                 pdb_validation, policy_validation, quantity, rbac, replication_validation, selectors,
+                 service_validation, volume_validation)
 from api.registry import KindInfo
 from api.status import Cause
 
@@ -171,6 +171,7 @@ VALIDATORS: dict[str, Callable[[dict], list[Cause]]] = {
     "EndpointSlice": service_validation.validate_endpoint_slice, "Ingress": ingress_validation.validate_ingress,
     "IngressClass": ingress_validation.validate_ingress_class,
     "ConfigMap": config_validation.validate_configmap, "Secret": config_validation.validate_secret,
+    "PodDisruptionBudget": pdb_validation.validate_pdb,
 }
 
 

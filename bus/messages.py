@@ -16,7 +16,7 @@ from bus.codec import DecodeError
 from bus.replyto import node_of
 
 Verb = Literal["create", "get", "list", "update", "updateStatus", "patch", "delete", "bind", "snapshot", "logs",
-               "watch", "token", "exec", "attach", "portforward"]
+               "watch", "token", "exec", "attach", "portforward", "evict", "deletecollection"]
 STREAM_VERBS = ("exec", "attach", "portforward")  # a session relayed by the pod's kubelet (runtime/streams.py)
 WRITES = frozenset(("create", "update", "updateStatus", "patch", "delete", "bind"))
 USER_HEADER = "x-kubus-user"  # on a command: the requester the apiserver admitted (broker-validated user_id)
@@ -105,6 +105,13 @@ class DeleteOptions(_Strict):
     dryRun: DryRun = None
 
 
+class DeleteCollectionOptions(DeleteOptions):
+    """DELETE of a collection: which items (as a list selects them), each deleted with these options."""
+
+    labelSelector: str | None = Field(None, max_length=4096)
+    fieldSelector: str | None = Field(None, max_length=4096)
+
+
 class PatchOptions(_Strict):
     subresource: Literal["status"] | None = None
     patchType: Literal["merge", "json", "strategic"] | None = None  # None: merge
@@ -184,6 +191,8 @@ OPTIONS: dict[str, type[_Strict]] = {
     "list": ListOptions, "delete": DeleteOptions, "patch": PatchOptions, "bind": BindOptions,
     "snapshot": SnapshotOptions, "logs": LogsOptions, "watch": WatchOptions, "token": TokenOptions,
     "exec": StreamOptions, "attach": StreamOptions, "portforward": StreamOptions,
+    "evict": DeleteOptions,  # a pod's eviction: its Eviction's deleteOptions; the object is the Eviction
+    "deletecollection": DeleteCollectionOptions,
 }
 
 

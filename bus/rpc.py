@@ -41,9 +41,12 @@ class _Call:
 
 
 def retryable(reply: dict[str, Any] | StatusError) -> bool:
+    """Congestion (a full queue, no apiserver yet) is tried again; a 429 that names its causes is a
+    verdict on the request itself (an eviction a disruption budget refuses) and goes to the caller."""
     if isinstance(reply, StatusError):
-        return reply.reason in RETRYABLE
-    return not reply.get("ok") and (reply.get("status") or {}).get("reason") in RETRYABLE
+        return reply.reason in RETRYABLE and not reply.causes
+    status = reply.get("status") or {}
+    return not reply.get("ok") and status.get("reason") in RETRYABLE and not (status.get("details") or {}).get("causes")
 
 
 def unwrap(reply: dict[str, Any] | StatusError) -> dict[str, Any]:

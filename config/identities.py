@@ -47,6 +47,7 @@ CONTROLLER_ACCOUNTS = {  # controller -> its ServiceAccount in kube-system, as k
     "ttlafterfinished": "ttl-after-finished-controller",
     "cronjob": "cronjob-controller",
     "replication": "replication-controller",
+    "disruption": "disruption-controller",
     "gc": "generic-garbage-collector",
     "namespace": "namespace-controller",
     "nodelifecycle": "node-controller",

@@ -15,7 +15,9 @@ from actors.apiserver.authn import Authenticator
 from actors.apiserver.authz import Authorizer
 from actors.apiserver.batches import CommandBatches
 from actors.apiserver.call import Call
+from actors.apiserver.collections import Collections
 from actors.apiserver.defaults import ensure_defaults
+from actors.apiserver.eviction import Evictions
 from actors.apiserver.impersonation import impersonated
 from actors.apiserver.nodegraph import NodeGraph
 from actors.apiserver.outcomes import Outcomes
@@ -42,7 +44,7 @@ OBJECT_VERBS = frozenset(("create", "update", "updateStatus", "patch"))
 REQUEST_ENVELOPE = 4096  # a request's fields besides its object
 
 
-class ApiServer(Writes, NodeGraph, Services, Tokens, Auditing, Actor):
+class ApiServer(Writes, Evictions, Collections, NodeGraph, Services, Tokens, Auditing, Actor):
     name = "apiserver"
 
     def __init__(self, settings: Settings, **kw):
@@ -142,7 +144,7 @@ class ApiServer(Writes, NodeGraph, Services, Tokens, Auditing, Actor):
             raise too_large(self.settings.max_object_bytes)
         if req.kind in REVIEWS:
             self.review(call)
-        elif req.verb in ("watch", "logs", "token"):
+        elif req.verb in ("watch", "logs", "token", "evict", "deletecollection"):
             getattr(self, f"serve_{req.verb}")(call)
         elif req.verb in STREAM_VERBS:
             self.serve_logs(call)  # handed to the pod's kubelet the same way

@@ -14,7 +14,8 @@ from bus.topology import NONE, word
 VERBS = {"create": ("create", ""), "get": ("get", ""), "list": ("list", ""), "update": ("update", ""),
          "updateStatus": ("update", "status"), "delete": ("delete", ""), "bind": ("create", "binding"),
          "logs": ("get", "log"), "token": ("create", "token"),
-         "exec": ("create", "exec"), "attach": ("create", "attach"), "portforward": ("create", "portforward")}
+         "exec": ("create", "exec"), "attach": ("create", "attach"), "portforward": ("create", "portforward"),
+         "evict": ("create", "eviction"), "deletecollection": ("deletecollection", "")}
 
 
 def of_request(user: UserInfo, req: Request) -> list[Attributes]:
@@ -36,7 +37,7 @@ def of_request(user: UserInfo, req: Request) -> list[Attributes]:
 
 
 def _name_selector(req: Request) -> str:
-    return (req.options.get("fieldSelector") or "") if req.verb == "list" else ""
+    return (req.options.get("fieldSelector") or "") if req.verb in ("list", "deletecollection") else ""
 
 
 def of_key(user: UserInfo, verb: str, key: str) -> Attributes:

@@ -5,6 +5,7 @@ from actors.controllers.aggregation import ClusterRoleAggregationController
 from actors.controllers.crd import CRDController
 from actors.controllers.cronjob import CronJobController
 from actors.controllers.deployment import DeploymentController
+from actors.controllers.disruption import DisruptionController
 from actors.controllers.endpoints import EndpointsController
 from actors.controllers.endpointslice import EndpointSliceController
 from actors.controllers.gc import GarbageCollector
@@ -28,7 +29,7 @@ CONTROLLERS = {"replicaset": ReplicaSetController, "deployment": DeploymentContr
                "endpointslice": EndpointSliceController, "endpoints": EndpointsController,
                "root-ca-cert-publisher": RootCAPublisher, "job": JobController,
                "ttlafterfinished": TTLAfterFinishedController, "cronjob": CronJobController,
-               "replication": ReplicationManager, "crd": CRDController}
+               "replication": ReplicationManager, "crd": CRDController, "disruption": DisruptionController}
 
 
 def main() -> None:

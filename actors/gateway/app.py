@@ -86,6 +86,8 @@ async def resource(request: web.Request, client: Client, found: Target, max_byte
                 raise unsupported_watch()
             return await serve_watch(request, request.app[POOL], client, found)
         return await read(request, client, found, request.app[POOL])
+    if method == "DELETE" and collection:
+        return await writes.delete_collection(request, client, found, max_bytes)
     if (method == "POST") == collection and method in WRITERS:
         return await WRITERS[method](request, client, found, max_bytes)
     raise StatusError("MethodNotAllowed", "the server does not allow this method on the requested resource")

@@ -8,8 +8,8 @@ from actors.gateway.subresources import SCALABLE, STATUS_KINDS
 from api.customkinds import CustomKind
 from api.registry import all_kinds, KindInfo
 
-# kubectl reads discovery for what it may ask: only what is served is listed (no deletecollection)
-VERBS = ["create", "delete", "get", "list", "patch", "update", "watch"]
+# kubectl reads discovery for what it may ask: only what is served is listed
+VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
 SUB_VERBS = ["get", "patch", "update"]
 CATEGORY_ALL = {"Pod", "ReplicaSet", "Deployment", "Job", "CronJob", "ReplicationController"}  # `kubectl get all`
 VERSION = {"major": "1", "minor": "35", "gitVersion": "v1.35.4-kubus", "gitCommit": "", "gitTreeState": "clean",

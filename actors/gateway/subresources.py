@@ -21,7 +21,7 @@ from runtime.client import Client
 
 SCALABLE = {"Deployment", "ReplicaSet", "ReplicationController"}
 STATUS_KINDS = {"Pod", "Node", "Namespace", "Deployment", "ReplicaSet", "ResourceQuota", "Service", "Ingress",
-                "Job", "CronJob", "ReplicationController"}
+                "Job", "CronJob", "ReplicationController", "PodDisruptionBudget"}
 FOLLOW_POLL_S = 0.5
 
 

@@ -73,15 +73,21 @@ async def _apply(request: web.Request, client: Client, target: Target, body) -> 
     return with_warnings(object_response(request, typed(reply["object"], target)), reply, fields)
 
 
-async def delete(request: web.Request, client: Client, target: Target, max_bytes: int) -> web.Response:
+async def delete_options(request: web.Request, max_bytes: int) -> dict:
+    """A DELETE's DeleteOptions: its body's, then the query's gracePeriodSeconds and propagationPolicy."""
     body = await read_body(request, max_bytes)
     body = body if isinstance(body, dict) else {}
     options = {key: body[key] for key in (*DELETE_QUERY, "preconditions") if body.get(key) is not None}
     for key in DELETE_QUERY:
         if key in request.query:
             options[key] = _grace(request.query[key]) if key == "gracePeriodSeconds" else request.query[key]
+    return _options(**options, dryRun=dry_run(request, body))
+
+
+async def delete(request: web.Request, client: Client, target: Target, max_bytes: int) -> web.Response:
+    options = await delete_options(request, max_bytes)
     reply = await call(client, "delete", target.info.kind, namespace=target.namespace, name=target.name,
-                       options=_options(**options, dryRun=dry_run(request, body)))
+                       options=options)
     obj = reply["object"]
     if target.info.kind == "Pod" or (obj.get("metadata") or {}).get("deletionTimestamp"):
         return object_response(request, typed(obj, target))  # still there while graceful (pods: always the object)
@@ -108,6 +114,17 @@ def _fields(request: web.Request, target: Target, body, decoding: bool = False) 
     refusal = f'{kind} in version "{version}" cannot be handled as a {kind}: ' if decoding else ""
     return fieldvalidation.checked(kind, request.get(AS_SENT, body), fieldvalidation.mode_of(
         request.query.get("fieldValidation")), refusal)
+
+
+async def delete_collection(request: web.Request, client: Client, target: Target, max_bytes: int) -> web.Response:
+    """`DELETE …/pods?labelSelector=…`: the apiserver's deletecollection; answered with the list of the
+    deleted items, as kube-apiserver answers it."""
+    options = await delete_options(request, max_bytes)
+    options.update({k: request.query[k] for k in ("labelSelector", "fieldSelector") if request.query.get(k)})
+    reply = await call(client, "deletecollection", target.info.kind, namespace=target.namespace, options=options)
+    return object_response(request, {"kind": f"{target.info.kind}List", "apiVersion": target.info.api_version,
+                                     "metadata": {"resourceVersion": str(reply.get("rev", ""))},
+                                     "items": [typed(obj, target) for obj in reply["items"]]})
 
 
 def _options(**values) -> dict:

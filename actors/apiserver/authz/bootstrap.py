@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 
+from actors.apiserver.authz.controllerroles import APPS, CONTROLLERS, CORE, controller_rules
 from actors.apiserver.authz.escalation import covers
 from actors.apiserver.authz.node import node_rules
 from actors.apiserver.authz.rules import new_rule
@@ -15,14 +16,7 @@ AGGREGATE = "rbac.authorization.k8s.io/aggregate-to-"
 READ = "get list watch"
 WRITE = "create delete deletecollection patch update"
 READ_WRITE = f"{READ} {WRITE}"
-CORE, APPS = ("",), ("apps",)
-EXTENSIONS = "apiextensions.k8s.io"
 EVENTS = new_rule("create patch update", ("", "events.k8s.io"), "events")
-CONTROLLERS = ("clusterrole-aggregation-controller", "deployment-controller", "generic-garbage-collector",
-               "namespace-controller", "node-controller", "replicaset-controller", "resourcequota-controller",
-               "service-account-controller", "endpointslice-controller", "endpoint-controller",
-               "root-ca-cert-publisher", "job-controller", "ttl-after-finished-controller", "cronjob-controller",
-               "replication-controller", "apiextensions-controller")
 
 
 def _meta(name: str, labels: dict[str, str] | None = None) -> dict:
@@ -172,75 +166,12 @@ def _components() -> list[dict]:
 
 # ---- controller roles (§5.4) ---------------------------------------------------------------------
 
-def _controller_rules() -> dict[str, list[dict]]:
-    workloads = ("apps", "extensions")
-    return {
-        "clusterrole-aggregation-controller": [
-            new_rule("escalate get list patch update watch", (RBAC_GROUP,), "clusterroles")],
-        "deployment-controller": [
-            new_rule("get list update watch", workloads, "deployments"),
-            new_rule("update", workloads, "deployments/status"),
-            new_rule("update", workloads, "deployments/finalizers"),
-            new_rule("create delete get list patch update watch", workloads, "replicasets"),
-            new_rule("get list update watch", CORE, "pods")],
-        "generic-garbage-collector": [new_rule("delete get list patch update watch", ("*",), "*")],
-        "job-controller": [
-            new_rule("get list update watch", ("batch",), "jobs"),
-            new_rule("update", ("batch",), "jobs/status"), new_rule("update", ("batch",), "jobs/finalizers"),
-            new_rule("create delete list patch watch", CORE, "pods")],
-        "ttl-after-finished-controller": [new_rule("delete get list watch", ("batch",), "jobs")],
-        "apiextensions-controller": [  # kubus: the CRD controllers kube-apiserver runs as itself
-            new_rule("get list patch update watch", (EXTENSIONS,), "customresourcedefinitions"),
-            new_rule("patch update", (EXTENSIONS,), "customresourcedefinitions/status"),
-            new_rule("delete deletecollection list", ("*",), "*")],
-        "cronjob-controller": [
-            new_rule("get list update watch", ("batch",), "cronjobs"),
-            new_rule("create delete get list patch update watch", ("batch",), "jobs"),
-            new_rule("update", ("batch",), "cronjobs/status"), new_rule("update", ("batch",), "cronjobs/finalizers"),
-            new_rule("delete list", CORE, "pods")],
-        "replication-controller": [
-            new_rule("get list update watch", CORE, "replicationcontrollers"),
-            new_rule("update", CORE, "replicationcontrollers/status"),
-            new_rule("update", CORE, "replicationcontrollers/finalizers"),
-            new_rule("create delete list patch watch", CORE, "pods")],
-        "namespace-controller": [
-            new_rule("delete get list watch", CORE, "namespaces"),
-            new_rule("update", CORE, "namespaces/finalize namespaces/status"),
-            new_rule("update", CORE, "namespaces"),  # kubus: no finalize subresource, the finalizer goes by update
-            new_rule("delete deletecollection get list watch", ("*",), "*")],
-        "node-controller": [
-            new_rule("delete get list patch update watch", CORE, "nodes"),
-            new_rule("patch update", CORE, "nodes/status"), new_rule("patch update", CORE, "pods/status"),
-            new_rule("delete get list watch", CORE, "pods"),
-            new_rule("list watch", ("coordination.k8s.io",), "leases")],  # kubus: it watches for itself
-        "replicaset-controller": [
-            new_rule("get list update watch", workloads, "replicasets"),
-            new_rule("update", workloads, "replicasets/status"),
-            new_rule("update", workloads, "replicasets/finalizers"),
-            new_rule("create delete list patch watch", CORE, "pods")],
-        "resourcequota-controller": [
-            new_rule("list watch", ("*",), "*"), new_rule("update", CORE, "resourcequotas/status")],
-        "service-account-controller": [new_rule("create", CORE, "serviceaccounts"),
-                                       new_rule("list watch", CORE, "namespaces serviceaccounts")],
-        "endpointslice-controller": [
-            new_rule("get list watch", CORE, "nodes pods services"),
-            new_rule("update", CORE, "services/finalizers"),
-            new_rule("create delete get list update watch", ("discovery.k8s.io",), "endpointslices")],
-        "endpoint-controller": [
-            new_rule("get list watch", CORE, "pods services"),
-            new_rule("create delete get list update watch", CORE, "endpoints"),
-            new_rule("create", CORE, "endpoints/restricted")],
-        "root-ca-cert-publisher": [new_rule("create update", CORE, "configmaps"),
-                                   new_rule("list watch", CORE, "configmaps namespaces")],
-    }
-
-
 def _controllers() -> list[dict]:
     """kubus's controllers read through their own caches (Kubernetes' share kube-controller-manager's
     informers), so node-controller and service-account-controller also list and watch what they
     watch. Every controller role also writes Events (Kubernetes leaves that out of the namespace and
     aggregation controllers' roles; kubus's controllers all record events)."""
-    rules = _controller_rules()
+    rules = controller_rules()
     return [cluster_role(f"system:controller:{name}", [*rules[name], EVENTS]) for name in CONTROLLERS]
 
 
