@@ -14,7 +14,7 @@ from actors.kubelet.fieldpath import PodFacts
 from actors.kubelet.podobjects import PodObjects
 from actors.kubelet.probes import Offload, ProbeState
 from actors.kubelet.runtimes.base import Runtime, StartError
-from actors.kubelet.serviceenv import service_env
+from actors.kubelet.serviceenv import linked, service_env
 from actors.kubelet.volumes.manager import PodVolumes
 from actors.kubelet.volumes.payload import MountError
 
@@ -255,9 +255,9 @@ class PodWorker:
     def env(self, container: dict) -> dict[str, str]:
         """The host's PATH, what Kubernetes sets, then envFrom and env (envfrom.py); raises ConfigError."""
         meta, spec = self.pod["metadata"], self.pod["spec"]
-        links = self.services(meta.get("namespace", "")) if spec.get("enableServiceLinks", True) else []
+        links = linked(self.services, meta.get("namespace", ""), spec.get("enableServiceLinks", True) is not False)
         base = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOSTNAME": meta["name"], **service_env(links),
-                "KUBERNETES_SERVICE_HOST": "127.0.0.1", "KUBERNETES_SERVICE_PORT": "443", **(self.credentials or {})}
+                **(self.credentials or {})}
         return container_env(self.pod, container, self.objects.view(), self.facts(), base)
 
     def _probe_env(self, container: dict) -> dict[str, str]:
