@@ -61,7 +61,7 @@ class Kubelet(Actor):
 
     def _pod_environment(self, token: dict) -> dict[str, str]:
         """What a pod's containers connect with: its ServiceAccount's broker user, so `Client()` just works."""
-        user, _, password = token["token"].partition(":")  # the bearer token the gateway also takes
+        user, _, password = token["busCredential"].partition(":")  # (the bearer token is a JWT: for the gateway)
         return {"KUBUS_AMQP_URL": url_as(self.settings.amqp_url, user, password),
                 "KUBUS_CLUSTER": self.settings.cluster}
 

@@ -12,6 +12,7 @@ from actors.kubelet.containers import Container
 from actors.kubelet.envfrom import ConfigError, container_env
 from actors.kubelet.fieldpath import PodFacts
 from actors.kubelet.podobjects import PodObjects
+from actors.kubelet.podtoken import PodToken
 from actors.kubelet.probes import Offload, ProbeState
 from actors.kubelet.runtimes.base import Runtime, StartError
 from actors.kubelet.serviceenv import linked, service_env
@@ -38,6 +39,7 @@ class PodWorker:
         self.failed_init = False
         self.services: Callable[[str], list[dict]] = lambda namespace: []  # a namespace's Services
         self.credentials: dict[str, str] | None = {}  # None: being fetched, nothing starts until they come
+        self.token = PodToken()  # its bound ServiceAccount token, refreshed before 80% of its life
         self.status_memo = None  # status.Memo: NodeAgent._status
         self.quiet_to = 0.0  # NodeAgent.sync_all leaves the pod be until then
         self.admitted = False  # the node's own admission has answered (NodeAgent._admitted)
@@ -250,7 +252,7 @@ class PodWorker:
         return self.volumes.mounts(self.pod, c.spec, c.instances, env)
 
     def facts(self) -> PodFacts:
-        return PodFacts((self.pod_ip,) if self.pod_ip else (), (self.node_ip,), self.allocatable)
+        return PodFacts((self.pod_ip,) if self.pod_ip else (), (self.node_ip,), self.allocatable, self.token.value)
 
     def env(self, container: dict) -> dict[str, str]:
         """The host's PATH, what Kubernetes sets, then envFrom and env (envfrom.py); raises ConfigError."""
