@@ -46,7 +46,7 @@ class Kubelet(Actor):
         self.renew_interval = renew_interval
         super().__init__(settings, **kw)
         self.agents = {cfg.name: NodeAgent(cfg, self._runtime(cfg), self.ask, self.clock, self.offload,
-                                           self._pod_environment if cfg.runtime == "process" else None,
+                                           self._pod_environment if cfg.runtime in ("process", "cri") else None,
                                            self._pod_network(cfg))
                        for cfg in nodes}
         self._timers = False
