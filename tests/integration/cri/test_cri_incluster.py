@@ -18,7 +18,7 @@ import pytest
 
 from actors.proxy import leftovers, nftables
 from runtime.streams import exec_once
-from testkit.hosts import free_port
+from tests.e2e.conftest import running_gateway
 from testkit.waiting import wait_until
 from tests.integration.cri.test_cri_pods import pod, state
 
@@ -52,24 +52,21 @@ def in_cluster(procs, settings):
 
 
 @pytest.fixture
-def gateway(in_cluster, cri_cluster, procs, settings):
+def gateway(in_cluster, cri_cluster, procs, settings, tmp_path):
     procs.start("actors.proxy", KUBUS_PROXY_MODE="nftables")
     wait_until(lambda: subprocess.run(["ip", "route", "show", "table", "local", in_cluster], capture_output=True,
                                       text=True).stdout.strip(), 30, what="the service range local to the host")
-    port = free_port()
-    procs.start("actors.gateway", KUBUS_GATEWAY_ADDRESS=f"127.0.0.1:{port}", KUBUS_GATEWAY_LOGIN_TTL_S="1")
-    ca = settings.gateway_tls_dir / "ca.crt"
-    url = f"https://127.0.0.1:{port}"
-    wait_until(lambda: _get(url, ca, "/version")[0] == 200, 30, 0.2, what="the gateway")
-    wait_until(lambda: cri_cluster.get("ServiceAccount", "default") and cri_cluster.get("ConfigMap", "kube-root-ca.crt"),
-               30, what="the default account and kube-root-ca.crt")
-    cri_cluster.create({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": {"name": "pods"},
-                        "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["list"]}]})
-    cri_cluster.create({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
-                        "metadata": {"name": "pods"}, "roleRef": {"apiGroup": "rbac.authorization.k8s.io",
-                                                                  "kind": "Role", "name": "pods"},
-                        "subjects": [{"kind": "ServiceAccount", "name": "default", "namespace": "default"}]})
-    return url, ca
+    with running_gateway(procs, settings, tmp_path, KUBUS_GATEWAY_LOGIN_TTL_S="1") as (url, ca):
+        wait_until(lambda: cri_cluster.get("ServiceAccount", "default") and
+                   cri_cluster.get("ConfigMap", "kube-root-ca.crt"), 30, what="the account and kube-root-ca.crt")
+        for kind, obj in (("Role", {"rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["list"]}]}),
+                          ("RoleBinding", {"roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role",
+                                                       "name": "pods"},
+                                           "subjects": [{"kind": "ServiceAccount", "name": "default",
+                                                         "namespace": "default"}]})):
+            cri_cluster.create({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": kind,
+                                "metadata": {"name": "pods"}, **obj})
+        yield url, ca
 
 
 def _get(url: str, ca, path: str, token: str | None = None, body: dict | None = None) -> tuple[int, dict]:
