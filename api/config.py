@@ -12,6 +12,7 @@ from api.status import bad_request
 
 OPAQUE = "Opaque"
 ROOT_CA_CONFIGMAP = "kube-root-ca.crt"
+SERVICE_ACCOUNT_MOUNT_PATH = "/var/run/secrets/kubernetes.io/serviceaccount"  # the kube-api-access volume's
 _BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}")
 
 

@@ -43,12 +43,12 @@ def volume_refs(volume: dict) -> set[tuple[str, str]]:
     return refs
 
 
-def pod_refs(pod: dict) -> set[tuple[str, str]]:
-    """(kind, name) of every ConfigMap and Secret the pod references."""
+def pod_refs(pod: dict, volumes: bool = True) -> set[tuple[str, str]]:
+    """(kind, name) of every ConfigMap and Secret the pod references (its volumes' only if `volumes`)."""
     spec = pod.get("spec") or {}
     refs = {(SECRET, s["name"]) for s in spec.get("imagePullSecrets") or [] if s.get("name")}
     for container in _containers(spec):
         refs |= container_refs(container)
-    for volume in spec.get("volumes") or []:
+    for volume in spec.get("volumes") or [] if volumes else ():
         refs |= volume_refs(volume)
     return refs

@@ -142,4 +142,5 @@ def withdraw(kind: str) -> None:
 # The reviews a request may ask for, answered by the apiserver and routed by the gateway
 REVIEWS = {"SelfSubjectAccessReview": ("authorization.k8s.io", "selfsubjectaccessreviews"),
            "SubjectAccessReview": ("authorization.k8s.io", "subjectaccessreviews"),
-           "SelfSubjectReview": ("authentication.k8s.io", "selfsubjectreviews")}
+           "SelfSubjectReview": ("authentication.k8s.io", "selfsubjectreviews"),
+           "TokenReview": ("authentication.k8s.io", "tokenreviews")}

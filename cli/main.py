@@ -289,9 +289,10 @@ def bootstrap(path: str | None, users_path: str | None, delete: bool) -> None:
     users_file = users_path or settings.users_file
     rows = run(settings, load_cluster(path), load_users(users_file) if users_file else [])
     click.echo(printers.table([["BROKER USER", "KUBERNETES USER", "GROUPS"], *[list(r) for r in rows]]))
-    from actors.gateway.tls import ensure_certificates  # the cluster CA a gateway serves with
+    from actors.gateway.tls import alt_names, ensure_certificates  # the cluster CA a gateway serves with
 
-    ensure_certificates(settings.gateway_tls_dir, settings.cluster)
+    ensure_certificates(settings.gateway_tls_dir, settings.cluster,
+                        alt_names(settings.api_service_ip, settings.cluster_domain))
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """Process settings, read from `KUBUS_*` environment variables."""
 from __future__ import annotations
 
+import ipaddress
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
@@ -10,6 +11,9 @@ from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from config.urls import first
+
+
+API_SERVICE_PORT = 443  # the `kubernetes` Service's port, and its endpoint's
 
 
 class Settings(BaseSettings):
@@ -104,6 +108,12 @@ class Settings(BaseSettings):
     @property
     def amqp_user(self) -> str:
         return unquote(urlparse(first(self.amqp_url)).username or "guest")
+
+    @property
+    def api_service_ip(self) -> str:
+        """The `kubernetes` Service's ClusterIP (the first address of the service range); the gateway listens
+        on it too (API_SERVICE_PORT), so pods reach the API there (docs/security.md, "In-cluster access")."""
+        return str(ipaddress.IPv4Network(self.service_cidr, strict=False).network_address + 1)
 
     @property
     def secret_file(self) -> Path:

@@ -13,6 +13,7 @@ from actors.apiserver.auditing import Auditing
 from actors.apiserver.auditlog import AuditLog
 from actors.apiserver.authn import Authenticator
 from actors.apiserver.authz import Authorizer
+from actors.apiserver.authz.rules import Decision
 from actors.apiserver.batches import CommandBatches
 from actors.apiserver.call import Call
 from actors.apiserver.collections import Collections
@@ -23,6 +24,7 @@ from actors.apiserver.nodegraph import NodeGraph
 from actors.apiserver.outcomes import Outcomes
 from actors.apiserver.policycache import POLICY_KINDS, PolicyCache
 from actors.apiserver.services import Services
+from actors.apiserver.tokenreview import TokenReviews, own_token_review
 from actors.apiserver.tokens import Tokens
 from actors.apiserver.watches import WatchBounds, Watches
 from actors.apiserver.writes import Writes
@@ -40,11 +42,12 @@ from runtime import metrics
 from runtime.actor import Actor, Consumer
 from runtime.informer import Route
 
+SELF_REVIEW = Decision(True)  # a token reviewed by its own subject (tokenreview.py)
 OBJECT_VERBS = frozenset(("create", "update", "updateStatus", "patch"))
 REQUEST_ENVELOPE = 4096  # a request's fields besides its object
 
 
-class ApiServer(Writes, Evictions, Collections, NodeGraph, Services, Tokens, Auditing, Actor):
+class ApiServer(Writes, Evictions, Collections, NodeGraph, Services, Tokens, TokenReviews, Auditing, Actor):
     name = "apiserver"
 
     def __init__(self, settings: Settings, **kw):
@@ -138,11 +141,14 @@ class ApiServer(Writes, Evictions, Collections, NodeGraph, Services, Tokens, Aud
         if req.kind == customkinds.SERVED and req.verb == "get":  # discovery: every authenticated user's
             self.finish(call, {"ok": True, "object": {"items": customkinds.sources()}})
             return
-        call.decision = self.authz.check(of_request(call.user, req))
+        call.decision = SELF_REVIEW if own_token_review(req, call.user.name) else \
+            self.authz.check(of_request(call.user, req))
         scope.require_namespace(req.kind, req.verb, req.namespace)  # contract 5: a write needs one
         if req.verb in OBJECT_VERBS and len(call.msg.raw) > self.settings.max_object_bytes + REQUEST_ENVELOPE:
             raise too_large(self.settings.max_object_bytes)
-        if req.kind in REVIEWS:
+        if req.kind == "TokenReview":
+            self.review_token(call)
+        elif req.kind in REVIEWS:
             self.review(call)
         elif req.verb in ("watch", "logs", "token", "evict", "deletecollection"):
             getattr(self, f"serve_{req.verb}")(call)

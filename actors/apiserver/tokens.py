@@ -1,10 +1,10 @@
-"""TokenRequest (`create serviceaccounts/token`): a ServiceAccount's credential, the bearer token the
-gateway accepts as that account (`<broker user>:<password>`, the password tied to the account's uid, so
-an account made again under the same name gets a new one). Asked by a person (`kubectl create token`)
-or by a kubelet for a pod bound to its node (the node authorizer's guard: the pod must be), optionally
-bound to a pod that runs as the account. The expiry is Kubernetes' (`expirationSeconds`, default an
-hour, at least ten minutes) and is reported, but the broker knows one password per user: the credential
-lasts until its ServiceAccount is deleted (docs/security.md)."""
+"""TokenRequest (`create serviceaccounts/token`): a bound ServiceAccount token, a JWT the apiserver signs
+(config/satokens.py) naming the account and, when bound, the pod (each with its uid), for its audiences,
+expiring after `expirationSeconds` (default an hour, at least ten minutes). Asked by a person (`kubectl
+create token`) or by a kubelet for a pod bound to its node (the node authorizer's guard: the pod must
+be), which also gets `status.busCredential`, the account's broker credential `<user>:<password>` (the
+password tied to the account's uid), so the pod's bus identity is its account's (docs/security.md).
+TokenReview (`reviews.py`) answers for the tokens."""
 from __future__ import annotations
 
 import time
@@ -15,6 +15,7 @@ from api.times import now, rfc3339
 from bus import accounts
 from bus.permissions import permissions
 from bus.rpc import unwrap
+from config import satokens
 from config.credentials import read_secret
 from config.identities import password_for, sa_broker_user
 
@@ -36,6 +37,7 @@ def expiration(options: dict) -> int:
 
 
 class Tokens:
+    _token_key: bytes | None = None
     def serve_token(self, call) -> None:
         req = call.req
         seconds = expiration(req.options)
@@ -66,19 +68,30 @@ class Tokens:
         if account is None:
             raise not_found("ServiceAccount", req.name or "")
         self.offload(lambda: self._ensure_sa_user(req.namespace, req.name, account["metadata"]["uid"]),
-                     self.safe(call, lambda token: self._issued(call, token, seconds, pod)))
+                     self.safe(call, lambda credential: self._issued(call, credential, account, seconds, pod)))
 
-    def _issued(self, call, token: str | StatusError, seconds: int, pod: dict | None) -> None:
-        if isinstance(token, StatusError):
-            raise token
-        spec: dict = {"audiences": list(call.req.options.get("audiences") or []), "expirationSeconds": seconds}
+    def _issued(self, call, credential: str | StatusError, account: dict, seconds: int, pod: dict | None) -> None:
+        if isinstance(credential, StatusError):
+            raise credential
+        audiences = list(call.req.options.get("audiences") or [])
+        spec: dict = {"audiences": audiences, "expirationSeconds": seconds}
         if pod is not None:
             meta = pod.get("metadata") or {}
             spec["boundObjectRef"] = {"kind": "Pod", "apiVersion": "v1", "name": meta.get("name"), "uid": meta.get("uid")}
+        issued = time.time()
+        claims = satokens.claims_for(call.req.namespace, account, pod, audiences, seconds, issued)
+        status = {"token": satokens.sign(claims, self.token_key()), "expirationTimestamp": rfc3339(issued + seconds)}
+        if pod is not None and call.decision.node_guard is not None:
+            status["busCredential"] = credential  # the pod's bus identity: its account's broker user
         self.finish(call, {"ok": True, "object": {
             **TOKEN_REQUEST, "metadata": {"name": call.req.name, "namespace": call.req.namespace,
                                           "creationTimestamp": now()},
-            "spec": spec, "status": {"token": token, "expirationTimestamp": rfc3339(time.time() + seconds)}}})
+            "spec": spec, "status": status}})
+
+    def token_key(self) -> bytes:
+        if self._token_key is None:
+            self._token_key = satokens.signing_key(read_secret(self.settings))
+        return self._token_key
 
     def _ensure_sa_user(self, namespace: str, name: str, uid: str) -> str | StatusError:
         """(On a worker thread.) The account's bearer token, its broker user made (or remade for a new uid)."""

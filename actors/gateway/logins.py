@@ -6,7 +6,11 @@ A login is trusted for `gateway_login_ttl_s` (a minute at most: Kubernetes authe
 request), and while its client stays connected; after that the next request checks it again, so a
 changed or removed password stops working; a refusal is remembered for `gateway_refused_ttl_s`. A token not trusted yet is throttled per
 client address and per user: over the limit it is answered 429 TooManyRequests with Retry-After, and
-the broker is not asked. A trusted token costs a hash and a lookup."""
+the broker is not asked. A trusted token costs a hash and a lookup.
+
+A bound ServiceAccount token (a JWT: boundtokens.py) logs in as its account's broker user, and is
+trusted only once the apiserver's TokenReview says its account and pod still exist, and never past its
+expiry."""
 from __future__ import annotations
 
 import asyncio
@@ -19,9 +23,12 @@ from typing import Callable
 
 import structlog
 
+from actors.gateway.boundtokens import Bound, BoundTokens
 from actors.gateway.throttle import Throttle
 from api.status import StatusError
 from bus.login import may_log_in
+from config import satokens
+from config.identities import role_of
 from config.credentials import url_as
 from config.settings import Settings
 from runtime.client import Client
@@ -69,10 +76,16 @@ class Logins:
         backoff = (settings.gateway_backoff_s, settings.gateway_backoff_max_s)
         self.sources = Throttle(settings.gateway_source_failures, *backoff, clock=clock)
         self.users = Throttle(settings.gateway_user_failures, *backoff, clock=clock)
+        self.bound = BoundTokens(settings)
 
     async def client_for(self, authorization: str | None, source: str) -> Client:
-        user, password = credentials(authorization)
-        key = hashlib.sha256(f"{user}:{password}".encode()).hexdigest()
+        scheme, _, token = (authorization or "").partition(" ")
+        bound = self.bound.parse(token.strip()) \
+            if scheme.lower() == "bearer" and satokens.looks_like_jwt(token.strip()) else None
+        user, password = (bound.user, bound.password) if bound else credentials(authorization)
+        if bound is None and (role_of(self.settings.cluster, user) or ("",))[0] == "sa":
+            raise unauthorized()  # an account's broker credential is its pods' bus identity, not a bearer token
+        key = hashlib.sha256((bound.token if bound else f"{user}:{password}").encode()).hexdigest()
         login = self._trusted.get(key)
         if login is not None and login.until > self.clock() and login.client.bus.ready.is_set():
             return login.client  # (a client that lost its connection may have lost it to its user's removal)
@@ -81,7 +94,7 @@ class Logins:
         check = self._checks.get(key)
         if check is None:
             held = None if login is not None else self._admit(source, user)  # a renewal is no guess
-            check = self._checks[key] = asyncio.ensure_future(self._check(key, user, password, login, held))
+            check = self._checks[key] = asyncio.ensure_future(self._check(key, user, password, login, held, bound))
             check.add_done_callback(lambda done: self._checked(key, done))
         return await asyncio.shield(check)
 
@@ -101,7 +114,7 @@ class Logins:
         return held
 
     async def _check(self, key: str, user: str, password: str, login: _Login | None,
-                     held: tuple[str, str] | None) -> Client:
+                     held: tuple[str, str] | None, bound: Bound | None = None) -> Client:
         url = url_as(self.settings.amqp_url, user, password)
         ok = None
         try:
@@ -117,7 +130,14 @@ class Logins:
             raise unauthorized()
         if login is None:
             login = _Login(await self._connect(url, user))
-        login.until = self.clock() + self.settings.gateway_login_ttl_s
+        ttl = self.settings.gateway_login_ttl_s
+        if bound is not None:
+            if not await self.bound.reviewed(login.client, bound):  # its pod or account is gone
+                self._trusted[key] = login
+                self._refuse(key)
+                raise unauthorized()
+            ttl = min(ttl, bound.expires - time.time())
+        login.until = self.clock() + ttl
         self._trusted[key] = login
         return login.client
 

@@ -46,7 +46,7 @@ class Kubelet(Actor):
         self.renew_interval = renew_interval
         super().__init__(settings, **kw)
         self.agents = {cfg.name: NodeAgent(cfg, self._runtime(cfg), self.ask, self.clock, self.offload,
-                                           self._pod_environment if cfg.runtime == "process" else None,
+                                           self._pod_environment if cfg.runtime in ("process", "cri") else None,
                                            self._pod_network(cfg))
                        for cfg in nodes}
         self._timers = False
@@ -64,7 +64,7 @@ class Kubelet(Actor):
 
     def _pod_environment(self, token: dict) -> dict[str, str]:
         """What a pod's containers connect with: its ServiceAccount's broker user, so `Client()` just works."""
-        user, _, password = token["token"].partition(":")  # the bearer token the gateway also takes
+        user, _, password = token["busCredential"].partition(":")  # (the bearer token is a JWT: for the gateway)
         return {"KUBUS_AMQP_URL": url_as(self.settings.amqp_url, user, password),
                 "KUBUS_CLUSTER": self.settings.cluster}
 

@@ -12,6 +12,8 @@ from actors.kubelet.probes import Offload
 from actors.kubelet.nodeinfo import LEASE_NAMESPACE, NodeConfig, lease_object, node_object, ready_condition
 from actors.kubelet.podips import PodAddresses
 from actors.kubelet.podnet import PodNetwork
+from actors.kubelet.podobjects import PodObjects
+from actors.kubelet.podtoken import TokenFetching
 from actors.kubelet.runtimes.base import Runtime
 from actors.kubelet.volumes import manager as volumes
 from actors.kubelet.worker import PodWorker
@@ -24,7 +26,7 @@ RESYNC_S = 10.0  # a settled pod is synced at least this often
 RUNTIME_CHECK_S = 2.0  # the runtime's readiness is looked at this often
 
 
-class NodeAgent:
+class NodeAgent(TokenFetching):
     def __init__(self, cfg: NodeConfig, runtime: Runtime, call: Call, clock: Callable[[], float],
                  offload: Offload | None = None, credentials: Credentials | None = None,
                  network: PodNetwork | None = None):
@@ -140,6 +142,8 @@ class NodeAgent:
             worker.services = self.services
             worker.allocatable = dict(self.cfg.capacity)
             worker.volumes = volumes.for_pod(self.runtime, uid, self.cfg.capacity)
+            if worker.volumes is None:
+                worker.objects = PodObjects(pod, self.clock, volumes=False)
             self._fetch_credentials(worker)
             latest = self.runtime.adopt(uid)
             if latest:
@@ -172,28 +176,6 @@ class NodeAgent:
         worker.quiet_to = self.due = 0.0
         if self.network is not None and self.gateway and worker.pod_ip != worker.node_ip:
             self.network.setup(worker.pod, worker.pod_ip, self.gateway)
-
-    def _fetch_credentials(self, worker: PodWorker) -> None:
-        """A pod's containers talk to the API as its ServiceAccount: ask for the account's broker
-        credentials (the node authorizer allows it for pods bound here) before they start. Without
-        them (no such account, no token service) the containers start with none, and say so."""
-        spec, meta = worker.pod["spec"], worker.pod["metadata"]
-        account = spec.get("serviceAccountName")  # none: a mirror pod, which runs as no account
-        if self.credentials is None or spec.get("automountServiceAccountToken") is False or not account:
-            return
-        worker.credentials = None
-
-        def done(reply) -> None:
-            if isinstance(reply, dict) and reply.get("ok"):
-                worker.credentials = self.credentials(reply["object"]["status"])
-            else:
-                worker.credentials = {}
-                why = reply["status"]["message"] if isinstance(reply, dict) else str(reply)
-                log.warning("kubelet.no_credentials", node=self.cfg.name, pod=worker.key, account=account, why=why)
-            self.sync_pod(worker)
-
-        self.call({"verb": "token", "kind": "ServiceAccount", "namespace": meta.get("namespace"), "name": account,
-                   "options": {"pod": meta["name"]}}, done)
 
     def clean_orphans(self) -> None:
         """Runtime state of pods this node no longer has: stop and remove it (never run twice)."""
@@ -248,6 +230,8 @@ class NodeAgent:
             worker.pod_ip = self.runtime.pod_ip(worker.uid) or ""
         if not worker.terminating:
             worker.fetch(self.call, lambda: self.sync_pod(worker))
+            if worker.token.due(synced_at):
+                self._fetch_credentials(worker, refresh=True)
         worker.sync()
         self._report(worker)
         worker.quiet_to = self._quiet_until(worker, synced_at)

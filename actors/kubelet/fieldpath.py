@@ -20,6 +20,7 @@ class PodFacts:
     pod_ips: tuple[str, ...] = ()
     host_ips: tuple[str, ...] = ()
     allocatable: dict = field(default_factory=dict)
+    token: str = ""  # the pod's bound ServiceAccount token (a projected serviceAccountToken source's file)
 
 
 class FieldError(ValueError):

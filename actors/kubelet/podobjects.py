@@ -17,10 +17,12 @@ Call = Callable[[dict, Callable[[Any], None]], None]
 
 
 class PodObjects:
-    def __init__(self, pod: dict, clock: Callable[[], float]):
+    def __init__(self, pod: dict, clock: Callable[[], float], volumes: bool = True):
+        """`volumes`: the runtime mounts them (cri); else what they project is never fetched (every pod's
+        kube-api-access volume names kube-root-ca.crt: a hollow node's thousands of pods need none of it)."""
         self.namespace = pod["metadata"].get("namespace") or "default"
         try:
-            self.refs = sorted(pod_refs(pod))
+            self.refs = sorted(pod_refs(pod, volumes))
         except (AttributeError, TypeError):  # not objects where validation wants them: nothing to fetch
             self.refs = []
         self.clock = clock

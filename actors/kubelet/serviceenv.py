@@ -1,6 +1,7 @@
 """Service environment variables (`pkg/kubelet/envvars`): every Service with a ClusterIP in the pod's
-namespace when `enableServiceLinks` (the default), as `{NAME}_SERVICE_HOST`, `{NAME}_PORT_80_TCP…`.
-A snapshot taken when a container starts; the container's own `env` wins over them."""
+namespace when `enableServiceLinks` (the default), as `{NAME}_SERVICE_HOST`, `{NAME}_PORT_80_TCP…`, and
+always the master service, `default/kubernetes` (KUBERNETES_SERVICE_HOST/PORT: how in-cluster clients
+find the API). A snapshot taken when a container starts; the container's own `env` wins over them."""
 from __future__ import annotations
 
 from api.service import HEADLESS
@@ -9,6 +10,18 @@ from api.service import HEADLESS
 def _munged(name: str) -> str:
     upper = name.upper().replace("-", "_").replace(".", "_")
     return f"_{upper}" if upper[:1].isdigit() else upper
+
+
+MASTER_NAMESPACE, MASTER_SERVICES = "default", ("kubernetes",)
+
+
+def linked(services, namespace: str, enable_links: bool) -> list[dict]:
+    """getServiceEnvVarMap's choice: the master services of `default`, even without service links, and
+    the namespace's own when linked (one of the same name in the pod's namespace wins)."""
+    chosen = {s["metadata"]["name"]: s for s in services(MASTER_NAMESPACE) if s["metadata"]["name"] in MASTER_SERVICES}
+    if enable_links:
+        chosen.update({s["metadata"]["name"]: s for s in services(namespace)})
+    return list(chosen.values())
 
 
 def service_env(services: list[dict]) -> dict[str, str]:

@@ -12,9 +12,10 @@ from actors.kubelet.containers import Container
 from actors.kubelet.envfrom import ConfigError, container_env
 from actors.kubelet.fieldpath import PodFacts
 from actors.kubelet.podobjects import PodObjects
+from actors.kubelet.podtoken import PodToken
 from actors.kubelet.probes import Offload, ProbeState
 from actors.kubelet.runtimes.base import Runtime, StartError
-from actors.kubelet.serviceenv import service_env
+from actors.kubelet.serviceenv import linked, service_env
 from actors.kubelet.volumes.manager import PodVolumes
 from actors.kubelet.volumes.payload import MountError
 
@@ -38,6 +39,7 @@ class PodWorker:
         self.failed_init = False
         self.services: Callable[[str], list[dict]] = lambda namespace: []  # a namespace's Services
         self.credentials: dict[str, str] | None = {}  # None: being fetched, nothing starts until they come
+        self.token = PodToken()  # its bound ServiceAccount token, refreshed before 80% of its life
         self.status_memo = None  # status.Memo: NodeAgent._status
         self.quiet_to = 0.0  # NodeAgent.sync_all leaves the pod be until then
         self.admitted = False  # the node's own admission has answered (NodeAgent._admitted)
@@ -257,14 +259,14 @@ class PodWorker:
         return [secret for secret in found if isinstance(secret, dict)]
 
     def facts(self) -> PodFacts:
-        return PodFacts((self.pod_ip,) if self.pod_ip else (), (self.node_ip,), self.allocatable)
+        return PodFacts((self.pod_ip,) if self.pod_ip else (), (self.node_ip,), self.allocatable, self.token.value)
 
     def env(self, container: dict) -> dict[str, str]:
         """The host's PATH, what Kubernetes sets, then envFrom and env (envfrom.py); raises ConfigError."""
         meta, spec = self.pod["metadata"], self.pod["spec"]
-        links = self.services(meta.get("namespace", "")) if spec.get("enableServiceLinks", True) else []
+        links = linked(self.services, meta.get("namespace", ""), spec.get("enableServiceLinks", True) is not False)
         base = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOSTNAME": meta["name"], **service_env(links),
-                "KUBERNETES_SERVICE_HOST": "127.0.0.1", "KUBERNETES_SERVICE_PORT": "443", **(self.credentials or {})}
+                **(self.credentials or {})}
         return container_env(self.pod, container, self.objects.view(), self.facts(), base)
 
     def _probe_env(self, container: dict) -> dict[str, str]:

@@ -66,6 +66,8 @@ def _service_ports(svc: dict, slices: list[dict]) -> Table:
         name = port.get("name") or ""
         served = Port(f"{svc['metadata'].get('namespace')}/{svc['metadata']['name']}:{name}",
                       usable(slices, name, protocol), affinity)
+        if served.endpoints == ((spec["clusterIP"], port["port"]),):
+            continue  # served at its own address (the gateway on `kubernetes`'): nothing to forward
         out[(spec["clusterIP"], port["port"], protocol)] = served
         if port.get("nodePort"):
             out[(NODE_PORT_HOST, port["nodePort"], protocol)] = served

@@ -64,3 +64,12 @@ def test_the_table_listens_on_cluster_ips_and_node_ports_and_skips_what_kube_pro
 def test_slices_of_another_family_are_skipped(address_type, address):
     built = build([service()], [slice_(endpoint("10.244.0.2")), slice_(endpoint(address), address_type=address_type)])
     assert built[("10.96.0.20", 80, "TCP")].endpoints == (("10.244.0.2", 8080),)
+
+
+def test_a_service_whose_one_endpoint_is_its_own_address_is_not_forwarded():
+    """`kubernetes`: the gateway listens on the ClusterIP itself (store/seeds.py); a DNAT would loop."""
+    api = service("kubernetes", clusterIP="10.96.0.1", ports=[{"name": "https", "port": 443, "protocol": "TCP"}])
+    own = slice_(endpoint("10.96.0.1"), service_name="kubernetes", port_name="https", port=443)
+    assert build([api], [own]) == {}
+    elsewhere = slice_(endpoint("10.244.0.5"), service_name="kubernetes", port_name="https", port=443)
+    assert build([api], [elsewhere])[("10.96.0.1", 443, "TCP")].endpoints == (("10.244.0.5", 443),)

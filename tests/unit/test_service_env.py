@@ -1,7 +1,7 @@
 """Service environment variables as the kubelet makes them (pkg/kubelet/envvars), pure logic."""
 from __future__ import annotations
 
-from actors.kubelet.serviceenv import service_env
+from actors.kubelet.serviceenv import linked, service_env
 
 
 def svc(name: str, ip: str, *ports: dict) -> dict:
@@ -24,3 +24,18 @@ def test_named_ports_headless_and_leading_digits():
     assert env["WEB_PORT_53_UDP"] == "udp://10.96.0.20:53" and env["WEB_PORT"] == "tcp://10.96.0.20:80"
     assert not any(k.startswith("DB_") for k in env)
     assert env["_3D_VIEW_SERVICE_HOST"] == "10.96.0.21"
+
+
+def _in(namespace: str, *names: str) -> list[dict]:
+    return [{"metadata": {"name": n, "namespace": namespace}, "spec": {"clusterIP": f"10.96.0.{i + 1}",
+                                                                         "ports": [{"port": 443}]}}
+            for i, n in enumerate(names)]
+
+
+def test_the_master_service_is_linked_into_every_namespace_even_without_links():
+    services = {"default": _in("default", "kubernetes", "web"), "team": _in("team", "db")}.get
+    names = lambda got: sorted(s["metadata"]["name"] for s in got)
+    assert names(linked(lambda ns: services(ns) or [], "team", True)) == ["db", "kubernetes"]
+    assert names(linked(lambda ns: services(ns) or [], "team", False)) == ["kubernetes"]
+    assert service_env(linked(lambda ns: services(ns) or [], "team", False))["KUBERNETES_SERVICE_HOST"] == "10.96.0.1"
+    assert names(linked(lambda ns: services(ns) or [], "default", True)) == ["kubernetes", "web"]

@@ -7,6 +7,7 @@ import pytest
 from api.admission import admit
 from api.status import StatusError
 from store.allocators import Allocation, ip_pool, port_pool
+from store.seeds import seed_api_endpoints
 from store.state import State
 
 
@@ -156,11 +157,28 @@ def test_switching_to_external_name_frees_the_ip_and_ports(state):
 
 
 def test_kubernetes_takes_the_first_address_and_kube_dns_the_tenth(state):
-    state.seed_services(6443)
+    state.seed_services(443)
     kubernetes = state.get("Service", "default", "kubernetes").obj
     assert kubernetes["spec"]["clusterIP"] == "10.96.0.1"
-    assert kubernetes["spec"]["ports"] == [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": 6443}]
+    assert kubernetes["spec"]["ports"] == [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": 443}]
     dns = state.get("Service", "kube-system", "kube-dns").obj
     assert dns["spec"]["clusterIP"] == "10.96.0.10" and "selector" not in dns["spec"]
     assert [(p["name"], p["port"], p["protocol"]) for p in dns["spec"]["ports"]] == [("dns", 53, "UDP"),
                                                                                   ("dns-tcp", 53, "TCP")]
+
+
+def test_kubernetes_endpoints_name_the_gateways_address_and_come_back_to_it(state):
+    """The master endpoint: made when missing, brought back to the address at the next start."""
+    seed_api_endpoints(state, "10.96.0.1", 443)
+    endpoints = state.get("Endpoints", "default", "kubernetes").obj
+    assert endpoints["subsets"] == [{"addresses": [{"ip": "10.96.0.1"}],
+                                     "ports": [{"name": "https", "port": 443, "protocol": "TCP"}]}]
+    endpoint_slice = state.get("EndpointSlice", "default", "kubernetes").obj
+    assert endpoint_slice["metadata"]["labels"] == {"kubernetes.io/service-name": "kubernetes"}
+    assert endpoint_slice["endpoints"][0]["addresses"] == ["10.96.0.1"]
+    rev = state.rev
+    seed_api_endpoints(state, "10.96.0.1", 443)
+    assert state.rev == rev  # as wanted: untouched
+    seed_api_endpoints(state, "172.20.0.1", 443)
+    assert state.get("EndpointSlice", "default", "kubernetes").obj["endpoints"][0]["addresses"] == ["172.20.0.1"]
+    assert state.get("Endpoints", "default", "kubernetes").obj["subsets"][0]["addresses"] == [{"ip": "172.20.0.1"}]

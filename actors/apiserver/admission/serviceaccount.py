@@ -1,17 +1,25 @@
 """The ServiceAccount admission plugin: every pod runs as a service account that exists (`default`
-unless it names one), takes that account's image pull secrets, and knows whether it gets the
-account's credentials; mirror pods reference no account and no secret. kubus hands credentials to
-containers as environment variables, so no token volume is added: only the automount decision is made."""
+unless it names one), takes that account's image pull secrets, and (unless automountServiceAccountToken
+is false on the pod or the account) gets the `kube-api-access-<5>` projected volume — a bound token the
+kubelet requests, kube-root-ca.crt's ca.crt, the namespace — mounted read-only at
+/var/run/secrets/kubernetes.io/serviceaccount in every init and app container that has nothing mounted
+there; mirror pods reference no account and no secret."""
 from __future__ import annotations
 
+import random
 from typing import Iterator
 
+from api.config import ROOT_CA_CONFIGMAP, SERVICE_ACCOUNT_MOUNT_PATH
 from api.errors import admission_forbidden
 from api.pod import own_spec
 
 DEFAULT_NAME = "default"
 MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
 ENFORCE_MOUNTABLE = "kubernetes.io/enforce-mountable-secrets"
+TOKEN_VOLUME_PREFIX = "kube-api-access-"
+TOKEN_MOUNT_PATH = SERVICE_ACCOUNT_MOUNT_PATH
+TOKEN_EXPIRATION_SECONDS = 3607  # an hour and 7 s: the kubelet asks for it, the apiserver may extend it
+NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # apimachinery's rand.String: no vowels, no look-alikes
 _SECRET_REF_VOLUMES = ("azureFile", "cephfs", "cinder", "flexVolume", "iscsi", "rbd", "scaleIO", "storageos")
 
 
@@ -101,7 +109,39 @@ def admit_pod(pod: dict, service_account: dict | None) -> dict:
         problem = mountable_secret_error(pod, service_account)
         if problem:
             raise admission_forbidden("Pod", pod, problem)
+    if automount(pod, service_account):
+        mount_token(spec)
     return pod
+
+
+def token_volume(name: str) -> dict:
+    """TokenVolumeSource: the token, the cluster's CA, the namespace, each file 0644."""
+    return {"name": name, "projected": {"defaultMode": 0o644, "sources": [
+        {"serviceAccountToken": {"path": "token", "expirationSeconds": TOKEN_EXPIRATION_SECONDS}},
+        {"configMap": {"name": ROOT_CA_CONFIGMAP, "items": [{"key": "ca.crt", "path": "ca.crt"}]}},
+        {"downwardAPI": {"items": [{"path": "namespace", "fieldRef": {"apiVersion": "v1",
+                                                                       "fieldPath": "metadata.namespace"}}]}}]}}
+
+
+def mount_token(spec: dict, rng: random.Random | None = None) -> None:
+    """mountServiceAccountToken: reuse a kube-api-access-* volume the pod has, else name one; mount it in
+    each init and app container without a mount at the path; add the volume if one was mounted."""
+    volumes = spec.get("volumes") or []
+    name = next((v["name"] for v in volumes if v.get("name", "").startswith(TOKEN_VOLUME_PREFIX)), None)
+    existing = name is not None
+    name = name or TOKEN_VOLUME_PREFIX + "".join((rng or random).choice(NAME_ALPHABET) for _ in range(5))
+    mount = {"name": name, "readOnly": True, "mountPath": TOKEN_MOUNT_PATH}
+    needed = False
+    for field in ("initContainers", "containers"):
+        if not spec.get(field):
+            continue
+        spec[field] = [dict(c) for c in spec[field]]  # the pod's own containers: the caller's are shared
+        for c in spec[field]:
+            if not any(m.get("mountPath") == TOKEN_MOUNT_PATH for m in c.get("volumeMounts") or []):
+                c["volumeMounts"] = [*(c.get("volumeMounts") or []), mount]
+                needed = True
+    if needed and not existing:
+        spec["volumes"] = [*volumes, token_volume(name)]
 
 
 def _enforces_mountable(sa: dict) -> bool:

@@ -12,6 +12,7 @@ from typing import Callable
 
 from actors.kubelet.logfiles import Limits
 from actors.kubelet.runtimes.base import Exited, StartError
+from api.config import SERVICE_ACCOUNT_MOUNT_PATH
 
 KILLED_CODE = 137
 CODE_ROOT = Path(__file__).resolve().parents[3]  # the shim runs from the kubelet's own code
@@ -51,8 +52,10 @@ class ProcessRuntime:
 
     def start(self, pod: dict, container: dict, instance: int, env: dict[str, str], mounts: list[dict] = (),
               pull_secrets: list[dict] = ()) -> str:
-        if container.get("volumeMounts"):
-            names = ", ".join(repr(m.get("name")) for m in container["volumeMounts"])
+        mounts_asked = [m for m in container.get("volumeMounts") or []
+                        if m.get("mountPath") != SERVICE_ACCOUNT_MOUNT_PATH]
+        if mounts_asked:  # (the account's credentials reach a host process as env: KUBUS_AMQP_URL)
+            names = ", ".join(repr(m.get("name")) for m in mounts_asked)
             raise StartError("CreateContainerConfigError", f"the process runtime runs a container as a host process "
                                                            f"and cannot mount volumes into it (container "
                                                            f"{container['name']!r} mounts {names}): run the pod on "

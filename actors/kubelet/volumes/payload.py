@@ -85,6 +85,11 @@ def projected(volume: str, source: dict, pod: dict, objects: Objects, facts: Pod
             payload.update(keyed(volume, SECRET, part["secret"], objects, mode))
         elif part.get("downwardAPI") is not None:
             payload.update(downward(volume, part["downwardAPI"], pod, facts, mode))
+        elif part.get("serviceAccountToken") is not None:
+            if not facts.token:
+                raise MountError(f'MountVolume.SetUp failed for volume "{volume}" : failed to fetch token: '
+                                 f'no token for the pod\'s service account yet')
+            payload[part["serviceAccountToken"]["path"]] = (facts.token.encode(), mode)
     return payload
 
 

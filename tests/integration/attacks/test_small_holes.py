@@ -44,8 +44,8 @@ def test_a_node_gets_no_token_for_a_pod_that_runs_as_no_account(cluster, node_1)
     # contained, and still served: a pod admitted in the namespace runs as `default`, and gets its token
     cluster.create(_pod("web", "victim"))
     token = _token(node_1, "victim", "default", "web")
-    user, _, password = token["status"]["token"].partition(":")
-    assert user.endswith("victim.default") and password
+    user, _, password = token["status"]["busCredential"].partition(":")  # the pod's bus identity: its account's
+    assert user.endswith("victim.default") and password and token["status"]["token"].count(".") == 2
 
 
 IDLE_CONNECTIONS = 3 * MAX_CONNECTIONS

@@ -9,18 +9,8 @@ import base64
 
 import pytest
 
-from actors.kubelet.volumes.tmpfs import Tmpfs
 from tests.integration.cri.test_cri_pods import BUSYBOX, state, status
 from testkit.waiting import wait_until
-
-
-@pytest.fixture(autouse=True)
-def no_mounts_left(settings):
-    """A test that failed before its pod went leaves the pod's tmpfs mounts: they go with the test."""
-    yield
-    tmpfs = Tmpfs()
-    for point in tmpfs.mounts_under(settings.data_dir) if settings.data_dir.exists() else []:
-        tmpfs.unmount(point)
 
 
 def configmap(name: str, **data: str) -> dict:

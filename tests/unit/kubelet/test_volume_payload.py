@@ -61,3 +61,13 @@ def test_failed_mount_messages(volume, message):
     with pytest.raises(MountError) as caught:
         files(volume)
     assert str(caught.value) == f'MountVolume.SetUp failed for volume "v" : {message}'
+
+
+def test_the_kube_api_access_volume_holds_the_token_the_ca_and_the_namespace():
+    from actors.apiserver.admission.serviceaccount import token_volume  # noqa: PLC0415 (the admission's own)
+    objects = {("ConfigMap", "kube-root-ca.crt"): {"data": {"ca.crt": "PEM"}}}
+    volume = token_volume("kube-api-access-x2b4c")
+    got = payload_of(volume, POD, objects, PodFacts(token="eyJ.a.b"))
+    assert got == {"token": (b"eyJ.a.b", 0o644), "ca.crt": (b"PEM", 0o644), "namespace": (b"prod", 0o644)}
+    with pytest.raises(MountError, match='volume "kube-api-access-x2b4c" : failed to fetch token'):
+        payload_of(volume, POD, objects, PodFacts())
