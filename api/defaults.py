@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from api import batch, config, rbac
+from api import batch, config, rbac, storage
 
 
 def _pull_policy(image: str | None) -> str:
@@ -136,7 +136,8 @@ def endpoint_slice(obj: dict) -> None:
 DEFAULTERS: dict[str, Callable[[dict], Any]] = {
     "Pod": pod, "Node": node, "Namespace": namespace, "ReplicaSet": replicaset,
     "Deployment": deployment, "Job": job, "Event": event, "Service": service, "EndpointSlice": endpoint_slice,
-    "ConfigMap": config.configmap, "Secret": config.secret,
+    "ConfigMap": config.configmap, "Secret": config.secret, "PersistentVolume": storage.pv_defaults,
+    "PersistentVolumeClaim": storage.pvc_defaults, "StorageClass": storage.class_defaults,
     "RoleBinding": rbac.set_binding_defaults, "ClusterRoleBinding": rbac.set_binding_defaults,
 }
 

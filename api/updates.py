@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import copy
 
-from api import batch_validation, config_validation, ingress_validation, policy_validation, rbac, service_validation
+from api import (batch_validation, config_validation, ingress_validation, policy_validation, rbac, service_validation,
+                 storage_validation)
 from api.gojson import go_key
 from api.status import Cause
 
@@ -94,5 +95,6 @@ UPDATE_CHECKS = {"RoleBinding": rbac.role_ref_update, "ClusterRoleBinding": rbac
                  "EndpointSlice": service_validation.endpoint_slice_update,
                  "IngressClass": ingress_validation.ingress_class_update,
                  "Job": batch_validation.job_update, "ConfigMap": config_validation.configmap_update,
-                 "Secret": config_validation.secret_update}
+                 "Secret": config_validation.secret_update, "PersistentVolume": storage_validation.pv_update,
+                 "PersistentVolumeClaim": storage_validation.pvc_update, "StorageClass": storage_validation.class_update}
 STATUS_CHECKS = {"Job": batch_validation.job_status_update}

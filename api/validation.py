@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from api import (batch_validation, config_validation, ingress_validation, names, policy_validation, quantity, rbac,
-                 selectors, service_validation, volume_validation)
+                 selectors, service_validation, storage_validation, volume_validation)
 from api.registry import KindInfo
 from api.status import Cause
 
@@ -161,6 +161,8 @@ VALIDATORS: dict[str, Callable[[dict], list[Cause]]] = {
     "EndpointSlice": service_validation.validate_endpoint_slice, "Ingress": ingress_validation.validate_ingress,
     "IngressClass": ingress_validation.validate_ingress_class,
     "ConfigMap": config_validation.validate_configmap, "Secret": config_validation.validate_secret,
+    "PersistentVolume": storage_validation.validate_pv, "PersistentVolumeClaim": storage_validation.validate_pvc,
+    "StorageClass": storage_validation.validate_class,
 }
 
 

@@ -1,13 +1,14 @@
 """Tables like kubectl's: one row per object, columns per kind (`workloads.py`, `networking.py`,
-`config.py`, `batch.py`),
+`config.py`, `batch.py`, `storage.py`),
 wide adds more."""
 from __future__ import annotations
 
-from api.printers import batch, config, networking, workloads
+from api.printers import batch, config, networking, storage, workloads
 from api.printers.workloads import Row, named
 
 COLUMNS: dict[str, tuple[list[str], list[str], Row]] = {**workloads.COLUMNS, **networking.COLUMNS,
-                                                         **config.COLUMNS, **batch.COLUMNS}
+                                                         **config.COLUMNS, **batch.COLUMNS,
+                                                         **storage.COLUMNS}
 GENERIC = (["NAME", "AGE"], [], named)  # a kind without columns of its own
 
 
