@@ -156,8 +156,9 @@ def pvc_update(old: dict, new: dict) -> list[Cause]:
     if before != after:
         return [_forbidden("spec", PVC_IMMUTABLE.removeprefix("Forbidden: "))]
     capacity = ((old.get("status") or {}).get("capacity") or {}).get("storage")
-    wanted = storage.requested(new)
-    if bound and capacity and wanted and quantity.parse_quantity(wanted) < quantity.parse_quantity(capacity):
+    wanted, was = storage.requested(new), storage.requested(old)
+    shrinks = wanted and was and quantity.parse_quantity(wanted) < quantity.parse_quantity(was)
+    if bound and capacity and shrinks and quantity.parse_quantity(wanted) < quantity.parse_quantity(capacity):
         return [_forbidden("spec.resources.requests.storage", "field can not be less than status.capacity")]
     return []
 

@@ -45,6 +45,7 @@ CONTROLLER_ACCOUNTS = {  # controller -> its ServiceAccount in kube-system, as k
     "deployment": "deployment-controller",
     "job": "job-controller",
     "ttlafterfinished": "ttl-after-finished-controller",
+    "persistentvolume": "persistent-volume-binder",  # it also runs the pvc- and pv-protection controllers' part
     "gc": "generic-garbage-collector",
     "namespace": "namespace-controller",
     "nodelifecycle": "node-controller",

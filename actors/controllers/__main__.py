@@ -11,6 +11,7 @@ from actors.controllers.namespace import NamespaceController
 from actors.controllers.nodehealth import Rates
 from actors.controllers.nodeipam import NodeIpamController
 from actors.controllers.nodelifecycle import NodeLifecycleController
+from actors.controllers.persistentvolume import PersistentVolumeController
 from actors.controllers.replicaset import ReplicaSetController
 from actors.controllers.resourcequota import ResourceQuotaController
 from actors.controllers.rootca import RootCAPublisher
@@ -24,7 +25,7 @@ CONTROLLERS = {"replicaset": ReplicaSetController, "deployment": DeploymentContr
                "clusterrole-aggregation": ClusterRoleAggregationController, "nodeipam": NodeIpamController,
                "endpointslice": EndpointSliceController, "endpoints": EndpointsController,
                "root-ca-cert-publisher": RootCAPublisher, "job": JobController,
-               "ttlafterfinished": TTLAfterFinishedController}
+               "ttlafterfinished": TTLAfterFinishedController, "persistentvolume": PersistentVolumeController}
 
 
 def main() -> None:

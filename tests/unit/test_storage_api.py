@@ -92,7 +92,8 @@ def test_claim_spec_is_immutable_but_bound_requests_grow():
     assert update_causes("PersistentVolumeClaim", bound(old), bound(grown)) == []
     shrunk = bound(old)
     shrunk["spec"]["resources"]["requests"]["storage"] = "1Gi"
-    [cause] = update_causes("PersistentVolumeClaim", bound(old), shrunk)
+    assert update_causes("PersistentVolumeClaim", bound(old), bound(old)) == []  # unchanged, under capacity
+    [cause] = update_causes("PersistentVolumeClaim", bound(grown), shrunk)
     assert cause.field == "spec.resources.requests.storage"
     assert cause.message == "Forbidden: field can not be less than status.capacity"
 

@@ -20,7 +20,8 @@ EVENTS = new_rule("create patch update", ("", "events.k8s.io"), "events")
 CONTROLLERS = ("clusterrole-aggregation-controller", "deployment-controller", "generic-garbage-collector",
                "namespace-controller", "node-controller", "replicaset-controller", "resourcequota-controller",
                "service-account-controller", "endpointslice-controller", "endpoint-controller",
-               "root-ca-cert-publisher", "job-controller", "ttl-after-finished-controller")
+               "root-ca-cert-publisher", "job-controller", "ttl-after-finished-controller",
+               "persistent-volume-binder")
 
 
 def _meta(name: str, labels: dict[str, str] | None = None) -> dict:
@@ -187,6 +188,12 @@ def _controller_rules() -> dict[str, list[dict]]:
             new_rule("update", ("batch",), "jobs/status"), new_rule("update", ("batch",), "jobs/finalizers"),
             new_rule("create delete list patch watch", CORE, "pods")],
         "ttl-after-finished-controller": [new_rule("delete get list watch", ("batch",), "jobs")],
+        "persistent-volume-binder": [  # with the pvc-protection and pv-protection controllers' rules
+            new_rule("create delete get list patch update watch", CORE, "persistentvolumes"),
+            new_rule("update", CORE, "persistentvolumes/status"),
+            new_rule("get list patch update watch", CORE, "persistentvolumeclaims"),
+            new_rule("update", CORE, "persistentvolumeclaims/status"),
+            new_rule("get list watch", CORE, "pods"), new_rule(READ, ("storage.k8s.io",), "storageclasses")],
         "namespace-controller": [
             new_rule("delete get list watch", CORE, "namespaces"),
             new_rule("update", CORE, "namespaces/finalize namespaces/status"),
