@@ -91,3 +91,19 @@ def _defaulted(client) -> bool:
         pass
     wait_until(lambda: gone(client, "PersistentVolumeClaim", "probe", "default") or None, 10, what="probe gone")
     return client.create(claim("probe", "1Gi", cls=None), "default")["spec"].get("storageClassName") == "gold"
+
+
+def test_a_node_reads_the_claims_of_its_pods_and_their_volumes_only(binder, node_1):
+    binder.create(volume("mine", "1Gi"))
+    binder.create(volume("other", "1Gi", cls="else"))
+    binder.create(claim("data", "1Gi"), "default")
+    phase_of(binder, "PersistentVolumeClaim", "data", "Bound", "default")
+    binder.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "user"},
+                   "spec": {"nodeName": "node-1", "containers": [{"name": "c", "image": "busybox"}],
+                            "volumes": [{"name": "d", "persistentVolumeClaim": {"claimName": "data"}}]}}, "default")
+    assert node_1.get("PersistentVolumeClaim", "data", "default")["spec"]["volumeName"] == "mine"
+    assert node_1.get("PersistentVolume", "mine")["spec"]["hostPath"] == {"path": "/tmp/mine"}
+    with pytest.raises(StatusError) as refused:
+        node_1.get("PersistentVolume", "other")
+    assert refused.value.reason == "Forbidden"
+    assert "no relationship found between node 'node-1' and this object" in refused.value.message

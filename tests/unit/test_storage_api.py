@@ -28,7 +28,7 @@ def sc(**fields) -> dict:
 
 def refusal(kind: str, body: dict) -> str:
     with pytest.raises(StatusError) as caught:
-        admit(kind, body, "default" if kind == "PersistentVolumeClaim" else None)
+        admit(kind, body, "default" if kind in ("PersistentVolumeClaim", "Pod") else None)
     assert caught.value.reason == "Invalid"
     return caught.value.message
 
@@ -128,3 +128,17 @@ def test_columns():
         "storageclass.kubernetes.io/is-default-class": "true"}}), None)
     assert row("StorageClass", cls, False, False)[:5] == [
         "fast (default)", "kubus.io/local-path", "Delete", "Immediate", "false"]
+
+
+@pytest.mark.parametrize("volume, message", [
+    pytest.param({"hostPath": {"path": "/x", "type": "Folder"}},
+                 'spec.volumes[0].hostPath.type: Unsupported value: "Folder": supported values: "", "BlockDevice", '
+                 '"CharDevice", "Directory", "DirectoryOrCreate", "File", "FileOrCreate", "Socket"', id="host-type"),
+    pytest.param({"hostPath": {}}, "spec.volumes[0].hostPath.path: Required value", id="host-path"),
+    pytest.param({"persistentVolumeClaim": {}}, "spec.volumes[0].persistentVolumeClaim.claimName: Required value",
+                 id="claim-name"),
+])
+def test_pod_volume_messages(volume, message):
+    body = {"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "busybox"}],
+                                                "volumes": [{"name": "v", **volume}]}}
+    assert message in refusal("Pod", body)
