@@ -3,6 +3,7 @@ defaults (SetDefaults_PersistentVolume, _PersistentVolumeClaim, _StorageClass) a
 provisioner, the scheduler and the kubelet share. Validation is `api/storage_validation.py`."""
 from __future__ import annotations
 
+from api import quantity, selectors
 from api.meta import Resource
 
 RWO, ROX, RWX, RWOP = "ReadWriteOnce", "ReadOnlyMany", "ReadWriteMany", "ReadWriteOncePod"
@@ -100,3 +101,22 @@ def local_path(pv: dict) -> str | None:
     spec = pv.get("spec") or {}
     source = spec.get("hostPath") or spec.get("local")
     return source.get("path") if source else None
+
+
+def _size(value) -> int:
+    return quantity.value(value) if value else 0
+
+
+def fits(pv: dict, pvc: dict) -> bool:
+    """A volume that could serve a claim: class, volume mode, every access mode, size and selector."""
+    spec, want = pv.get("spec") or {}, pvc.get("spec") or {}
+    if volume_class(pv) != claim_class(pvc) or pv["metadata"].get("deletionTimestamp"):
+        return False
+    if (spec.get("volumeMode") or "Filesystem") != (want.get("volumeMode") or "Filesystem"):
+        return False
+    if not set(want.get("accessModes") or ()) <= set(spec.get("accessModes") or ()):
+        return False
+    if _size((spec.get("capacity") or {}).get("storage")) < _size(requested(pvc)):
+        return False
+    selector = want.get("selector")
+    return selector is None or selectors.from_label_selector(selector).matches(pv["metadata"].get("labels") or {})

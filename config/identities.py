@@ -56,6 +56,7 @@ CONTROLLER_ACCOUNTS = {  # controller -> its ServiceAccount in kube-system, as k
     "endpointslice": "endpointslice-controller",
     "endpoints": "endpoint-controller",
     "root-ca-cert-publisher": "root-ca-cert-publisher",
+    "local-path-provisioner": "local-path-provisioner-service-account",  # actors.localpath, as rancher names it
 }
 
 Identity = tuple[str, tuple[str, ...]]

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from api import quantity, selectors, storage
+from api import quantity, storage
+from api.storage import fits
 
 NO_CLASS = "no persistent volumes available for this claim and no storage class is set"
 WAITING = "waiting for first consumer to be created before binding"
@@ -25,21 +26,6 @@ class Step:
 
 def _size(value) -> int:
     return quantity.value(value) if value else 0
-
-
-def fits(pv: dict, pvc: dict) -> bool:
-    """A volume that could serve a claim: class, volume mode, every access mode, size and selector."""
-    spec, want = pv.get("spec") or {}, pvc.get("spec") or {}
-    if storage.volume_class(pv) != storage.claim_class(pvc) or pv["metadata"].get("deletionTimestamp"):
-        return False
-    if (spec.get("volumeMode") or "Filesystem") != (want.get("volumeMode") or "Filesystem"):
-        return False
-    if not set(want.get("accessModes") or ()) <= set(spec.get("accessModes") or ()):
-        return False
-    if _size((spec.get("capacity") or {}).get("storage")) < _size(storage.requested(pvc)):
-        return False
-    selector = want.get("selector")
-    return selector is None or selectors.from_label_selector(selector).matches(pv["metadata"].get("labels") or {})
 
 
 def promised_to(pv: dict, pvc: dict) -> bool:
