@@ -1,10 +1,10 @@
-"""The ConfigMaps and Secrets a pod references (the node authorizer's graph edges pod -> configmap and
-pod -> secret, `plugin/pkg/auth/authorizer/node/graph_populator.go`): its containers' `env`
+"""The ConfigMaps, Secrets and PersistentVolumeClaims a pod references (the node authorizer's graph edges
+pod -> configmap, pod -> secret and pod -> pvc, `plugin/pkg/auth/authorizer/node/graph_populator.go`): its containers' `env`
 (`configMapKeyRef`, `secretKeyRef`) and `envFrom`, its volumes (`configMap`, `secret`, `projected`
 sources) and its `imagePullSecrets`."""
 from __future__ import annotations
 
-CONFIGMAP, SECRET = "ConfigMap", "Secret"
+CONFIGMAP, SECRET, CLAIM = "ConfigMap", "Secret", "PersistentVolumeClaim"
 
 
 def _containers(spec: dict) -> list[dict]:
@@ -40,6 +40,8 @@ def volume_refs(volume: dict) -> set[tuple[str, str]]:
             refs.add((SECRET, source["secret"]["secretName"]))
         if (source.get("secret") or {}).get("name"):  # a projected source names it `name`
             refs.add((SECRET, source["secret"]["name"]))
+    if (volume.get("persistentVolumeClaim") or {}).get("claimName"):  # the graph's pod -> pvc edge
+        refs.add((CLAIM, volume["persistentVolumeClaim"]["claimName"]))
     return refs
 
 

@@ -19,6 +19,7 @@ from api.replication import PodTemplate, ReplicationController
 from api.rbac import ClusterRole, ClusterRoleBinding, Role, RoleBinding
 from api.service import Endpoints, Ingress, IngressClass, Service
 from api.status import StatusError
+from api.storage import PersistentVolume, PersistentVolumeClaim, StorageClass
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,12 @@ KINDS: dict[str, KindInfo] = {
                  unconditional_update=True),
         KindInfo("ConfigMap", ConfigMap, "v1", True, "configmaps", ("cm",), unconditional_update=True),
         KindInfo("Secret", Secret, "v1", True, "secrets", unconditional_update=True),
+        KindInfo("PersistentVolume", PersistentVolume, "v1", False, "persistentvolumes", ("pv",),
+                 unconditional_update=True),
+        KindInfo("PersistentVolumeClaim", PersistentVolumeClaim, "v1", True, "persistentvolumeclaims", ("pvc",),
+                 unconditional_update=True),
+        KindInfo("StorageClass", StorageClass, "storage.k8s.io/v1", False, "storageclasses", ("sc",),
+                 unconditional_update=True),
         KindInfo("Ingress", Ingress, "networking.k8s.io/v1", True, "ingresses", ("ing",), unconditional_update=True),
         KindInfo("IngressClass", IngressClass, "networking.k8s.io/v1", False, "ingressclasses",
                  unconditional_update=True),

@@ -9,6 +9,7 @@ from api.status import Cause
 SOURCES = ("emptyDir", "configMap", "secret", "downwardAPI", "projected", "hostPath", "persistentVolumeClaim",
            "nfs", "iscsi", "csi", "ephemeral", "image")
 MAX_MODE = 0o777
+HOST_PATH_TYPES = ("", "BlockDevice", "CharDevice", "Directory", "DirectoryOrCreate", "File", "FileOrCreate", "Socket")
 ENV_SOURCES = ("fieldRef", "resourceFieldRef", "configMapKeyRef", "secretKeyRef", "fileKeyRef")
 
 
@@ -79,7 +80,21 @@ def _source(path: str, kind: str, source) -> list[Cause]:
         return _downward(path, source) + _mode(f"{path}.defaultMode", source.get("defaultMode"))
     if kind == "projected":
         return _projected(path, source)
+    if kind == "hostPath":
+        return _host_path(path, source)
+    if kind == "persistentVolumeClaim" and not source.get("claimName"):
+        return [_required(f"{path}.claimName")]
     return []
+
+
+def _host_path(path: str, source: dict) -> list[Cause]:
+    causes = [] if source.get("path") else [_required(f"{path}.path")]
+    kind = source.get("type")
+    if kind is not None and kind not in HOST_PATH_TYPES:
+        listed = ", ".join(f'"{t}"' for t in sorted(HOST_PATH_TYPES))
+        causes.append(Cause(f"{path}.type", f'Unsupported value: "{kind}": supported values: {listed}',
+                            "FieldValueNotSupported"))
+    return causes
 
 
 def _projected(path: str, source: dict) -> list[Cause]:

@@ -48,6 +48,8 @@ def role_of_actor(module: str, args: list[str] | tuple[str, ...]) -> tuple[str, 
         return module.removeprefix("actors."), None
     if module == "actors.controllers":
         return "controller", args[0]
+    if module == "actors.localpath":
+        return "controller", "local-path-provisioner"  # a controller's broker user, its own ServiceAccount
     if module == "actors.kubelet":
         if "--hollow" in args:
             return "hollow", None

@@ -48,6 +48,7 @@ CONTROLLER_ACCOUNTS = {  # controller -> its ServiceAccount in kube-system, as k
     "cronjob": "cronjob-controller",
     "replication": "replication-controller",
     "disruption": "disruption-controller",
+    "persistentvolume": "persistent-volume-binder",  # it also runs the pvc- and pv-protection controllers' part
     "gc": "generic-garbage-collector",
     "namespace": "namespace-controller",
     "nodelifecycle": "node-controller",
@@ -59,6 +60,7 @@ CONTROLLER_ACCOUNTS = {  # controller -> its ServiceAccount in kube-system, as k
     "endpoints": "endpoint-controller",
     "root-ca-cert-publisher": "root-ca-cert-publisher",
     "crd": "apiextensions-controller",  # kube-apiserver runs these in process; kubus gives them an account
+    "local-path-provisioner": "local-path-provisioner-service-account",  # actors.localpath, as rancher names it
 }
 
 Identity = tuple[str, tuple[str, ...]]

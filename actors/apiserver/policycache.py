@@ -10,7 +10,7 @@ from runtime.cache import Delta
 
 RBAC_KINDS = ("Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding")
 POLICY_KINDS = (*RBAC_KINDS, "Namespace", "ServiceAccount", "PriorityClass", "LimitRange", "ResourceQuota",
-                "IngressClass", "CustomResourceDefinition")
+                "IngressClass", "CustomResourceDefinition", "StorageClass")
 
 
 class PolicyCache:

@@ -14,6 +14,7 @@ from actors.controllers.namespace import NamespaceController
 from actors.controllers.nodehealth import Rates
 from actors.controllers.nodeipam import NodeIpamController
 from actors.controllers.nodelifecycle import NodeLifecycleController
+from actors.controllers.persistentvolume import PersistentVolumeController
 from actors.controllers.replicaset import ReplicaSetController
 from actors.controllers.replication import ReplicationManager
 from actors.controllers.resourcequota import ResourceQuotaController
@@ -29,7 +30,8 @@ CONTROLLERS = {"replicaset": ReplicaSetController, "deployment": DeploymentContr
                "endpointslice": EndpointSliceController, "endpoints": EndpointsController,
                "root-ca-cert-publisher": RootCAPublisher, "job": JobController,
                "ttlafterfinished": TTLAfterFinishedController, "cronjob": CronJobController,
-               "replication": ReplicationManager, "crd": CRDController, "disruption": DisruptionController}
+               "replication": ReplicationManager, "crd": CRDController, "disruption": DisruptionController,
+               "persistentvolume": PersistentVolumeController}
 
 
 def main() -> None:

@@ -1,5 +1,5 @@
-"""The ConfigMaps and Secrets a pod references, as the kubelet last fetched them: a `get` each through
-the apiserver as the node (the node authorizer lets it read what a pod bound here references), sent
+"""The ConfigMaps, Secrets and claims (with their bound volumes) a pod references, as the kubelet last
+fetched them: a `get` each through the apiserver as the node (the node authorizer lets it read what a pod bound here references), sent
 from the loop and answered on it (never waited for). Fetched when the pod comes, again when a
 container could not be configured or exited (its next start sees what changed meanwhile), and, for
 a pod whose volumes project them (mounted files follow edits), every REFRESH_S on its syncs."""
@@ -9,10 +9,11 @@ from typing import Any, Callable
 
 import structlog
 
-from api.podrefs import pod_refs
+from api.podrefs import CLAIM, pod_refs
 
 log = structlog.get_logger("kubelet")
 REFRESH_S = 5.0
+VOLUME = "PersistentVolume"
 Call = Callable[[dict, Callable[[Any], None]], None]
 
 
@@ -54,13 +55,21 @@ class PodObjects:
             return
         self.pending = len(self.refs)
         for kind, name in self.refs:
-            call({"verb": "get", "kind": kind, "namespace": self.namespace, "name": name},
-                 lambda reply, ref=(kind, name): self._got(ref, reply, done))
+            self._get(call, kind, name, done)
 
-    def _got(self, ref: tuple[str, str], reply: Any, done: Callable[[], None]) -> None:
+    def _get(self, call: Call, kind: str, name: str, done: Callable[[], None]) -> None:
+        namespace = None if kind == VOLUME else self.namespace
+        call({"verb": "get", "kind": kind, "namespace": namespace, "name": name},
+             lambda reply, ref=(kind, name): self._got(call, ref, reply, done))
+
+    def _got(self, call: Call, ref: tuple[str, str], reply: Any, done: Callable[[], None]) -> None:
         if isinstance(reply, dict) and reply.get("ok"):
             self.found[ref] = reply["object"]
             self.errors.pop(ref, None)
+            volume = (reply["object"].get("spec") or {}).get("volumeName") if ref[0] == CLAIM else None
+            if volume:  # a bound claim's volume, read in the same round
+                self.pending += 1
+                self._get(call, VOLUME, volume, done)
         elif isinstance(reply, dict) and (reply.get("status") or {}).get("reason") == "NotFound":
             self.found[ref] = None
             self.errors.pop(ref, None)

@@ -6,6 +6,7 @@ from typing import Any, Callable
 
 from actors.scheduler import preemption, reporting
 from actors.scheduler.framework import Context, Decision, Framework
+from actors.scheduler.plugins.volumebinding import StorageView, selections
 from actors.scheduler.nodes import NodeTable
 from actors.scheduler.podinfo import PodInfo, pod_info
 from actors.scheduler.profiles import build_all
@@ -20,6 +21,7 @@ from runtime.actor import Actor
 from runtime.cache import Delta
 from runtime.slices import SlicedLoop
 
+STORAGE_KINDS = ("persistentvolumeclaim", "persistentvolume", "storageclass")
 ASSUME_TTL_S = 30.0
 EXPIRE_EVERY_S = 5.0
 PENDING_EVERY_S = 1.0  # scheduler_pending_pods is counted this often, off the cycle
@@ -40,6 +42,7 @@ class Scheduler(Actor):
         self.table = NodeTable()
         self.queue = SchedulingQueue(self.clock, self.config.podInitialBackoffSeconds, self.config.podMaxBackoffSeconds)
         self.replicasets: dict[tuple[str, str], dict] = {}
+        self.storage = StorageView()  # claims, volumes and classes, for VolumeBinding
         self.assumed: dict[str, tuple[str, float]] = {}  # uid -> (node, expiry once the bind is answered)
         self.reported: dict[str, str] = {}  # pod key -> the FitError last written
         self.nominated: dict[str, PodInfo] = {}  # pending pods with status.nominatedNodeName
@@ -52,7 +55,8 @@ class Scheduler(Actor):
     def informers(self) -> list[tuple[QueueSpec, Callable[[Delta], None]]]:
         events = self.names.events
         spec = QueueSpec(self.names.actor_queue(self.name),
-                         ((events, "pod.#"), (events, "node.#"), (events, "replicaset.#")), single_active=True)
+                         ((events, "pod.#"), (events, "node.#"), (events, "replicaset.#"),
+                          *((events, f"{kind}.#") for kind in STORAGE_KINDS)), single_active=True)
         return [(spec, self.on_delta)]
 
     def on_active(self) -> None:
@@ -81,6 +85,9 @@ class Scheduler(Actor):
                 self.replicasets.pop(key, None)
             else:
                 self.replicasets[key] = delta.object
+        elif delta.kind in self.storage.objects:
+            self.storage.apply(delta.kind, delta.object, delta.type == "DELETED")
+            self._cluster_changed()  # a claim bound or a volume made may let a waiting pod go
 
     def on_pod(self, delta: Delta) -> None:
         info = pod_info(delta.object)
@@ -127,7 +134,7 @@ class Scheduler(Actor):
 
     def schedule_one(self, qp: QueuedPod) -> None:
         framework = self.frameworks[qp.info.scheduler_name]
-        ctx = Context(qp.info, self.table, extra={"replicaset": self._replicaset})
+        ctx = Context(qp.info, self.table, extra={"replicaset": self._replicaset, "storage": self.storage})
         decision = self._with_nominated(qp.info, lambda: framework.schedule(ctx))
         if decision.node is not None:
             self._assume_and_bind(qp, decision, framework)
@@ -182,7 +189,25 @@ class Scheduler(Actor):
                 "resourceVersion": meta.get("resourceVersion"), "options": {"uid": info.uid}}
         annotations = reporting.decision_annotations(framework, decision, self.table.names) if framework.record \
             else None
-        self.ask(body, lambda reply: self._on_bound(qp, node, framework, annotations, reply))
+        self._pre_bind(selections(info.pod, self.storage, node),
+                       lambda: self.ask(body, lambda reply: self._on_bound(qp, node, framework, annotations, reply)),
+                       lambda failure: self._on_bound(qp, node, framework, annotations, failure))
+
+    def _pre_bind(self, writes: list[dict], bind: Callable[[], None], failed: Callable[[object], None]) -> None:
+        """VolumeBinding's PreBind: each waiting claim gets the chosen node, one after another, then the bind."""
+        if not writes:
+            bind()
+            return
+
+        def done(reply) -> None:
+            try:
+                unwrap(reply)
+            except StatusError as exc:
+                failed(exc)
+                return
+            self._pre_bind(writes[1:], bind, failed)
+
+        self.ask(writes[0], done)
 
     def _on_bound(self, qp: QueuedPod, node: str, framework: Framework, annotations: dict | None, reply) -> None:
         info = qp.info

@@ -12,6 +12,7 @@ from actors.scheduler.plugins.nodeaffinity import NodeAffinity
 from actors.scheduler.plugins.ports import NodePorts
 from actors.scheduler.plugins.spread import PodTopologySpread
 from actors.scheduler.plugins.taints import TaintToleration
+from actors.scheduler.plugins.volumebinding import VolumeBinding
 from config.scheduler import Profile, SchedulerConfiguration
 
 
@@ -39,11 +40,13 @@ REGISTRY: dict[str, Callable[[dict], Plugin]] = {
     "PodTopologySpread": lambda a: PodTopologySpread(a.get("defaultingType", "System")),
     "InterPodAffinity": lambda a: InterPodAffinity(a.get("hardPodAffinityWeight", 1)),
     "NodeResourcesBalancedAllocation": _balanced,
+    "VolumeBinding": lambda a: VolumeBinding(),
 }
 
 # Kubernetes' default MultiPoint list (the order filters run in) and score weights.
 DEFAULT_PLUGINS = ("NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts",
-                   "NodeResourcesFit", "PodTopologySpread", "InterPodAffinity", "NodeResourcesBalancedAllocation")
+                   "NodeResourcesFit", "VolumeBinding", "PodTopologySpread", "InterPodAffinity",
+                   "NodeResourcesBalancedAllocation")
 DEFAULT_WEIGHTS = {"TaintToleration": 3, "NodeAffinity": 2, "NodeResourcesFit": 1, "PodTopologySpread": 2,
                    "InterPodAffinity": 2, "NodeResourcesBalancedAllocation": 1}
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from actors.apiserver.admission import (ingressclass, limitranger, noderestriction, podsecurity, priority, rbacwrites,
-                                        serviceaccount, tolerationseconds)
+                                        serviceaccount, storageclass, tolerationseconds)
 from actors.apiserver.authz.node import node_identity
 from actors.apiserver.authz.rules import UserInfo
 from api.registry import KindInfo
@@ -56,6 +56,8 @@ ORDER = (  # a new plugin is one file and one line here
     podsecurity.PodSecurity(),
     priority.Priority(),
     tolerationseconds.DefaultTolerationSeconds(),
+    storageclass.DefaultStorageClass(),
+    storageclass.StorageObjectInUseProtection(),
     ingressclass.DefaultIngressClass(),
     rbacwrites.RbacWrites(),  # kubus's: Kubernetes checks escalation in the RBAC REST storage
 )

@@ -138,6 +138,8 @@ def _components() -> list[dict]:
                  new_rule(READ, ("apps", "extensions"), "replicasets"), new_rule(READ, APPS, "statefulsets"),
                  new_rule(READ, ("policy",), "poddisruptionbudgets"),
                  new_rule(READ, CORE, "persistentvolumeclaims persistentvolumes"), *_reviews(),
+                 new_rule("patch update", CORE, "persistentvolumeclaims persistentvolumes"),  # system:volume-
+                 new_rule(READ, ("storage.k8s.io",), "storageclasses"),  # scheduler's, folded in
                  new_rule(READ, ("storage.k8s.io",), "csinodes"), new_rule(READ, CORE, "namespaces"),
                  new_rule(READ, ("storage.k8s.io",), "csidrivers"),
                  new_rule(READ, ("storage.k8s.io",), "csistoragecapacities"),
@@ -156,11 +158,15 @@ def _components() -> list[dict]:
                new_rule("get list watch", ("networking.k8s.io",), "ingresses ingressclasses"),
                new_rule("create", ("networking.k8s.io",), "ingressclasses"),  # its own, in a fresh cluster
                new_rule("patch update", ("networking.k8s.io",), "ingresses/status"), EVENTS]
+    local_path = [new_rule(READ, CORE, "nodes persistentvolumeclaims"), EVENTS,  # rancher's role, in short
+                  new_rule("create delete get list watch", CORE, "persistentvolumes pods"),  # pods: its helpers
+                  new_rule("create get list watch", ("storage.k8s.io",), "storageclasses")]  # its own, once
     return [cluster_role("system:kube-scheduler", scheduler),
             cluster_role("system:kube-controller-manager", controller_manager),
             cluster_role("system:node-proxier", proxier),
             cluster_role("system:coredns", coredns),  # kubeadm's (its CoreDNS addon), not the apiserver's
             cluster_role("system:kubus:ingress-controller", ingress),  # ingress-nginx's ClusterRole, in short
+            cluster_role("system:kubus:local-path-provisioner", local_path),
             cluster_role("system:node", node_rules())]
 
 
@@ -198,6 +204,9 @@ def cluster_role_bindings() -> list[dict]:
                                                  "namespace": "kube-system"}]),
         cluster_role_binding("system:kubus:ingress-controller",
                              [{"kind": "ServiceAccount", "name": "ingress-controller", "namespace": "kube-system"}]),
+        cluster_role_binding("system:kubus:local-path-provisioner",
+                             [{"kind": "ServiceAccount", "name": "local-path-provisioner-service-account",
+                               "namespace": "kube-system"}]),
         cluster_role_binding("system:node", []),
         *(cluster_role_binding(f"system:controller:{name}",
                                [{"kind": "ServiceAccount", "name": name, "namespace": "kube-system"}])

@@ -9,11 +9,13 @@ from api.rbac import RBAC_GROUP
 
 CORE, APPS = ("",), ("apps",)
 EXTENSIONS = "apiextensions.k8s.io"
+READ = "get list watch"
 CONTROLLERS = ("clusterrole-aggregation-controller", "deployment-controller", "generic-garbage-collector",
                "namespace-controller", "node-controller", "replicaset-controller", "resourcequota-controller",
                "service-account-controller", "endpointslice-controller", "endpoint-controller",
                "root-ca-cert-publisher", "job-controller", "ttl-after-finished-controller", "cronjob-controller",
-               "replication-controller", "apiextensions-controller", "disruption-controller")
+               "replication-controller", "apiextensions-controller", "disruption-controller",
+               "persistent-volume-binder")
 
 
 def controller_rules() -> dict[str, list[dict]]:
@@ -55,6 +57,12 @@ def controller_rules() -> dict[str, list[dict]]:
             new_rule("get", ("*",), "*/scale"),
             new_rule("list watch", CORE, "pods"),  # kubus: it watches for itself
             new_rule("patch update", CORE, "pods/status")],
+        "persistent-volume-binder": [  # with the pvc-protection and pv-protection controllers' rules
+            new_rule("create delete get list patch update watch", CORE, "persistentvolumes"),
+            new_rule("update", CORE, "persistentvolumes/status"),
+            new_rule("get list patch update watch", CORE, "persistentvolumeclaims"),
+            new_rule("update", CORE, "persistentvolumeclaims/status"),
+            new_rule("get list watch", CORE, "pods"), new_rule(READ, ("storage.k8s.io",), "storageclasses")],
         "namespace-controller": [
             new_rule("delete get list watch", CORE, "namespaces"),
             new_rule("update", CORE, "namespaces/finalize namespaces/status"),

@@ -126,10 +126,18 @@ def _get(node: str, attrs: Attributes) -> Decision:
 
 def _claim(node: str, attrs: Attributes) -> Decision:
     if attrs.subresource != "status":
-        return _get(node, attrs)
+        decision = _get(node, attrs)
+        return Decision(True, node_guard=node) if decision.reason.startswith("no relationship") else decision
     if attrs.verb not in ("update", "patch"):
         return Decision(False, "can only get/update/patch this type")
     return _unrelated(node, attrs)
+
+
+def _volume(node: str, attrs: Attributes) -> Decision:
+    """A PersistentVolume: a `get` with the node's guard; the apiserver then checks it is bound to a claim a
+    pod on the node uses (the graph's pv -> pvc -> pod edges)."""
+    decision = _get(node, attrs)
+    return Decision(True, node_guard=node) if decision.reason.startswith("no relationship") else decision
 
 
 def _token(node: str, attrs: Attributes) -> Decision:
@@ -214,7 +222,7 @@ SUBDIVIDED: dict[tuple[str, str], Callable[[str, Attributes], Decision]] = {
     ("", "secrets"): _referenced,
     ("", "configmaps"): _referenced,
     ("", "persistentvolumeclaims"): _claim,
-    ("", "persistentvolumes"): _get,
+    ("", "persistentvolumes"): _volume,
     ("resource.k8s.io", "resourceclaims"): _get,
     ("storage.k8s.io", "volumeattachments"): _get,
 }

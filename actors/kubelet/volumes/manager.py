@@ -12,7 +12,7 @@ import structlog
 
 from actors.kubelet.cri.expand import expand
 from actors.kubelet.fieldpath import PodFacts
-from actors.kubelet.volumes import atomic
+from actors.kubelet.volumes import atomic, hostpath
 from actors.kubelet.volumes.payload import MountError, Objects, payload_of
 from actors.kubelet.volumes.tmpfs import Tmpfs
 from api.quantity import parse_quantity
@@ -23,6 +23,7 @@ PLUGINS = {"emptyDir": "kubernetes.io~empty-dir", "configMap": "kubernetes.io~co
            "projected": "kubernetes.io~projected"}
 ON_TMPFS = ("secret", "projected")  # never on the node's disk
 READ_ONLY = ("configMap", "secret", "downwardAPI", "projected")  # ReadOnlyAPIDataVolumes
+ON_HOST = ("hostPath", "persistentVolumeClaim")  # a directory of the node, bind-mounted as it is
 MESSAGE_MAX = 4096  # the kubelet reads at most this much of a termination-message file
 DEFAULT_MESSAGE_PATH = "/dev/termination-log"
 
@@ -35,8 +36,11 @@ class PodVolumes:
     def __init__(self, root: Path, node_memory: int, tmpfs: Tmpfs | None = None):
         self.root, self.node_memory, self.tmpfs = root, node_memory, tmpfs or Tmpfs()
         self.ready = False
+        self.on_host: dict[str, tuple[Path, bool]] = {}  # volume -> the node's directory, read-only
 
     def path(self, volume: dict) -> Path:
+        if volume["name"] in self.on_host:
+            return self.on_host[volume["name"]][0]
         return self.root / "volumes" / PLUGINS.get(kind_of(volume), kind_of(volume)) / volume["name"]
 
     def setup(self, pod: dict, objects: Objects, facts: PodFacts) -> None:
@@ -50,6 +54,14 @@ class PodVolumes:
 
     def _make(self, pod: dict, volume: dict, objects: Objects, facts: PodFacts) -> None:
         kind, path = kind_of(volume), self.path(volume)
+        if kind == "hostPath":
+            source = volume["hostPath"]
+            self.on_host[volume["name"]] = (hostpath.host_path(source.get("path") or "", source.get("type")), False)
+            return
+        if kind == "persistentVolumeClaim":
+            self.on_host[volume["name"]] = hostpath.claim_path(volume, pod["metadata"].get("namespace") or "default",
+                                                               objects)
+            return
         if kind not in PLUGINS:
             raise MountError(f'MountVolume.SetUp failed for volume "{volume["name"]}" : {kind} volumes are not '
                              f'supported by kubus yet')
@@ -113,8 +125,9 @@ class PodVolumes:
             if not os.path.lexists(host) and kind == "emptyDir":
                 host.mkdir(mode=0o777, parents=True)
             host = Path(os.path.realpath(host))  # a projected key's file as it is now: never updated
+        read_only = kind in READ_ONLY or self.on_host.get(volume["name"], (None, False))[1]
         return {"container_path": mount["mountPath"], "host_path": str(host),
-                "readonly": bool(mount.get("readOnly")) or kind in READ_ONLY}
+                "readonly": bool(mount.get("readOnly")) or read_only}
 
     def message_file(self, container: str, instance: int) -> Path:
         return self.root / "containers" / container / str(instance)

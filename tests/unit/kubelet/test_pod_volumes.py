@@ -102,8 +102,8 @@ def test_a_subpath_out_of_its_volume_is_refused(made, sub):
 
 def test_an_unsupported_kind_says_so(tmp_path):
     volumes = PodVolumes(tmp_path / "u", 64 * MI, FakeTmpfs())
-    with pytest.raises(MountError, match='volume "h" : hostPath volumes are not supported by kubus yet'):
-        volumes.setup(pod([{"name": "h", "hostPath": {"path": "/etc"}}]), {}, PodFacts())
+    with pytest.raises(MountError, match='volume "n" : nfs volumes are not supported by kubus yet'):
+        volumes.setup(pod([{"name": "n", "nfs": {"server": "s", "path": "/"}}]), {}, PodFacts())
 
 
 def test_teardown_unmounts_and_removes_the_folder(made, tmp_path):

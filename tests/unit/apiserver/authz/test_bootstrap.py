@@ -20,7 +20,7 @@ CONTROLLERS = ("replicaset-controller", "deployment-controller", "generic-garbag
                "node-controller", "service-account-controller", "resourcequota-controller",
                "clusterrole-aggregation-controller", "endpointslice-controller", "endpoint-controller",
                "root-ca-cert-publisher", "job-controller", "ttl-after-finished-controller", "cronjob-controller",
-               "replication-controller", "disruption-controller",
+               "replication-controller", "disruption-controller", "persistent-volume-binder",
                "apiextensions-controller")  # kubus: the CRD controllers kube-apiserver runs in process
 
 
@@ -50,11 +50,13 @@ def test_the_defaults_kubus_keeps():
         "cluster-admin", "admin", "edit", "view", "system:aggregate-to-admin", "system:aggregate-to-edit",
         "system:aggregate-to-view", "system:basic-user", "system:discovery", "system:public-info-viewer",
         "system:kube-scheduler", "system:kube-controller-manager", "system:node-proxier", "system:node",
-        "system:coredns", "system:kubus:ingress-controller", *(f"system:controller:{c}" for c in CONTROLLERS)}
+        "system:coredns", "system:kubus:ingress-controller", "system:kubus:local-path-provisioner",
+        *(f"system:controller:{c}" for c in CONTROLLERS)}
     assert set(by_name(BINDINGS)) == {
         "cluster-admin", "system:basic-user", "system:discovery", "system:public-info-viewer",
         "system:kube-scheduler", "system:kube-controller-manager", "system:node-proxier", "system:node",
-        "system:coredns", "system:kubus:ingress-controller", *(f"system:controller:{c}" for c in CONTROLLERS)}
+        "system:coredns", "system:kubus:ingress-controller", "system:kubus:local-path-provisioner",
+        *(f"system:controller:{c}" for c in CONTROLLERS)}
 
 
 @pytest.mark.parametrize("obj", [pytest.param(o, id=f'{o["kind"]}-{o["metadata"]["name"]}') for o in ROLES + BINDINGS])
