@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from api import apiextensions, batch, config, cronjob, pdb, rbac, storage
+from api import apiextensions, autoscaling, batch, config, cronjob, pdb, rbac, storage
 
 
 def _pull_policy(image: str | None) -> str:
@@ -159,6 +159,7 @@ DEFAULTERS: dict[str, Callable[[dict], Any]] = {
     "Deployment": deployment, "Job": job, "CronJob": cron_job, "ReplicationController": replication_controller,
     "PodTemplate": _template, "Event": event, "Service": service, "EndpointSlice": endpoint_slice,
     "ConfigMap": config.configmap, "Secret": config.secret, "PodDisruptionBudget": pdb.defaults,
+    "HorizontalPodAutoscaler": autoscaling.defaults,
     "PersistentVolume": storage.pv_defaults, "PersistentVolumeClaim": storage.pvc_defaults,
     "StorageClass": storage.class_defaults,
     "RoleBinding": rbac.set_binding_defaults, "ClusterRoleBinding": rbac.set_binding_defaults,

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 
 from api.apiextensions import CustomResourceDefinition
 from api.apps import Deployment, ReplicaSet
+from api.autoscaling import HorizontalPodAutoscaler
 from api.batch import Job
 from api.config import ConfigMap, Secret
 from api.cronjob import CronJob
@@ -62,6 +63,8 @@ KINDS: dict[str, KindInfo] = {
         KindInfo("ReplicationController", ReplicationController, "v1", True, "replicationcontrollers", ("rc",),
                  has_spec_generation=True),
         KindInfo("PodTemplate", PodTemplate, "v1", True, "podtemplates"),
+        KindInfo("HorizontalPodAutoscaler", HorizontalPodAutoscaler, "autoscaling/v2", True,
+                 "horizontalpodautoscalers", ("hpa",), has_spec_generation=True),
         KindInfo("PodDisruptionBudget", PodDisruptionBudget, "policy/v1", True, "poddisruptionbudgets", ("pdb",),
                  has_spec_generation=True),
         KindInfo("ServiceAccount", ServiceAccount, "v1", True, "serviceaccounts", ("sa",),

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from api import (batch_validation, config_validation, crd_validation, cronjob_validation, ingress_validation, names,
+from api import (autoscaling_validation, batch_validation, config_validation, crd_validation, cronjob_validation, ingress_validation, names,
                  pdb_validation, policy_validation, quantity, rbac, replication_validation, selectors,
                  service_validation, storage_validation, volume_validation)
 from api.registry import KindInfo
@@ -172,6 +172,7 @@ VALIDATORS: dict[str, Callable[[dict], list[Cause]]] = {
     "IngressClass": ingress_validation.validate_ingress_class,
     "ConfigMap": config_validation.validate_configmap, "Secret": config_validation.validate_secret,
     "PodDisruptionBudget": pdb_validation.validate_pdb,
+    "HorizontalPodAutoscaler": autoscaling_validation.validate_hpa,
     "PersistentVolume": storage_validation.validate_pv, "PersistentVolumeClaim": storage_validation.validate_pvc,
     "StorageClass": storage_validation.validate_class,
 }

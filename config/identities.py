@@ -48,6 +48,7 @@ CONTROLLER_ACCOUNTS = {  # controller -> its ServiceAccount in kube-system, as k
     "cronjob": "cronjob-controller",
     "replication": "replication-controller",
     "disruption": "disruption-controller",
+    "hpa": "horizontal-pod-autoscaler",
     "persistentvolume": "persistent-volume-binder",  # it also runs the pvc- and pv-protection controllers' part
     "gc": "generic-garbage-collector",
     "namespace": "namespace-controller",

@@ -21,7 +21,7 @@ CONTROLLERS = ("replicaset-controller", "deployment-controller", "generic-garbag
                "clusterrole-aggregation-controller", "endpointslice-controller", "endpoint-controller",
                "root-ca-cert-publisher", "job-controller", "ttl-after-finished-controller", "cronjob-controller",
                "replication-controller", "disruption-controller", "persistent-volume-binder",
-               "apiextensions-controller")  # kubus: the CRD controllers kube-apiserver runs in process
+               "horizontal-pod-autoscaler", "apiextensions-controller")  # kubus: the CRD controllers kube-apiserver runs in process
 
 
 def by_name(objects: list[dict]) -> dict[str, dict]:
@@ -51,6 +51,7 @@ def test_the_defaults_kubus_keeps():
         "system:aggregate-to-view", "system:basic-user", "system:discovery", "system:public-info-viewer",
         "system:kube-scheduler", "system:kube-controller-manager", "system:node-proxier", "system:node",
         "system:coredns", "system:kubus:ingress-controller", "system:kubus:local-path-provisioner",
+        "system:aggregated-metrics-reader",
         *(f"system:controller:{c}" for c in CONTROLLERS)}
     assert set(by_name(BINDINGS)) == {
         "cluster-admin", "system:basic-user", "system:discovery", "system:public-info-viewer",
