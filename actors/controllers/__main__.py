@@ -9,6 +9,7 @@ from actors.controllers.disruption import DisruptionController
 from actors.controllers.endpoints import EndpointsController
 from actors.controllers.endpointslice import EndpointSliceController
 from actors.controllers.gc import GarbageCollector
+from actors.controllers.hpa import HorizontalPodAutoscalerController
 from actors.controllers.job import JobController
 from actors.controllers.namespace import NamespaceController
 from actors.controllers.nodehealth import Rates
@@ -31,7 +32,7 @@ CONTROLLERS = {"replicaset": ReplicaSetController, "deployment": DeploymentContr
                "root-ca-cert-publisher": RootCAPublisher, "job": JobController,
                "ttlafterfinished": TTLAfterFinishedController, "cronjob": CronJobController,
                "replication": ReplicationManager, "crd": CRDController, "disruption": DisruptionController,
-               "persistentvolume": PersistentVolumeController}
+               "persistentvolume": PersistentVolumeController, "hpa": HorizontalPodAutoscalerController}
 
 
 def main() -> None:

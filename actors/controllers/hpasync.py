@@ -54,17 +54,21 @@ def condition(status: dict, type_: str, state: str, reason: str, message: str, n
         conditions.append(new)
 
 
-def _metric(hpa: dict, spec: dict, current: int, pods: list[dict], samples: dict[str, Sample], now: float,
-            tolerance: float) -> tuple[int, str, dict]:
+def _metric(hpa: dict, spec: dict, current: int, pods: list[dict], samples: dict[str, dict[str, Sample]] | str,
+            now: float, tolerance: float) -> tuple[int, str, dict]:
     """One Resource/ContainerResource metric: (recommendation, its name, its status)."""
     kind = spec.get("type")
     if kind not in ("Resource", "ContainerResource"):
         raise MetricError(f"kubus serves the resource metrics API only, not {kind} metrics")
     source = spec["resource" if kind == "Resource" else "containerResource"]
     target, name = source.get("target") or {}, source["name"]
+    if isinstance(samples, str):  # the metrics API's refusal
+        raise MetricError(f"unable to get metrics for resource {name}: unable to fetch metrics from resource "
+                          f"metrics API: {samples}")
     utilization = target.get("averageUtilization")
     value = None if utilization is not None else quantity.milli(target.get("averageValue"))
-    result = hpareplicas.replicas(current, pods, samples, name, now, utilization=utilization, average_value=value,
+    of_resource = {pod: by[name] for pod, by in samples.items() if name in by}
+    result = hpareplicas.replicas(current, pods, of_resource, name, now, utilization=utilization, average_value=value,
                                   container=source.get("container"), tolerance=tolerance)
     shown = {"averageValue": _milli(result.average, name)}
     if utilization is not None:
@@ -80,7 +84,8 @@ def _milli(value: int, resource: str) -> str:
     return f"{value}m" if value % 1000 or resource == "cpu" else str(value // 1000)
 
 
-def compute(hpa: dict, current: int, pods: list[dict], samples: dict[str, Sample], now: float, status: dict,
+def compute(hpa: dict, current: int, pods: list[dict], samples: dict[str, dict[str, Sample]] | str, now: float,
+            status: dict,
             tolerance: float) -> tuple[int, str, list[dict], list[tuple[str, str, str]]]:
     """computeReplicasForMetrics: the largest recommendation; -1 when every metric failed."""
     best, label, statuses, events, failures = -1, "", [], [], 0
@@ -180,7 +185,8 @@ def _with_behavior(hpa: dict, memory: Memory, current: int, desired: int, now: f
     return stabilized, final, why, limited
 
 
-def decide(hpa: dict, scale: dict, pods: list[dict], samples: dict[str, Sample], now: float, memory: Memory, *,
+def decide(hpa: dict, scale: dict, pods: list[dict], samples: dict[str, dict[str, Sample]] | str, now: float,
+           memory: Memory, *,
            down_window: int = autoscaling.SCALE_DOWN_WINDOW_S, tolerance: float = hpareplicas.TOLERANCE) -> Decision:
     """reconcileAutoscaler after the scale was read (`scale`: an autoscaling/v1 Scale)."""
     spec, status = hpa["spec"], _status(hpa, scale)

@@ -25,6 +25,11 @@ def samples(**used: int) -> dict[str, Sample]:
     return {name: Sample(value, T0 - 5, 15.0) for name, value in used.items()}
 
 
+def usage(**used: int) -> dict[str, dict[str, Sample]]:
+    """PodMetrics as the controller reads them: by pod, by resource."""
+    return {name: {"cpu": sample} for name, sample in samples(**used).items()}
+
+
 def hpa(low=1, high=10, target=50, behavior=None) -> dict:
     obj = {"metadata": {"name": "web", "generation": 1},
            "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web"}, "minReplicas": low, "maxReplicas": high,
@@ -85,7 +90,7 @@ def test_errors_with_kubernetes_messages(pods, used, message):
 
 
 def test_scale_up_event_conditions_and_status():
-    decision = decide(hpa(), scale(2), [pod("a"), pod("b")], samples(a=100, b=100), T0, Memory())
+    decision = decide(hpa(), scale(2), [pod("a"), pod("b")], usage(a=100, b=100), T0, Memory())
     assert (decision.desired, decision.rescale) == (4, True)
     assert decision.events == [("Normal", "SuccessfulRescale", "New size: 4; reason: cpu resource utilization "
                                                                 "(percentage of request) above target")]
@@ -98,16 +103,16 @@ def test_scale_up_event_conditions_and_status():
 
 def test_without_behavior_the_rate_is_twice_or_four_and_max_bounds():
     pods = [pod("a")]
-    decision = decide(hpa(high=10), scale(1), pods, samples(a=1000), T0, Memory())
+    decision = decide(hpa(high=10), scale(1), pods, usage(a=1000), T0, Memory())
     assert decision.desired == 4 and reason(decision, "ScalingLimited") == "ScaleUpLimit"
-    decision = decide(hpa(high=3), scale(1), pods, samples(a=1000), T0, Memory())
+    decision = decide(hpa(high=3), scale(1), pods, usage(a=1000), T0, Memory())
     assert decision.desired == 3 and reason(decision, "ScalingLimited") == "TooManyReplicas"
 
 
 def test_scale_down_waits_for_the_window():
     memory, pods = Memory(), [pod("a"), pod("b"), pod("c"), pod("d")]
-    assert decide(hpa(), scale(4), pods, samples(a=50, b=50, c=50, d=50), T0, memory).desired == 4
-    low = samples(a=5, b=5, c=5, d=5)
+    assert decide(hpa(), scale(4), pods, usage(a=50, b=50, c=50, d=50), T0, memory).desired == 4
+    low = usage(a=5, b=5, c=5, d=5)
     held = decide(hpa(), scale(4), pods, low, T0 + 60, memory, down_window=120)
     assert (held.desired, reason(held, "AbleToScale")) == (4, "ScaleDownStabilized")
     later = decide(hpa(), scale(4), pods, low, T0 + 200, memory, down_window=120)
@@ -120,20 +125,20 @@ def test_behavior_policies_and_select_policy():
                     {"type": "Percent", "value": 50, "periodSeconds": 60}, {"type": "Pods", "value": 1,
                                                                             "periodSeconds": 60}]}}
     memory, pods = Memory(), [pod(n) for n in "abcd"]
-    up = decide(hpa(behavior=behavior), scale(4), pods, samples(a=500, b=500, c=500, d=500), T0, memory)
+    up = decide(hpa(behavior=behavior), scale(4), pods, usage(a=500, b=500, c=500, d=500), T0, memory)
     assert (up.desired, reason(up, "ScalingLimited")) == (5, "ScaleUpLimit")
-    again = decide(hpa(behavior=behavior), scale(5), pods + [pod("e")], samples(a=500, b=500, c=500, d=500, e=500),
+    again = decide(hpa(behavior=behavior), scale(5), pods + [pod("e")], usage(a=500, b=500, c=500, d=500, e=500),
                    T0 + 10, memory)
     assert again.desired == 5  # one pod a minute, already spent
     down = decide(hpa(behavior=behavior), scale(8), [pod(n) for n in "abcdefgh"],
-                  samples(**{n: 1 for n in "abcdefgh"}), T0 + 100, Memory())
+                  usage(**{n: 1 for n in "abcdefgh"}), T0 + 100, Memory())
     assert (down.desired, reason(down, "ScalingLimited")) == (7, "ScaleDownLimit")  # Min: the smaller change
 
 
 def test_disabled_select_policy_and_zero_replicas():
     behavior = {"scaleUp": {"selectPolicy": "Disabled", "policies": [{"type": "Pods", "value": 4,
                                                                       "periodSeconds": 15}]}}
-    held = decide(hpa(behavior=behavior), scale(2), [pod("a"), pod("b")], samples(a=100, b=100), T0, Memory())
+    held = decide(hpa(behavior=behavior), scale(2), [pod("a"), pod("b")], usage(a=100, b=100), T0, Memory())
     assert held.desired == 2 and not held.rescale
     off = decide(hpa(), scale(0), [], {}, T0, Memory())
     assert reason(off, "ScalingActive") == "ScalingDisabled" and not off.rescale
