@@ -76,6 +76,7 @@ class Settings(BaseSettings):
     hpa_sync_period_s: float = Field(15.0, gt=0)  # how often each HPA is looked at
     hpa_downscale_window_s: int = Field(300, ge=0)  # scale-down stabilization when the HPA has no behavior
     hpa_tolerance: float = Field(0.1, ge=0)
+    metrics_resolution_s: float = Field(15.0, gt=0)  # how often a kubelet sends its nodes' usage (metrics.k8s.io)
     # containers' logs (the kubelet's containerLogMaxSize and containerLogMaxFiles, Kubernetes' defaults)
     container_log_max_size: int = Field(10 << 20, ge=1024)  # bytes a log file reaches before it is rotated
     container_log_max_files: int = Field(5, ge=2)  # a container's log files kept, the current one included

@@ -3,6 +3,7 @@ from the kind registry. Aggregated discovery is not served: kubectl reads the pl
 carries Content-Type application/json, as legacy and asks for each group-version."""
 from __future__ import annotations
 
+from actors.gateway import metricsapi
 from actors.gateway.paths import REVIEW_PATHS
 from actors.gateway.subresources import SCALABLE, STATUS_KINDS
 from api.customkinds import CustomKind
@@ -42,7 +43,7 @@ def api_group_list() -> dict:
             entry = {"groupVersion": api_version, "version": version}
             found = groups.setdefault(group, {"name": group, "versions": [], "preferredVersion": entry})
             found["versions"].append(entry)
-    groups = list(groups.values())
+    groups = [*groups.values(), metricsapi.group()]  # the resource metrics API (metrics-server's APIService)
     return {"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}
 
 

@@ -1,10 +1,13 @@
 """The HorizontalPodAutoscaler controller with real actors on hollow nodes: a target below minReplicas is
 scaled up to it through its spec.replicas, the HPA's status and conditions follow with Kubernetes' reasons
-(the resource metrics API's absence as FailedGetResourceMetric), a missing target is FailedGetScale."""
+(the resource metrics API's absence as FailedGetResourceMetric), a missing target is FailedGetScale; with
+the kubelets' usage (simulated, set by annotation) kept by the metrics actor, high usage scales up and low
+usage scales back down after the (shortened) window."""
 from __future__ import annotations
 
 import pytest
 
+from actors.kubelet.runtimes.simulated import CPU, MEMORY
 from testkit.waiting import wait_until
 
 
@@ -58,3 +61,44 @@ def test_a_missing_target_is_failed_get_scale(scaling):
     assert got["status"] == "False"
     assert got["message"] == ("the HPA controller was unable to get the target's current scale: "
                               'deployments.apps "nowhere" not found')
+
+
+@pytest.fixture
+def measured(procs, request):
+    """Hollow nodes sending their usage every second, the metrics actor, and the HPA controller with a 5 s
+    scale-down window."""
+    procs.env.update(KUBUS_METRICS_RESOLUTION_S="1", KUBUS_HPA_SYNC_PERIOD_S="1", KUBUS_HPA_DOWNSCALE_WINDOW_S="5")
+    client = request.getfixturevalue("apps")
+    procs.start("actors.metrics", label="metrics-server")
+    procs.start("actors.controllers", "hpa", label="hpa-controller")
+    return client
+
+
+def busy(name: str, replicas: int, cpu: str) -> dict:
+    obj = deployment(name, replicas)
+    obj["spec"]["template"]["metadata"]["annotations"] = {CPU: cpu, MEMORY: "64Mi"}
+    return obj
+
+
+def replicas(client, name: str) -> int:
+    return client.get("Deployment", name, "default")["spec"]["replicas"]
+
+
+def test_usage_high_scales_up_and_low_scales_back_after_the_window(measured):
+    measured.create(busy("burn", 1, "200m"))
+    items = wait_until(lambda: measured.list("PodMetrics", "default", label_selector="app=burn").items, 30,
+                       what="the pod's metrics")
+    usage = items[0]["containers"][0]["usage"]
+    assert usage["memory"] == "64Mi" and 150_000_000 <= int(usage["cpu"].rstrip("n")) <= 250_000_000
+    measured.create(hpa("burn", "burn", 1, 5))
+    wait_until(lambda: replicas(measured, "burn") == 5, 60, what="scaled up to maxReplicas")
+    status = measured.get("HorizontalPodAutoscaler", "burn", "default")["status"]
+    assert status["currentMetrics"][0]["resource"]["current"]["averageUtilization"] >= 100
+    measured.patch("Deployment", "burn", {"spec": {"template": {"metadata": {"annotations": {CPU: "5m"}}}}},
+                   "default")
+    wait_until(lambda: replicas(measured, "burn") == 1, 90, what="scaled back down to minReplicas")
+    assert condition(measured, "burn", "ScalingActive", "ValidMetricFound")["message"] == (
+        "the HPA was able to successfully calculate a replica count from cpu resource utilization (percentage of "
+        "request)")
+    current = measured.get("HorizontalPodAutoscaler", "burn", "default")["status"]["currentMetrics"][0]
+    assert current["resource"]["current"]["averageUtilization"] < 50
