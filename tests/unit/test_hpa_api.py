@@ -92,3 +92,16 @@ def test_kubectl_columns():
 
 def test_protobuf_table_knows_the_kind():
     assert kind_message("autoscaling/v2", "HorizontalPodAutoscaler") is not None
+
+
+def test_kubus_describe_lines():
+    from cli.describe_autoscaling import hpa_lines
+    obj = admit("HorizontalPodAutoscaler", hpa(metrics=[CPU_50], behavior={}), "default")
+    obj["status"] = {"currentReplicas": 2, "desiredReplicas": 3, "currentMetrics": [
+        {"type": "Resource", "resource": {"name": "cpu", "current": {"averageUtilization": 80,
+                                                                      "averageValue": "80m"}}}]}
+    text = "\n".join(hpa_lines(obj))
+    assert "Reference:      Deployment/web" in text
+    assert "  resource cpu on pods  (as a percentage of request):  80% (80m) / 50%" in text
+    assert "      - Type: Pods  Value: 4  Period: 15 seconds" in text
+    assert text.endswith("Deployment pods:  2 current / 3 desired")
