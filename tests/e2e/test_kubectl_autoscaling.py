@@ -63,6 +63,9 @@ def test_kubectl_top_autoscale_and_get_hpa(kube, settings, tmp_path, procs):
     assert row[:2] == ["web", "Deployment/web"] and row[2:4] == ["cpu:", "40%/50%"] and row[4:7] == ["1", "5", "1"]
     described = ok(kubectl("describe", "hpa", "web"))
     assert "Reference:" in described and "Deployment/web" in described and "ValidMetricFound" in described
+    listed = kubus(procs, "get", "hpa")
+    assert listed.returncode == 0 and listed.stdout.split()[:7] == ["NAME", "REFERENCE", "TARGETS", "MINPODS",
+                                                                    "MAXPODS", "REPLICAS", "AGE"], listed.stderr
     mine = kubus(procs, "describe", "hpa", "web")
     assert mine.returncode == 0, mine.stderr
     assert "resource cpu on pods  (as a percentage of request):  40% (40m) / 50%" in mine.stdout
