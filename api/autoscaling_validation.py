@@ -101,6 +101,13 @@ def _positive(value) -> bool | None:
         return None
 
 
+def _at_least_zero(value) -> bool:
+    try:
+        return quantity.parse_quantity(value) >= 0
+    except ValueError:
+        return False
+
+
 def _rules(path: str, rules: dict) -> list[Cause]:
     causes, window = [], rules.get("stabilizationWindowSeconds")
     if window is not None and window < 0:
@@ -114,6 +121,9 @@ def _rules(path: str, rules: dict) -> list[Cause]:
         causes.append(_required(f"{path}.policies", "must specify at least one Policy"))
     for i, policy in enumerate(rules.get("policies") or []):
         causes += _policy(f"{path}.policies[{i}]", policy)
+    tolerance = rules.get("tolerance")
+    if tolerance is not None and not _at_least_zero(tolerance):
+        causes.append(_invalid(f"{path}.tolerance", tolerance, "must be greater than or equal to zero"))
     return causes
 
 

@@ -85,6 +85,9 @@ class HorizontalPodAutoscalerController(Controller):
         else:
             self._status(key, hpa, decision.status)
 
+    def event(self, obj: dict, reason: str, message: str, type_: str = "Normal") -> None:
+        self.record(obj, reason, message, type_, "horizontal-pod-autoscaler")  # Kubernetes' component name
+
     def _rescaled(self, key: str, hpa: dict, decision: hpasync.Decision, reply) -> None:
         if isinstance(reply, StatusError):
             message = f"the HPA controller was unable to update the target scale: {reply.message}"

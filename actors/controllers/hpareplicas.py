@@ -104,8 +104,12 @@ def _average(values: dict[str, int], target: int) -> tuple[float, int, int]:
 
 def replicas(current: int, pods: list[dict], samples: dict[str, Sample], resource: str, now: float, *,
              utilization: int | None = None, average_value: int | None = None, container: str | None = None,
-             tolerance: float = TOLERANCE) -> Result:
+             tolerance: float | tuple[float, float] = TOLERANCE) -> Result:
     """The recommendation for one Resource metric: `utilization` (percent) or `average_value` (milli-units)."""
+    down, up = tolerance if isinstance(tolerance, tuple) else (tolerance, tolerance)
+
+    def within(ratio: float) -> bool:  # Tolerances.isWithin: (scale-down, scale-up) from the behavior
+        return 1.0 - down <= ratio <= 1.0 + up
     if not pods:
         raise MetricError("no pods returned by selector while calculating replica count")
     ready, unready, missing = group(pods, samples, resource, now)
@@ -120,7 +124,7 @@ def replicas(current: int, pods: list[dict], samples: dict[str, Sample], resourc
     shown = percent if utilization is not None else None
     up_with_unready = bool(unready) and ratio > 1.0
     if not up_with_unready and not missing:
-        keep = abs(1.0 - ratio) <= tolerance
+        keep = within(ratio)
         return Result(current if keep else math.ceil(ratio * ready), shown, average)
     for name in missing:
         if ratio < 1.0:
@@ -131,7 +135,7 @@ def replicas(current: int, pods: list[dict], samples: dict[str, Sample], resourc
     if up_with_unready:
         values.update({name: 0 for name in unready})
     new_ratio = ratio_of(values)[0]
-    if abs(1.0 - new_ratio) <= tolerance or (ratio < 1.0 < new_ratio) or (ratio > 1.0 > new_ratio):
+    if within(new_ratio) or (ratio < 1.0 < new_ratio) or (ratio > 1.0 > new_ratio):
         return Result(current, shown, average)
     proposed = math.ceil(new_ratio * len(values))
     if (new_ratio < 1.0 and proposed > current) or (new_ratio > 1.0 and proposed < current):

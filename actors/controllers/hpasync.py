@@ -55,7 +55,7 @@ def condition(status: dict, type_: str, state: str, reason: str, message: str, n
 
 
 def _metric(hpa: dict, spec: dict, current: int, pods: list[dict], samples: dict[str, dict[str, Sample]] | str,
-            now: float, tolerance: float) -> tuple[int, str, dict]:
+            now: float, tolerance: tuple[float, float]) -> tuple[int, str, dict]:
     """One Resource/ContainerResource metric: (recommendation, its name, its status)."""
     kind = spec.get("type")
     if kind not in ("Resource", "ContainerResource"):
@@ -86,7 +86,7 @@ def _milli(value: int, resource: str) -> str:
 
 def compute(hpa: dict, current: int, pods: list[dict], samples: dict[str, dict[str, Sample]] | str, now: float,
             status: dict,
-            tolerance: float) -> tuple[int, str, list[dict], list[tuple[str, str, str]]]:
+            tolerance: tuple[float, float]) -> tuple[int, str, list[dict], list[tuple[str, str, str]]]:
     """computeReplicasForMetrics: the largest recommendation; -1 when every metric failed."""
     best, label, statuses, events, failures = -1, "", [], [], 0
     for spec in hpa["spec"].get("metrics") or []:
@@ -203,7 +203,8 @@ def decide(hpa: dict, scale: dict, pods: list[dict], samples: dict[str, dict[str
         reason = ("Current number of replicas above Spec.MaxReplicas" if current > high
                   else "Current number of replicas below Spec.MinReplicas")
     else:
-        proposal, label, status["currentMetrics"], events = compute(hpa, current, pods, samples, now, status, tolerance)
+        proposal, label, status["currentMetrics"], events = compute(hpa, current, pods, samples, now, status,
+                                                                    _tolerances(hpa, tolerance))
         if proposal == -1:
             first = events[0][2].removeprefix("the HPA was unable to compute the replica count: ")
             events.append(("Warning", "FailedComputeMetricsReplicas", f"invalid metrics ({len(events)} invalid out "
@@ -234,6 +235,17 @@ def _normalize(hpa: dict, memory: Memory, status: dict, current: int, desired: i
     condition(status, ABLE_TO_SCALE, "True", *why, now)
     condition(status, SCALING_LIMITED, "True" if final != stabilized else "False", *limited, now)
     return final
+
+
+def _tolerances(hpa: dict, default: float) -> tuple[float, float]:
+    """(scale-down, scale-up): each direction's behavior `tolerance` (HPAConfigurableTolerance), else the
+    controller's."""
+    behavior = hpa["spec"].get("behavior") or {}
+
+    def of(direction: str) -> float:
+        given = (behavior.get(direction) or {}).get("tolerance")
+        return float(quantity.parse_quantity(given)) if given is not None else default
+    return of("scaleDown"), of("scaleUp")
 
 
 def _status(hpa: dict, scale: dict) -> dict:

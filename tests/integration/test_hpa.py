@@ -33,6 +33,10 @@ def hpa(name: str, target: str, low: int, high: int) -> dict:
                          "type": "Utilization", "averageUtilization": 50}}}]}}
 
 
+def status_of(client, name: str) -> dict:
+    return client.get("HorizontalPodAutoscaler", name, "default").get("status") or {}
+
+
 def condition(client, name: str, type_: str, reason: str, timeout: float = 30) -> dict:
     def found():
         status = client.get("HorizontalPodAutoscaler", name, "default").get("status") or {}
@@ -46,8 +50,9 @@ def test_below_min_replicas_scales_up_to_min_and_reports_the_missing_metrics(sca
     scaling.create(hpa("web", "web", 3, 5))
     wait_until(lambda: scaling.get("Deployment", "web", "default")["spec"]["replicas"] == 3, 30,
                what="the deployment scaled to minReplicas")
-    status = scaling.get("HorizontalPodAutoscaler", "web", "default")["status"]
-    assert status["lastScaleTime"] and status["desiredReplicas"] == 3
+    status = wait_until(lambda: status_of(scaling, "web").get("lastScaleTime") and status_of(scaling, "web"), 30,
+                        what="the rescale in the status")  # written after the target's patch is answered
+    assert status["desiredReplicas"] == 3
     failed = condition(scaling, "web", "ScalingActive", "FailedGetResourceMetric")
     assert failed["status"] == "False"
     assert failed["message"].startswith("the HPA was unable to compute the replica count: unable to get metrics for "
@@ -92,7 +97,8 @@ def test_usage_high_scales_up_and_low_scales_back_after_the_window(measured):
     assert usage["memory"] == "64Mi" and 150_000_000 <= int(usage["cpu"].rstrip("n")) <= 250_000_000
     measured.create(hpa("burn", "burn", 1, 5))
     wait_until(lambda: replicas(measured, "burn") == 5, 60, what="scaled up to maxReplicas")
-    status = measured.get("HorizontalPodAutoscaler", "burn", "default")["status"]
+    status = wait_until(lambda: status_of(measured, "burn").get("desiredReplicas") == 5 and status_of(measured, "burn"),
+                        30, what="the HPA's status at 5")
     assert status["currentMetrics"][0]["resource"]["current"]["averageUtilization"] >= 100
     measured.patch("Deployment", "burn", {"spec": {"template": {"metadata": {"annotations": {CPU: "5m"}}}}},
                    "default")

@@ -71,6 +71,8 @@ def test_a_given_behavior_is_completed_with_the_default_rules():
     pytest.param({"behavior": {"scaleDown": {"stabilizationWindowSeconds": -1}}},
                  "spec.behavior.scaleDown.stabilizationWindowSeconds: Invalid value: -1: must be greater than or "
                  "equal to zero", id="window"),
+    pytest.param({"behavior": {"scaleUp": {"tolerance": "-0.1"}}}, 'spec.behavior.scaleUp.tolerance: Invalid value: '
+                 '"-0.1": must be greater than or equal to zero', id="tolerance"),
 ])
 def test_refuses_with_kubernetes_messages(spec, message):
     assert message in refusal(hpa(**spec))

@@ -59,6 +59,13 @@ def test_utilization_ratio_and_tolerance(used, expected):
     assert hpareplicas.replicas(2, pods, samples(**used), "cpu", T0, utilization=50).replicas == expected
 
 
+def test_a_behavior_tolerance_per_direction():
+    pods = [pod("a"), pod("b")]
+    loose = hpa(behavior={"scaleUp": {"tolerance": "0.5"}})
+    assert decide(loose, scale(2), pods, usage(a=70, b=70), T0, Memory()).desired == 2  # 140% is within +50%
+    assert decide(hpa(), scale(2), pods, usage(a=70, b=70), T0, Memory()).desired == 3
+
+
 def test_average_value_target():
     result = hpareplicas.replicas(2, [pod("a"), pod("b")], samples(a=300, b=300), "cpu", T0, average_value=100)
     assert (result.replicas, result.average) == (6, 300)
