@@ -15,11 +15,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from api.protobuf import wire
-from api.protobuf.tables import (apps, authentication, authorization, autoscaling, batch, coordination, core,
-                                 core_volumes, discovery, meta, networking, policy, rbac, scheduling)
+from api.protobuf.tables import (admissionregistration, apps, authentication, authorization, autoscaling, batch,
+                                 coordination, core, core_volumes, discovery, meta, networking, policy, rbac, scheduling)
 
-TABLES = (meta, core, core_volumes, apps, batch, rbac, scheduling, networking, discovery, coordination, policy,
-          autoscaling, authorization, authentication)
+TABLES = (meta, core, core_volumes, apps, batch, admissionregistration, rbac, scheduling, networking, discovery,
+          coordination, policy, autoscaling, authorization, authentication)
 SCALARS = frozenset({"s", "i32", "i64", "b", "y"})
 SPECIAL = frozenset({"time", "mtime", "qty", "ios", "raw"})
 ZERO = {"s": "", "i32": 0, "i64": 0, "b": False, "y": ""}
