@@ -32,27 +32,12 @@ def post(url: str, ca_bundle: str, body: dict, timeout: int) -> object:
     """The reply's JSON; CallFailed when there is none to read."""
     target = f"{url}?timeout={timeout}s"
     parts = urlsplit(url)
+    host, port = parts.hostname, parts.port or 443
     try:
-        conn = _connection(parts.hostname, parts.port or 443, ca_bundle, timeout)
-        data = json.dumps(body).encode()
-        try:
-            status, raw = _round_trip(conn, parts, timeout, data)
-        except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
-            _drop(parts.hostname, parts.port or 443, ca_bundle)  # a kept connection the server closed
-            conn = _connection(parts.hostname, parts.port or 443, ca_bundle, timeout)
-            status, raw = _round_trip(conn, parts, timeout, data)
-    except (socket.timeout, TimeoutError):
-        _drop(parts.hostname, parts.port or 443, ca_bundle)
-        raise CallFailed(f'failed to call webhook: Post "{target}": context deadline exceeded') from None
-    except ConnectionRefusedError:
-        raise CallFailed(f'failed to call webhook: Post "{target}": dial tcp {parts.hostname}:{parts.port or 443}: '
-                         f"connect: connection refused") from None
-    except ssl.SSLError as exc:
-        _drop(parts.hostname, parts.port or 443, ca_bundle)
-        raise CallFailed(f'failed to call webhook: Post "{target}": tls: {exc.reason or exc}') from None
-    except (OSError, http.client.HTTPException) as exc:
-        _drop(parts.hostname, parts.port or 443, ca_bundle)
-        raise CallFailed(f'failed to call webhook: Post "{target}": {exc}') from None
+        status, raw = _exchange(host, port, parts.path, ca_bundle, timeout, json.dumps(body).encode())
+    except Exception as exc:
+        _drop(host, port, ca_bundle)  # a failed connection is never used again
+        raise CallFailed(f'failed to call webhook: Post "{target}": {_cause(exc, host, port)}') from None
     if status != 200:
         raise CallFailed(f"failed to call webhook: the server responded with the status code {status}: "
                          f"{raw[:256].decode(errors='replace')}")
@@ -62,8 +47,29 @@ def post(url: str, ca_bundle: str, body: dict, timeout: int) -> object:
         raise CallFailed(f"failed to call webhook: the response is not JSON: {exc}") from None
 
 
-def _round_trip(conn: http.client.HTTPSConnection, parts, timeout: int, data: bytes) -> tuple[int, bytes]:
-    path = (parts.path or "/") + f"?timeout={timeout}s"
+def _exchange(host: str, port: int, path: str, ca_bundle: str, timeout: int, data: bytes) -> tuple[int, bytes]:
+    try:
+        return _round_trip(_connection(host, port, ca_bundle, timeout), path, timeout, data)
+    except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
+        _drop(host, port, ca_bundle)  # a kept connection the server closed meanwhile: once more, afresh
+        return _round_trip(_connection(host, port, ca_bundle, timeout), path, timeout, data)
+
+
+def _cause(exc: Exception, host: str, port: int) -> str:
+    """The cause as Go's client words the common ones."""
+    if isinstance(exc, (socket.timeout, TimeoutError)):
+        return "context deadline exceeded"
+    if isinstance(exc, ConnectionRefusedError):
+        return f"dial tcp {host}:{port}: connect: connection refused"
+    if isinstance(exc, ssl.SSLCertVerificationError):
+        return f"tls: failed to verify certificate: {exc.verify_message}"
+    if isinstance(exc, ssl.SSLError):
+        return f"tls: {exc.reason or exc}"
+    return str(exc) or type(exc).__name__
+
+
+def _round_trip(conn: http.client.HTTPSConnection, path: str, timeout: int, data: bytes) -> tuple[int, bytes]:
+    path = (path or "/") + f"?timeout={timeout}s"
     conn.timeout = timeout
     if conn.sock is not None:
         conn.sock.settimeout(timeout)
@@ -79,6 +85,7 @@ def _connection(host: str, port: int, ca_bundle: str, timeout: int) -> http.clie
     conn = pool.get(key)
     if conn is None:
         conn = pool[key] = http.client.HTTPSConnection(host, port, timeout=timeout, context=_context(ca_bundle))
+        conn.connect()  # here, so a refusal is told apart from a kept connection the server closed
     return conn
 
 
