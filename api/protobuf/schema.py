@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 
 from api.protobuf import wire
 from api.protobuf.tables import (admissionregistration, apps, authentication, authorization, autoscaling, batch,
-                                 coordination, core, core_volumes, discovery, meta, networking, policy, rbac, scheduling)
+                                 coordination, core, core_volumes, discovery, meta, networking, policy, rbac,
+                                 scheduling)
 
 TABLES = (meta, core, core_volumes, apps, batch, admissionregistration, rbac, scheduling, networking, discovery,
           coordination, policy, autoscaling, authorization, authentication)
