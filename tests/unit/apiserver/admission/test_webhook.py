@@ -50,9 +50,8 @@ def _attempt(kind="ConfigMap", obj=None, old=None, operation="CREATE", namespace
 
 
 def _config(name: str, **hook) -> dict:
-    spec = {"name": f"{name}.example.com", "rules": [_rule(("configmaps", "namespaces", "nodes"), ("CREATE", "UPDATE"))],
-            **hook}
-    return {"metadata": {"name": name}, "webhooks": [spec]}
+    rules = [_rule(("configmaps", "namespaces", "nodes"), ("CREATE", "UPDATE"))]
+    return {"metadata": {"name": name}, "webhooks": [{"name": f"{name}.example.com", "rules": rules, **hook}]}
 
 
 @pytest.mark.parametrize("config, attempt, labels, matched", [
