@@ -60,9 +60,12 @@ class Writes:
     def _needs_old(self, call, info: KindInfo) -> bool:
         """Plugins that judge a change, not a state: NodeRestriction (a node's labels and taints), Pod
         Security (a namespace's new labels; a pod's significant changes, where a policy is enforced),
-        RBAC escalation. The common update, a pod in a privileged namespace, needs no second trip."""
+        RBAC escalation; admission webhooks (an UPDATE's review carries the oldObject). The common update,
+        a pod in a privileged namespace with no webhook configured, needs no second trip."""
         if call.req.verb != "update":
             return False
+        if self.cache.list("MutatingWebhookConfiguration") or self.cache.list("ValidatingWebhookConfiguration"):
+            return True  # a webhook may be met: its review carries the oldObject
         if info.kind == "Pod":
             return enforced(self.cache, call.req.namespace)
         return info.kind in ("Namespace", "Role", "ClusterRole", "Service") or (

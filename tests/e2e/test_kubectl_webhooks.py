@@ -60,6 +60,11 @@ def test_validating_and_mutating_webhooks(kube):
     assert request["kind"] == {"group": "", "version": "v1", "kind": "ConfigMap"}
     assert request["resource"] == {"group": "", "version": "v1", "resource": "configmaps"}
     assert request["userInfo"]["username"] == "admin" and request["object"]["data"] == {"fine": "1"}
+    ok(kubectl("label", "configmap", "good", "team=a"))
+    update = server.calls[-1]
+    assert update["operation"] == "UPDATE" and update["options"]["kind"] == "UpdateOptions"
+    assert "team" not in (update["oldObject"]["metadata"].get("labels") or {})
+    assert update["object"]["metadata"]["labels"] == {"team": "a"}
 
     label = hook("label.example.com", f"{server.url}/mutate", server.ca_bundle)
     _apply(kubectl, configuration(MUTATING, "label", [label]))
