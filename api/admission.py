@@ -42,6 +42,15 @@ def admit(kind: str, obj: Any, namespace: str | None = None,
           mutate: Callable[[dict], dict] | None = None) -> dict:
     """The object as it will be stored, or StatusError (Invalid 422 with field causes, BadRequest 400).
     `mutate` (mutating admission) changes the defaulted object before it is validated."""
+    parsed = decode(kind, obj, namespace)
+    if mutate is not None:
+        parsed = mutate(parsed)
+    return checked(kind, parsed)
+
+
+def decode(kind: str, obj: Any, namespace: str | None = None) -> dict:
+    """The object parsed with its model and defaulted (what mutating admission sees, and what a
+    webhook's patched object goes through again), or StatusError."""
     info = lookup(kind)
     if not isinstance(obj, dict):
         raise bad_request(f"the request carries no {info.kind} object")
@@ -61,8 +70,12 @@ def admit(kind: str, obj: Any, namespace: str | None = None,
         customobjects.prepare(info, parsed)
     else:
         defaults.apply(info.kind, parsed)
-    if mutate is not None:
-        parsed = mutate(parsed)
+    return parsed
+
+
+def checked(kind: str, parsed: dict) -> dict:
+    """The decoded (and mutated) object validated, with its apiVersion and kind; else Invalid."""
+    info = lookup(kind)
     causes = validation.validate(info, parsed)
     if isinstance(info, CustomKind):
         causes += customobjects.causes(info, parsed)

@@ -5,7 +5,7 @@ from typing import Callable, Sequence
 
 from api import (batch_validation, config_validation, crd_validation, cronjob_validation, ingress_validation, names,
                  pdb_validation, policy_validation, quantity, rbac, replication_validation, selectors,
-                 service_validation, storage_validation, volume_validation)
+                 service_validation, storage_validation, volume_validation, webhook_validation)
 from api.registry import KindInfo
 from api.status import Cause
 
@@ -161,6 +161,8 @@ def _cronjob(obj: dict) -> list[Cause]:
 
 VALIDATORS: dict[str, Callable[[dict], list[Cause]]] = {
     "CustomResourceDefinition": crd_validation.validate_crd,
+    "ValidatingWebhookConfiguration": webhook_validation.validate_validating,
+    "MutatingWebhookConfiguration": webhook_validation.validate_mutating,
     "Pod": pod, "ReplicaSet": _workload, "Deployment": _workload, "Job": _job, "CronJob": _cronjob,
     "ReplicationController": lambda obj: replication_validation.validate_rc(obj, pod_spec),
     "PodTemplate": lambda obj: replication_validation.validate_pod_template(obj, pod_spec),

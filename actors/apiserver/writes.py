@@ -14,7 +14,7 @@ from actors.apiserver.authz.node import node_identity
 from actors.apiserver.nodegraph import REFERENCED
 from api import customobjects, scope, service
 from api.customkinds import CustomKind
-from api.admission import admit, admit_status
+from api.admission import admit_status, checked, decode
 from api.patch.apply import apply_patch
 from api.registry import KindInfo, lookup
 from api.times import now
@@ -60,17 +60,22 @@ class Writes:
     def _needs_old(self, call, info: KindInfo) -> bool:
         """Plugins that judge a change, not a state: NodeRestriction (a node's labels and taints), Pod
         Security (a namespace's new labels; a pod's significant changes, where a policy is enforced),
-        RBAC escalation. The common update, a pod in a privileged namespace, needs no second trip."""
+        RBAC escalation; admission webhooks (an UPDATE's review carries the oldObject). The common update,
+        a pod in a privileged namespace with no webhook configured, needs no second trip."""
         if call.req.verb != "update":
             return False
+        if self.cache.list("MutatingWebhookConfiguration") or self.cache.list("ValidatingWebhookConfiguration"):
+            return True  # a webhook may be met: its review carries the oldObject
         if info.kind == "Pod":
             return enforced(self.cache, call.req.namespace)
         return info.kind in ("Namespace", "Role", "ClusterRole", "Service") or (
             info.kind == "Node" and node_identity(call.user)[1])
 
     def _admit(self, call, info: KindInfo, body: dict, old: dict | None) -> None:
-        attempt = self.admit_object(call, info, _carried(info, old, body["object"]), old,
-                                    call.req.verb == "updateStatus")
+        self.admit_object(call, info, _carried(info, old, body["object"]), old, call.req.verb == "updateStatus",
+                          lambda attempt: self._admitted(call, body, attempt))
+
+    def _admitted(self, call, body: dict, attempt: Attempt) -> None:
         body["object"] = attempt.obj
         if _dry_run(call.req):
             self._answer_dry_run(call, attempt)
@@ -84,20 +89,33 @@ class Writes:
             obj.setdefault("metadata", {}).setdefault("creationTimestamp", now())
         self.finish(call, {"ok": True, "object": obj, **({"warnings": attempt.warnings} if attempt.warnings else {})})
 
-    def admit_object(self, call, info: KindInfo, obj, old: dict | None, status_only: bool = False) -> Attempt:
+    def admit_object(self, call, info: KindInfo, obj, old: dict | None, status_only: bool, then) -> None:
+        """Admission, then `then(attempt)`: at once when no webhook is met, else once the webhooks
+        answered (on this thread; a refusal on the way is the request's answer)."""
         req = call.req
         namespace = (req.namespace or "") if info.namespaced else ""
         attempt = Attempt(OPERATIONS[req.verb], info, "status" if status_only else "", namespace,
-                          req.name or _name_of(obj), None, old, call.user, self.cache)
+                          req.name or _name_of(obj), None, old, call.user, self.cache, dry_run=_dry_run(req))
         if status_only:
             attempt.obj = admit_status(info.kind, obj)
-            admission.mutate(attempt)
+            redefault = lambda patched: admit_status(info.kind, patched)  # noqa: E731
         else:
-            attempt.obj = admit(info.kind, obj, req.namespace, mutate=lambda parsed: _mutated(attempt, parsed))
+            attempt.obj = decode(info.kind, obj, req.namespace)
             attempt.name = attempt.name or _name_of(attempt.obj)
+            redefault = lambda patched: decode(info.kind, patched, req.namespace)  # noqa: E731
+        admission.mutate(attempt)
+        fail = lambda exc: self.safe(call, _raise)(exc)  # noqa: E731
+        self.webhooks.mutate(attempt, redefault, lambda: self._validate(call, attempt, status_only, then, fail), fail)
+
+    def _validate(self, call, attempt: Attempt, status_only: bool, then, fail) -> None:
+        if not status_only:
+            attempt.obj = checked(attempt.info.kind, attempt.obj)
         admission.validate(attempt)
-        call.annotations.update(attempt.annotations)
-        return attempt
+
+        def done() -> None:
+            call.annotations.update(attempt.annotations)
+            then(attempt)
+        self.webhooks.validate(attempt, done, fail)
 
     # ---- the node authorizer's condition, checked by the store -----------------------------------
     def _node_guard(self, call, info: KindInfo) -> dict | None:
@@ -132,7 +150,13 @@ class Writes:
         patched = apply_patch(info.kind, current, req.object, req.options.get("patchType") or "merge",
                               self.settings.max_object_bytes)
         patched = _carried(info, current, scope.placed(info, "update", req.namespace, req.name, patched))
-        admitted = self.admit_object(call, info, patched, current, status_only)
+        self.admit_object(call, info, patched, current, status_only,
+                          lambda admitted: self._patch_admitted(call, info, guard, attempt, current, admitted))
+
+    def _patch_admitted(self, call, info: KindInfo, guard: dict | None, attempt: int, current: dict,
+                        admitted: Attempt) -> None:
+        req = call.req
+        status_only = req.options.get("subresource") == "status"
         if _dry_run(req):
             self._answer_dry_run(call, admitted)
             return
@@ -162,10 +186,8 @@ def _carried(info: KindInfo, old: dict | None, new):
     return new
 
 
-def _mutated(attempt: Attempt, parsed: dict) -> dict:
-    attempt.obj = parsed
-    admission.mutate(attempt)
-    return attempt.obj
+def _raise(exc: Exception) -> None:
+    raise exc
 
 
 def _name_of(obj) -> str:
