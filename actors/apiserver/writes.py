@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import copy
 
-from actors.apiserver import admission
+from actors.apiserver import admission, fieldmanager
 from actors.apiserver.admission import Attempt
 from actors.apiserver.admission.podsecurity import enforced
 from actors.apiserver.attributes import of_request
@@ -42,6 +42,8 @@ class Writes:
             body["object"] = scope.placed(info, req.verb, req.namespace, req.name, req.object)
         elif req.verb == "bind":
             scope.names_the_pod("Binding", req.namespace, req.name, req.object)
+        if req.verb in ("create", "update", "updateStatus"):
+            fieldmanager.stamped(call, body)
         if req.verb == "patch":
             self._patch(call, info, guard)
         elif req.verb == "delete" and _dry_run(req):
@@ -71,7 +73,8 @@ class Writes:
     def _admit(self, call, info: KindInfo, body: dict, old: dict | None) -> None:
         attempt = self.admit_object(call, info, _carried(info, old, body["object"]), old,
                                     call.req.verb == "updateStatus")
-        body["object"] = attempt.obj
+        body["object"] = fieldmanager.applied_create(call, info, attempt.obj) if call.req.verb == "create" \
+            else attempt.obj
         if _dry_run(call.req):
             self._answer_dry_run(call, attempt)
         else:
@@ -129,8 +132,9 @@ class Writes:
         req = call.req
         current = unwrap(reply)["object"]
         status_only = req.options.get("subresource") == "status"
-        patched = apply_patch(info.kind, current, req.object, req.options.get("patchType") or "merge",
-                              self.settings.max_object_bytes)
+        patch_type = req.options.get("patchType") or "merge"
+        patched = fieldmanager.applied_patch(call, info, current) if patch_type == "apply" else \
+            apply_patch(info.kind, current, req.object, patch_type, self.settings.max_object_bytes)
         patched = _carried(info, current, scope.placed(info, "update", req.namespace, req.name, patched))
         admitted = self.admit_object(call, info, patched, current, status_only)
         if _dry_run(req):
@@ -138,7 +142,9 @@ class Writes:
             return
         update = {"verb": "updateStatus" if status_only else "update", "kind": info.kind,
                   "namespace": req.namespace, "name": req.name, "object": admitted.obj,
-                  "resourceVersion": current["metadata"]["resourceVersion"], "options": {}}
+                  "resourceVersion": current["metadata"]["resourceVersion"],
+                  "options": {"fieldManager": fieldmanager.manager(call) or None, "apply": patch_type == "apply" or None}}
+        update["options"] = {k: v for k, v in update["options"].items() if v is not None}
         if guard:
             update["guard"] = guard
         if admitted.warnings:
