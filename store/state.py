@@ -15,7 +15,7 @@ from bus import codec
 from bus.digest import KeyDigest
 from bus.topology import matcher, object_key
 from api import service
-from store import deletion, objects
+from store import deletion, managed, objects
 from store.allocators import Allocation, AllocationError
 from store.quotas import QuotaIndex, charges
 from store.records import Change, Entry, ObjKey, oid_of
@@ -128,7 +128,7 @@ class State:
             raise not_found(info.kind, name)
         return entry
 
-    def create(self, kind: str, namespace: str | None, obj: dict) -> Entry:
+    def create(self, kind: str, namespace: str | None, obj: dict, options: dict | None = None) -> Entry:
         info = lookup(kind)
         meta = dict(_metadata(obj))
         obj = {**obj, "metadata": meta}
@@ -150,6 +150,7 @@ class State:
         if oid in self.objects:
             raise already_exists(info.kind, meta["name"])
         objects.stamp_new(obj, self.rev + 1, self.clock())
+        managed.keep(info, None, obj, options or {}, self.clock())
         custom = customkinds.custom(info.kind)
         if custom is not None:
             objects.custom_created(custom, obj)
@@ -175,7 +176,7 @@ class State:
         return name
 
     def update(self, kind: str, namespace: str | None, obj: dict, resource_version: str | None,
-               status_only: bool = False) -> Entry:
+               status_only: bool = False, options: dict | None = None) -> Entry:
         info = lookup(kind)
         meta = _metadata(obj)
         oid = oid_of(info, namespace, meta.get("name", ""))  # the request's namespace, never the body's
@@ -184,6 +185,7 @@ class State:
             raise not_found(info.kind, oid[2])
         self._precondition(info, old, resource_version or meta.get("resourceVersion"))
         new = self._merge(info, old.obj, {**obj, "metadata": dict(meta)}, status_only)
+        managed.keep(info, old.obj, new, options or {}, self.clock(), "status" if status_only else "", meta)
         if objects.same_content(new, old.obj):
             return old
         if new["metadata"].get("deletionTimestamp") and not deletion.held(info.kind, new) \

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import copy
 
-from actors.apiserver import admission
+from actors.apiserver import admission, fieldmanager
 from actors.apiserver.admission import Attempt
 from actors.apiserver.admission.podsecurity import enforced
 from actors.apiserver.attributes import of_request
@@ -42,6 +42,8 @@ class Writes:
             body["object"] = scope.placed(info, req.verb, req.namespace, req.name, req.object)
         elif req.verb == "bind":
             scope.names_the_pod("Binding", req.namespace, req.name, req.object)
+        if req.verb in ("create", "update", "updateStatus"):
+            fieldmanager.stamped(call, body)
         if req.verb == "patch":
             self._patch(call, info, guard)
         elif req.verb == "delete" and _dry_run(req):
@@ -73,10 +75,11 @@ class Writes:
 
     def _admit(self, call, info: KindInfo, body: dict, old: dict | None) -> None:
         self.admit_object(call, info, _carried(info, old, body["object"]), old, call.req.verb == "updateStatus",
-                          lambda attempt: self._admitted(call, body, attempt))
+                          lambda attempt: self._admitted(call, info, body, attempt))
 
-    def _admitted(self, call, body: dict, attempt: Attempt) -> None:
-        body["object"] = attempt.obj
+    def _admitted(self, call, info: KindInfo, body: dict, attempt: Attempt) -> None:
+        body["object"] = fieldmanager.applied_create(call, info, attempt.obj) if call.req.verb == "create" \
+            else attempt.obj
         if _dry_run(call.req):
             self._answer_dry_run(call, attempt)
         else:
@@ -147,8 +150,9 @@ class Writes:
         req = call.req
         current = unwrap(reply)["object"]
         status_only = req.options.get("subresource") == "status"
-        patched = apply_patch(info.kind, current, req.object, req.options.get("patchType") or "merge",
-                              self.settings.max_object_bytes)
+        patch_type = req.options.get("patchType") or "merge"
+        patched = fieldmanager.applied_patch(call, info, current) if patch_type == "apply" else \
+            apply_patch(info.kind, current, req.object, patch_type, self.settings.max_object_bytes)
         patched = _carried(info, current, scope.placed(info, "update", req.namespace, req.name, patched))
         self.admit_object(call, info, patched, current, status_only,
                           lambda admitted: self._patch_admitted(call, info, guard, attempt, current, admitted))
@@ -162,7 +166,10 @@ class Writes:
             return
         update = {"verb": "updateStatus" if status_only else "update", "kind": info.kind,
                   "namespace": req.namespace, "name": req.name, "object": admitted.obj,
-                  "resourceVersion": current["metadata"]["resourceVersion"], "options": {}}
+                  "resourceVersion": current["metadata"]["resourceVersion"],
+                  "options": {"fieldManager": fieldmanager.manager(call) or None,
+                              "apply": req.options.get("patchType") == "apply" or None}}
+        update["options"] = {k: v for k, v in update["options"].items() if v is not None}
         if guard:
             update["guard"] = guard
         if admitted.warnings:
