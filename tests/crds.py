@@ -45,3 +45,11 @@ def served_crd(crd: dict) -> dict:
         v["name"] for v in crd["spec"]["versions"] if v.get("storage")],
         "conditions": [{"type": t, "status": "True"} for t in ("NamesAccepted", "Established")]}
     return crd
+
+
+def scalable_crd() -> dict:
+    """The Widget CRD with the scale subresource over spec.replicas and status.ready."""
+    crd = widget_crd()
+    crd["spec"]["versions"][0]["subresources"]["scale"] = {
+        "specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.ready"}
+    return crd

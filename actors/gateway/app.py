@@ -6,7 +6,7 @@ from __future__ import annotations
 import structlog
 from aiohttp import web
 
-from actors.gateway import discovery, openapi, served, subresources, writes
+from actors.gateway import aggregated, discovery, openapi, served, subresources, writes
 from actors.gateway.bodies import object_body
 from actors.gateway.calls import call
 from actors.gateway.clients import ClientPool
@@ -50,10 +50,12 @@ async def serve(request: web.Request, address: str, max_bytes: int) -> web.Strea
         return json_response(discovery.VERSION)
     client = acting(await request.app[POOL].client_for(request.headers.get("Authorization"), request.remote or ""),
                     request.headers)
-    if path == "/api":
-        return json_response(discovery.api_versions(address))
     if path == "/apis" or path.startswith(("/apis/", "/openapi/")):
         await served.refresh(client, 0.0 if path == "/apis" or path.count("/") < 4 else served.FRESH_S)
+    if path in ("/api", "/apis") and (version := aggregated.asked(request.headers.get("Accept"))):
+        return json_response(aggregated.group_list(version, path == "/api"), content_type=aggregated.content_type(version))
+    if path == "/api":
+        return json_response(discovery.api_versions(address))
     if path == "/apis":
         return json_response(discovery.api_group_list())
     if path.startswith("/openapi/"):

@@ -7,12 +7,25 @@ import os
 
 import pytest
 
-from tests.crds import widget, widget_crd
-from tests.e2e.test_kubectl import binary, ok
-from tests.e2e.test_kubectl_crds import kube  # noqa: F401  (the fixture)
+from tests.conftest import control_plane
+from tests.crds import scalable_crd, widget, widget_crd
+from tests.e2e.conftest import running_gateway
+from tests.e2e.test_kubectl import binary, kubectl_at, lines_until, ok, streaming
+from testkit.people import token_of
 from testkit.waiting import wait_until
 
 pytestmark = pytest.mark.skipif(not os.path.exists(binary("1.33")), reason="no kubectl.1.33")
+
+
+@pytest.fixture
+def kube(procs, settings, tmp_path):
+    """(a client, kubectl 1.33, kubectl 1.27) on a control plane with the CRD controller."""
+    client = control_plane(procs, settings)
+    procs.start("actors.controllers", "crd", label="crd-controller")
+    with running_gateway(procs, settings, tmp_path) as (url, ca):
+        token = token_of(settings, "admin")
+        yield client, kubectl_at("1.33", tmp_path, url, ca, token), kubectl_at("1.27", tmp_path, url, ca, token)
+    client.close()
 
 
 def established(kubectl, crd: dict) -> None:
@@ -22,10 +35,47 @@ def established(kubectl, crd: dict) -> None:
 
 
 def test_kubectl_explain_reads_the_custom_schema(kube):
-    _, kubectl = kube
+    _, kubectl, _ = kube
     established(kubectl, widget_crd())
     out = ok(kubectl("explain", "widget.spec"))
     assert "GROUP:      example.com" in out and "KIND:       Widget" in out and "VERSION:    v1" in out
     assert "size\t<string> -required-" in out and "replicas\t<integer>" in out
     assert "enum: small, large" in out
     assert "ObjectMeta" in ok(kubectl("explain", "widgets.metadata"))
+
+
+def test_api_resources_list_the_custom_kind_through_aggregated_discovery(kube):
+    _, kubectl, old = kube
+    established(kubectl, scalable_crd())
+    for client in (kubectl, old):  # 1.33 asks for apidiscovery v2, 1.27 for v2beta1
+        line = next(line for line in ok(client("api-resources", "-o", "wide")).splitlines()
+                    if line.startswith("widgets "))
+        assert line.split()[:5] == ["widgets", "wd", "example.com/v1", "true", "Widget"] and "watch" in line
+    assert "widgets" in ok(kubectl("api-resources", "--api-group=example.com", "-o", "name"))
+
+
+def test_kubectl_scale_a_widget_through_its_scale_subresource(kube):
+    client, kubectl, _ = kube
+    established(kubectl, scalable_crd())
+    ok(kubectl("apply", "-f", "-", stdin=json.dumps(widget("w1", replicas=1))))
+    assert ok(kubectl("scale", "widget/w1", "--replicas=3")).strip() == "widget.example.com/w1 scaled"
+    assert client.get("Widget", "w1", "default")["spec"]["replicas"] == 3
+    scale = json.loads(ok(kubectl("get", "--raw", "/apis/example.com/v1/namespaces/default/widgets/w1/scale")))
+    assert scale["spec"] == {"replicas": 3} and scale["status"] == {"replicas": 0, "selector": ""}
+    refused = kubectl("scale", "widget/w1", "--replicas=11")  # the schema's maximum holds through /scale
+    assert refused.returncode != 0 and "spec.replicas in body should be less than or equal to 10" in refused.stderr
+
+
+def test_kubectl_get_widgets_watch(kube):
+    _, kubectl, _ = kube
+    established(kubectl, widget_crd())
+    ok(kubectl("apply", "-f", "-", stdin=json.dumps(widget("w1"))))
+    watcher = streaming(kubectl, "get", "widgets", "-w", "--no-headers")
+    patched = []
+
+    def seen(lines: list[str]) -> bool:
+        if not patched and any(line.startswith("w1 ") for line in lines):  # listed: now change it
+            patched.append(ok(kubectl("patch", "widget", "w1", "--type=merge", "-p", '{"spec":{"size":"large"}}')))
+        return any(line.split()[:2] == ["w1", "large"] for line in lines)
+    lines = lines_until(watcher, seen, "w1's change watched")
+    assert [line.split()[1] for line in lines if line.startswith("w1 ")] == ["small", "large"]
