@@ -24,14 +24,6 @@ def model_name(group: str, version: str, kind: str) -> str:
     return ".".join([*reversed(group.split(".")), version, kind])
 
 
-def version_schema(info: CustomKind, version: str) -> dict:
-    """The openAPIV3Schema of one of the CRD's versions (the storage version's when the CRD has no such)."""
-    for entry in (info.source.get("spec") or {}).get("versions") or []:
-        if entry.get("name") == version:
-            return ((entry.get("schema") or {}).get("openAPIV3Schema")) or {}
-    return info.schema
-
-
 def selectable(info: CustomKind, version: str) -> list[dict]:
     for entry in (info.source.get("spec") or {}).get("versions") or []:
         if entry.get("name") == version:
@@ -40,7 +32,7 @@ def selectable(info: CustomKind, version: str) -> list[dict]:
 
 
 def kind_schema(info: CustomKind, version: str) -> dict:
-    schema = copy.deepcopy(version_schema(info, version)) or {"type": "object"}
+    schema = copy.deepcopy(info.schema_for(f"{info.group}/{version}")) or {"type": "object"}
     properties = schema.setdefault("properties", {})
     properties["apiVersion"] = {"type": "string", "description": API_VERSION_DOC}
     properties["kind"] = {"type": "string", "description": KIND_DOC}
@@ -70,7 +62,8 @@ def paths(info: CustomKind, version: str) -> dict[str, dict]:
     collection, item = f"{prefix}/{info.plural}", f"{prefix}/{info.plural}/{{name}}"
     gvk = {"group": info.group, "kind": info.kind, "version": version}
     ref = {"$ref": f"#/components/schemas/{model_name(info.group, version, info.kind)}"}
-    list_ref = {"$ref": f"#/components/schemas/{model_name(info.group, version, info.list_kind or info.kind + 'List')}"}
+    list_name = model_name(info.group, version, info.list_kind or f"{info.kind}List")
+    list_ref = {"$ref": f"#/components/schemas/{list_name}"}
 
     def op(verb: str, action: str, body: dict, query: tuple[str, ...] = ()) -> dict:
         return {"operationId": f"{verb}{info.group.replace('.', '')}{version}{info.kind}",
@@ -106,8 +99,8 @@ SCALE = {  # autoscaling/v1 Scale, which kubus has no model for
 
 
 LIST_META = {"type": "object", "description": "ListMeta describes metadata that synthetic resources must have.",
-             "properties": {"continue": {"type": "string"}, "remainingItemCount": {"type": "integer", "format": "int64"},
-                            "resourceVersion": {"type": "string"}, "selfLink": {"type": "string"}}}
+             "properties": {"continue": {"type": "string"}, "resourceVersion": {"type": "string"},
+                            "remainingItemCount": {"type": "integer", "format": "int64"}, "selfLink": {"type": "string"}}}
 
 
 def documents(kinds: list[CustomKind], meta_schemas: dict[str, dict]) -> dict[str, dict]:

@@ -68,14 +68,16 @@ META = {"name": "w", "namespace": "default", "resourceVersion": "7"}
 ])
 def test_scale_of_a_custom_object(obj, spec, status):
     scale = customscale.scale_of(SCALE, {"metadata": META, **obj})
-    assert (scale["kind"], scale["apiVersion"], scale["spec"], scale["status"]) == ("Scale", "autoscaling/v1", spec, status)
+    assert (scale["kind"], scale["apiVersion"]) == ("Scale", "autoscaling/v1")
+    assert (scale["spec"], scale["status"]) == (spec, status)
     assert scale["metadata"]["resourceVersion"] == "7"
 
 
 def test_a_missing_spec_replicas_field_is_a_500_as_in_kubernetes():
     with pytest.raises(StatusError) as caught:
         customscale.scale_of(SCALE, {"metadata": META, "spec": {}})
-    assert caught.value.code == 500 and caught.value.message == 'the spec replicas field ".spec.replicas" does not exist'
+    assert caught.value.code == 500
+    assert caught.value.message == 'the spec replicas field ".spec.replicas" does not exist'
 
 
 @pytest.mark.parametrize("replicas", [-1, "3", True, 2**31, None])
