@@ -79,3 +79,45 @@ def test_kubectl_get_widgets_watch(kube):
         return any(line.split()[:2] == ["w1", "large"] for line in lines)
     lines = lines_until(watcher, seen, "w1's change watched")
     assert [line.split()[1] for line in lines if line.startswith("w1 ")] == ["small", "large"]
+
+
+def two_versions() -> dict:
+    crd = widget_crd()
+    v1 = crd["spec"]["versions"][0]
+    v1["selectableFields"] = [{"jsonPath": ".spec.color"}]
+    crd["spec"]["versions"] = [{**json.loads(json.dumps(v1)), "name": "v1beta1", "storage": False, "deprecated": True},
+                               v1]
+    return crd
+
+
+def test_two_versions_served_one_stored_and_the_deprecated_one_warns(kube):
+    client, kubectl, _ = kube
+    established(kubectl, two_versions())
+    sent = {**widget("w1", color="red"), "apiVersion": "example.com/v1beta1"}
+    made = kubectl("apply", "-f", "-", stdin=json.dumps(sent))
+    assert made.returncode == 0, made.stderr
+    warning = "Warning: example.com/v1beta1 Widget is deprecated; use example.com/v1 Widget"
+    assert warning in made.stderr
+    assert client.get("Widget", "w1", "default")["apiVersion"] == "example.com/v1"  # stored as v1
+    old = kubectl("get", "widgets.v1beta1.example.com", "w1", "-o", "json")
+    assert json.loads(old.stdout)["apiVersion"] == "example.com/v1beta1" and warning in old.stderr
+    assert json.loads(ok(kubectl("get", "widgets", "w1", "-o", "json")))["apiVersion"] == "example.com/v1"
+    ok(kubectl("apply", "-f", "-", stdin=json.dumps(widget("w2", color="blue"))))
+    assert ok(kubectl("get", "widgets", "--field-selector=spec.color=blue", "-o", "name")).split() == [
+        "widget.example.com/w2"]
+    refused = kubectl("get", "widgets", "--field-selector=spec.size=small")
+    assert refused.returncode != 0 and "field label not supported: spec.size" in refused.stderr
+
+
+@pytest.mark.parametrize("flags, created, said", [
+    ((), False, 'Widget in version "v1" cannot be handled as a Widget: strict decoding error: '
+                'unknown field "spec.bogus"'),
+    (("--validate=warn",), True, 'Warning: unknown field "spec.bogus"'),
+])
+def test_unknown_fields_of_a_widget(kube, flags, created, said):
+    client, kubectl, _ = kube
+    established(kubectl, widget_crd())
+    done = kubectl("apply", *flags, "-f", "-", stdin=json.dumps(widget("w1", bogus=1)))
+    assert (done.returncode == 0) == created and said in done.stderr, done.stderr
+    if created:
+        assert "bogus" not in client.get("Widget", "w1", "default")["spec"]  # pruned
