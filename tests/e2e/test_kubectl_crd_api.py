@@ -121,3 +121,23 @@ def test_unknown_fields_of_a_widget(kube, flags, created, said):
     assert (done.returncode == 0) == created and said in done.stderr, done.stderr
     if created:
         assert "bogus" not in client.get("Widget", "w1", "default")["spec"]  # pruned
+
+
+def test_the_python_client_watches_widgets(kube, settings, tmp_path):
+    from kubernetes import client as k8s, watch
+    from tests.e2e.test_python_client import client_for
+    client, kubectl, _ = kube
+    established(kubectl, widget_crd())
+    ok(kubectl("apply", "-f", "-", stdin=json.dumps(widget("w1"))))
+    server = ok(kubectl("config", "view", "--minify", "-o", "jsonpath={.clusters[0].cluster.server}"))
+    ca = ok(kubectl("config", "view", "--minify", "-o", "jsonpath={.clusters[0].cluster.certificate-authority}"))
+    with client_for(server, ca, token_of(settings, "admin")) as api_client:
+        api = k8s.CustomObjectsApi(api_client)
+        listed = api.list_namespaced_custom_object("example.com", "v1", "default", "widgets")
+        rv = listed["metadata"]["resourceVersion"]
+        client.patch("Widget", "w1", {"spec": {"size": "large"}}, "default")
+        events = watch.Watch().stream(api.list_namespaced_custom_object, "example.com", "v1", "default", "widgets",
+                                      resource_version=rv, timeout_seconds=10)
+        event = next(events)
+        assert (event["type"], event["object"]["spec"]["size"]) == ("MODIFIED", "large")
+        assert event["object"]["apiVersion"] == "example.com/v1"
