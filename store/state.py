@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipaddress
 from typing import Callable, Iterator
 
-from api import customkinds, selectors
+from api import customkinds, customobjects, selectors
 from api.fieldselectors import parse_fields
 from api.registry import KindInfo, lookup
 from api.errors import already_exists, conflict, forbidden, invalid, not_found
@@ -298,6 +298,8 @@ class State:
         except ValueError as exc:
             raise bad_request(f"unable to parse requirement: {exc}") from None
         fields = parse_fields(options.get("fieldSelector"))
+        if (custom := customkinds.custom(info.kind)) is not None:
+            customobjects.check_fields(custom, fields)
         ns = namespace if info.namespaced else None
         cut = list(self.objects.items())
 

@@ -1,10 +1,10 @@
 """Legacy discovery (`/api`, `/apis`, `/api/v1`, `/apis/<group>/<version>`) and `/version`, built
-from the kind registry. Aggregated discovery is not served: kubectl reads the plain form, which
-carries Content-Type application/json, as legacy and asks for each group-version."""
+from the kind registry; the aggregated form kubectl asks for first is built from these entries
+(aggregated.py). Clients that ask for plain JSON read this form and ask for each group-version."""
 from __future__ import annotations
 
 from actors.gateway.paths import REVIEW_PATHS
-from actors.gateway.subresources import SCALABLE, STATUS_KINDS
+from actors.gateway.subresources import STATUS_KINDS, scalable
 from api.customkinds import CustomKind
 from api.registry import all_kinds, KindInfo
 
@@ -75,7 +75,7 @@ def _subresources(info: KindInfo) -> list[dict]:
     entries = []
     if info.kind in STATUS_KINDS or isinstance(info, CustomKind) and info.status_subresource:
         entries.append(_sub(info, "status", info.kind, SUB_VERBS))
-    if info.kind in SCALABLE:
+    if scalable(info):
         entries.append({**_sub(info, "scale", "Scale", SUB_VERBS), "group": "autoscaling", "version": "v1"})
     if info.kind == "Pod":
         entries += [_sub(info, "binding", "Binding", ["create"]), _sub(info, "log", "Pod", ["get"]),

@@ -9,7 +9,7 @@ from actors.gateway.bodies import APPLY_PATCH, AS_SENT, media_type, object_body,
 from actors.gateway.calls import call, dry_run, typed, with_warnings
 from actors.gateway.paths import Target
 from actors.gateway.responses import object_response
-from api import fieldvalidation
+from api import customobjects, fieldvalidation
 from api.customkinds import CustomKind
 from api.managedfields.managers import check_manager, manager_of
 from api.patch.apply import CONTENT_TYPES
@@ -112,6 +112,8 @@ def _for_target(obj: dict, target: Target) -> dict:
     if obj.get("kind") not in (None, "", target.info.kind):
         raise bad_request(f'{obj["kind"]} in version "{obj.get("apiVersion", "")}" cannot be handled as a '
                           f"{target.info.kind}: the body names another kind")
+    if isinstance(target.info, CustomKind) and target.api_version:
+        return {**obj, "kind": target.info.kind, "apiVersion": target.api_version}
     return {**obj, "kind": target.info.kind}
 
 
@@ -120,10 +122,14 @@ def _fields(request: web.Request, target: Target, body, decoding: bool = False) 
     400 before anything is written: a create or update could not decode its body, a patch's result."""
     if target.subresource:
         return []
-    kind, version = target.info.kind, target.info.api_version.split("/")[-1]
+    kind, version = target.info.kind, (target.api_version or target.info.api_version).split("/")[-1]
     refusal = f'{kind} in version "{version}" cannot be handled as a {kind}: ' if decoding else ""
-    return fieldvalidation.checked(kind, request.get(AS_SENT, body), fieldvalidation.mode_of(
-        request.query.get("fieldValidation")), refusal)
+    sent = request.get(AS_SENT, body)
+    unknown = []
+    if isinstance(target.info, CustomKind) and isinstance(body, dict):
+        unknown = customobjects.unknown_fields(target.info, {**body, "apiVersion": target.api_version})
+    return fieldvalidation.checked(kind, sent, fieldvalidation.mode_of(request.query.get("fieldValidation")),
+                                   refusal, unknown)
 
 
 async def delete_collection(request: web.Request, client: Client, target: Target, max_bytes: int) -> web.Response:
