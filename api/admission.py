@@ -81,7 +81,7 @@ def checked(kind: str, parsed: dict) -> dict:
     info = lookup(kind)
     causes = validation.validate(info, parsed)
     if isinstance(info, CustomKind):
-        causes += customobjects.causes(parsed, schema)
+        causes += customobjects.causes(parsed, info.schema_for(parsed.get("apiVersion")))  # the version sent
     if causes:
         name = parsed["metadata"].get("name") or parsed["metadata"].get("generateName") or ""
         raise invalid(info.kind, name, causes)

@@ -2,7 +2,6 @@
 a command makes. Pure logic: persistence and the wire are elsewhere."""
 from __future__ import annotations
 
-import ipaddress
 from typing import Callable, Iterator
 
 from api import customkinds, customobjects, selectors
@@ -100,25 +99,6 @@ class State:
                 self.create("Namespace", None, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name},
                                                 "spec": {"finalizers": ["kubernetes"]},
                                                 "status": {"phase": "Active"}})
-
-    def seed_services(self, api_port: int) -> None:
-        """`default/kubernetes` on the range's first address and `kube-system/kube-dns` on its tenth, as
-        kube-apiserver and kubeadm make them; neither has a selector (the DNS actor answers for the second)."""
-        first = self.allocation.ips.base
-        for namespace, name, offset, labels, ports in (
-                ("default", "kubernetes", 0, {"component": "apiserver", "provider": "kubernetes"},
-                 [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": api_port}]),
-                ("kube-system", "kube-dns", 9, {"k8s-app": "kube-dns", "kubernetes.io/name": "CoreDNS"},
-                 [{"name": "dns", "port": 53, "protocol": "UDP", "targetPort": 53},
-                  {"name": "dns-tcp", "port": 53, "protocol": "TCP", "targetPort": 53}])):
-            ip = str(ipaddress.IPv4Address(first + offset))
-            if ("Service", namespace, name) not in self.objects and first + offset not in self.allocation.ips.used:
-                self.create("Service", namespace, {
-                    "apiVersion": "v1", "kind": "Service",
-                    "metadata": {"name": name, "namespace": namespace, "labels": labels},
-                    "spec": {"type": "ClusterIP", "clusterIP": ip, "clusterIPs": [ip], "sessionAffinity": "None",
-                             "ipFamilies": ["IPv4"], "ipFamilyPolicy": "SingleStack",
-                             "internalTrafficPolicy": "Cluster", "ports": ports}})
 
     # ---- commands ------------------------------------------------------------------------------
     def get(self, kind: str, namespace: str | None, name: str) -> Entry:
