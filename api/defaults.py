@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from api import batch, config, rbac
+from api import apps_validation, batch, config, rbac
 
 
 def _pull_policy(image: str | None) -> str:
@@ -98,6 +98,11 @@ def job(obj: dict) -> None:
     _template(obj["spec"])
 
 
+def daemonset(obj: dict) -> None:
+    apps_validation.defaults(obj)
+    _template(obj["spec"])
+
+
 def event(obj: dict) -> None:
     obj.setdefault("type", "Normal")
     obj.setdefault("count", 1)
@@ -135,7 +140,7 @@ def endpoint_slice(obj: dict) -> None:
 
 DEFAULTERS: dict[str, Callable[[dict], Any]] = {
     "Pod": pod, "Node": node, "Namespace": namespace, "ReplicaSet": replicaset,
-    "Deployment": deployment, "Job": job, "Event": event, "Service": service, "EndpointSlice": endpoint_slice,
+    "Deployment": deployment, "DaemonSet": daemonset, "Job": job, "Event": event, "Service": service, "EndpointSlice": endpoint_slice,
     "ConfigMap": config.configmap, "Secret": config.secret,
     "RoleBinding": rbac.set_binding_defaults, "ClusterRoleBinding": rbac.set_binding_defaults,
 }

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from api.apps import Deployment, ReplicaSet
+from api.apps import ControllerRevision, DaemonSet, Deployment, ReplicaSet
 from api.batch import Job
 from api.config import ConfigMap, Secret
 from api.discovery import EndpointSlice
@@ -52,6 +52,8 @@ KINDS: dict[str, KindInfo] = {
         KindInfo("ReplicaSet", ReplicaSet, "apps/v1", True, "replicasets", ("rs",), has_spec_generation=True),
         KindInfo("Deployment", Deployment, "apps/v1", True, "deployments", ("deploy",),
                  has_spec_generation=True),
+        KindInfo("DaemonSet", DaemonSet, "apps/v1", True, "daemonsets", ("ds",), has_spec_generation=True),
+        KindInfo("ControllerRevision", ControllerRevision, "apps/v1", True, "controllerrevisions"),
         KindInfo("Job", Job, "batch/v1", True, "jobs", has_spec_generation=True),
         KindInfo("ServiceAccount", ServiceAccount, "v1", True, "serviceaccounts", ("sa",),
                  unconditional_update=True),

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import copy
 
-from api import batch_validation, config_validation, ingress_validation, policy_validation, rbac, service_validation
+from api import (apps_validation, batch_validation, config_validation, ingress_validation, policy_validation, rbac,
+                 service_validation)
 from api.gojson import go_key
 from api.status import Cause
 
@@ -93,6 +94,7 @@ UPDATE_CHECKS = {"RoleBinding": rbac.role_ref_update, "ClusterRoleBinding": rbac
                  "Service": service_validation.service_update, "Node": node_update,
                  "EndpointSlice": service_validation.endpoint_slice_update,
                  "IngressClass": ingress_validation.ingress_class_update,
-                 "Job": batch_validation.job_update, "ConfigMap": config_validation.configmap_update,
+                 "Job": batch_validation.job_update, "DaemonSet": apps_validation.daemonset_update,
+                 "ControllerRevision": apps_validation.controller_revision_update, "ConfigMap": config_validation.configmap_update,
                  "Secret": config_validation.secret_update}
 STATUS_CHECKS = {"Job": batch_validation.job_status_update}

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from api import (batch_validation, config_validation, ingress_validation, names, policy_validation, quantity, rbac,
-                 selectors, service_validation, volume_validation)
+from api import (apps_validation, batch_validation, config_validation, ingress_validation, names, policy_validation,
+                 quantity, rbac, selectors, service_validation, volume_validation)
 from api.registry import KindInfo
 from api.status import Cause
 
@@ -152,8 +152,14 @@ def _job(obj: dict) -> list[Cause]:
     return batch_validation.validate_job(obj) + pod_spec("spec.template.spec", template.get("spec") or {})
 
 
+def _daemonset(obj: dict) -> list[Cause]:
+    template = (obj.get("spec") or {}).get("template") or {}
+    return apps_validation.validate_daemonset(obj) + pod_spec("spec.template.spec", template.get("spec") or {})
+
+
 VALIDATORS: dict[str, Callable[[dict], list[Cause]]] = {
     "Pod": pod, "ReplicaSet": _workload, "Deployment": _workload, "Job": _job,
+    "DaemonSet": _daemonset, "ControllerRevision": apps_validation.validate_controller_revision,
     "Role": rbac.validate_role, "ClusterRole": rbac.validate_cluster_role,
     "RoleBinding": rbac.validate_role_binding, "ClusterRoleBinding": rbac.validate_cluster_role_binding,
     "PriorityClass": policy_validation.validate_priority_class, "LimitRange": policy_validation.validate_limit_range,

@@ -23,7 +23,8 @@ def _ident(obj: dict, kind: str) -> Ident:
 
 class GarbageCollector(Controller):
     name = "controller.gc"
-    kinds = ("pod", "replicaset", "deployment", "job", "node", "lease", "service", "endpointslice")  # a Node: its Lease
+    kinds = ("pod", "replicaset", "deployment", "job", "daemonset", "controllerrevision", "node", "lease", "service",
+             "endpointslice")  # a Node: its Lease
 
     def __init__(self, settings, **kw: Any):
         super().__init__(settings, **kw)

@@ -1,13 +1,13 @@
 """Tables like kubectl's: one row per object, columns per kind (`workloads.py`, `networking.py`,
-`config.py`, `batch.py`),
+`config.py`, `batch.py`, `apps.py`),
 wide adds more."""
 from __future__ import annotations
 
-from api.printers import batch, config, networking, workloads
+from api.printers import apps, batch, config, networking, workloads
 from api.printers.workloads import Row, named
 
 COLUMNS: dict[str, tuple[list[str], list[str], Row]] = {**workloads.COLUMNS, **networking.COLUMNS,
-                                                         **config.COLUMNS, **batch.COLUMNS}
+                                                         **config.COLUMNS, **batch.COLUMNS, **apps.COLUMNS}
 GENERIC = (["NAME", "AGE"], [], named)  # a kind without columns of its own
 
 

@@ -20,7 +20,8 @@ EVENTS = new_rule("create patch update", ("", "events.k8s.io"), "events")
 CONTROLLERS = ("clusterrole-aggregation-controller", "deployment-controller", "generic-garbage-collector",
                "namespace-controller", "node-controller", "replicaset-controller", "resourcequota-controller",
                "service-account-controller", "endpointslice-controller", "endpoint-controller",
-               "root-ca-cert-publisher", "job-controller", "ttl-after-finished-controller")
+               "root-ca-cert-publisher", "job-controller", "ttl-after-finished-controller",
+               "daemon-set-controller")
 
 
 def _meta(name: str, labels: dict[str, str] | None = None) -> dict:
@@ -181,6 +182,12 @@ def _controller_rules() -> dict[str, list[dict]]:
             new_rule("update", workloads, "deployments/finalizers"),
             new_rule("create delete get list patch update watch", workloads, "replicasets"),
             new_rule("get list update watch", CORE, "pods")],
+        "daemon-set-controller": [
+            new_rule("get list watch", workloads, "daemonsets"),
+            new_rule("update", workloads, "daemonsets/status"), new_rule("update", workloads, "daemonsets/finalizers"),
+            new_rule("list watch", CORE, "nodes"), new_rule("create delete list patch watch", CORE, "pods"),
+            new_rule("create", CORE, "pods/binding"),
+            new_rule("create delete get list patch update watch", ("apps",), "controllerrevisions")],
         "generic-garbage-collector": [new_rule("delete get list patch update watch", ("*",), "*")],
         "job-controller": [
             new_rule("get list update watch", ("batch",), "jobs"),

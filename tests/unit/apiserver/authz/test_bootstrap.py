@@ -19,7 +19,8 @@ BINDINGS = rbac_defaults.cluster_role_bindings()
 CONTROLLERS = ("replicaset-controller", "deployment-controller", "generic-garbage-collector", "namespace-controller",
                "node-controller", "service-account-controller", "resourcequota-controller",
                "clusterrole-aggregation-controller", "endpointslice-controller", "endpoint-controller",
-               "root-ca-cert-publisher", "job-controller", "ttl-after-finished-controller")
+               "root-ca-cert-publisher", "job-controller", "ttl-after-finished-controller",
+               "daemon-set-controller")
 
 
 def by_name(objects: list[dict]) -> dict[str, dict]:
