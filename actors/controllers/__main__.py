@@ -2,6 +2,7 @@
 import argparse
 
 from actors.controllers.aggregation import ClusterRoleAggregationController
+from actors.controllers.daemonset import DaemonSetController
 from actors.controllers.deployment import DeploymentController
 from actors.controllers.endpoints import EndpointsController
 from actors.controllers.endpointslice import EndpointSliceController
@@ -24,7 +25,7 @@ CONTROLLERS = {"replicaset": ReplicaSetController, "deployment": DeploymentContr
                "clusterrole-aggregation": ClusterRoleAggregationController, "nodeipam": NodeIpamController,
                "endpointslice": EndpointSliceController, "endpoints": EndpointsController,
                "root-ca-cert-publisher": RootCAPublisher, "job": JobController,
-               "ttlafterfinished": TTLAfterFinishedController}
+               "ttlafterfinished": TTLAfterFinishedController, "daemonset": DaemonSetController}
 
 
 def main() -> None:
