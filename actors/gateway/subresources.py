@@ -21,7 +21,7 @@ from runtime.client import Client
 
 SCALABLE = {"Deployment", "ReplicaSet"}
 STATUS_KINDS = {"Pod", "Node", "Namespace", "Deployment", "ReplicaSet", "ResourceQuota", "Service", "Ingress",
-                "Job"}
+                "Job", "DaemonSet"}
 FOLLOW_POLL_S = 0.5
 
 

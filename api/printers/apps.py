@@ -4,7 +4,7 @@ from __future__ import annotations
 from api.printers.workloads import Row, age, template_cells
 
 
-def _labels(values: dict | None) -> str:
+def node_selector_text(values: dict | None) -> str:
     """labels.FormatLabels: `k=v,...` sorted, or <none>."""
     return ",".join(f"{k}={v}" for k, v in sorted((values or {}).items())) or "<none>"
 
@@ -14,7 +14,7 @@ def _daemonset(ds: dict, wide: bool) -> list[str]:
     counts = ("desiredNumberScheduled", "currentNumberScheduled", "numberReady", "updatedNumberScheduled",
               "numberAvailable")
     node_selector = ((ds["spec"].get("template") or {}).get("spec") or {}).get("nodeSelector")
-    return [ds["metadata"]["name"], *(str(status.get(c, 0)) for c in counts), _labels(node_selector),
+    return [ds["metadata"]["name"], *(str(status.get(c, 0)) for c in counts), node_selector_text(node_selector),
             age(ds["metadata"].get("creationTimestamp"))] + template_cells(ds, wide)
 
 

@@ -1,0 +1,72 @@
+"""DaemonSets from the command line on two hollow nodes: kubectl 1.33 `apply`, `get ds` (its columns),
+`rollout status`, `set image`, `rollout history` (the ControllerRevisions, listed by the DaemonSet's
+selector) and `rollout undo` back to the first template, through the gateway; `kubus describe ds`."""
+from __future__ import annotations
+
+import os
+
+import pytest
+import yaml
+
+from tests.conftest import control_plane
+from tests.e2e.conftest import running_gateway
+from tests.e2e.test_kubectl import binary, kubectl_at, ok
+from tests.integration.test_deployment import kubus
+from testkit.people import token_of
+from testkit.waiting import wait_until
+
+pytestmark = pytest.mark.skipif(not os.path.exists(binary("1.33")), reason="no kubectl.1.33")
+
+MANIFEST = {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "agent"},
+            "spec": {"selector": {"matchLabels": {"app": "agent"}},
+                     "template": {"metadata": {"labels": {"app": "agent"}},
+                                  "spec": {"nodeSelector": {"role": "edge"}, "terminationGracePeriodSeconds": 0,
+                                           "containers": [{"name": "c", "image": "agent:1"}]}}}}
+
+
+@pytest.fixture
+def kube(procs, settings, tmp_path):
+    client = control_plane(procs, settings)
+    procs.start("actors.scheduler")
+    procs.start("actors.kubelet", "--hollow", "2", "--labels", "role=edge", "--capacity", "cpu=8,memory=16Gi,pods=110")
+    procs.start("actors.controllers", "daemonset", label="ds-controller")
+    wait_until(lambda: len(client.list("Node").items) == 2, 30, what="two nodes")
+    with running_gateway(procs, settings, tmp_path) as (url, ca):
+        yield client, kubectl_at("1.33", tmp_path, url, ca, token_of(settings, "admin"))
+    client.close()
+
+
+def images(client) -> set[str]:
+    return {p["spec"]["containers"][0]["image"] for p in client.list("Pod", "default").items
+            if not p["metadata"].get("deletionTimestamp")}
+
+
+def test_kubectl_apply_get_rollout_status_history_undo(kube, procs, tmp_path):
+    client, kubectl = kube
+    (tmp_path / "ds.yaml").write_text(yaml.safe_dump(MANIFEST))
+    assert ok(kubectl("apply", "-f", str(tmp_path / "ds.yaml"))).strip() == "daemonset.apps/agent created"
+    assert ok(kubectl("rollout", "status", "ds/agent", "--timeout=60s")).strip().splitlines()[-1] == \
+        'daemon set "agent" successfully rolled out'
+    header, row = ok(kubectl("get", "ds")).splitlines()
+    assert header.split() == ["NAME", "DESIRED", "CURRENT", "READY", "UP-TO-DATE", "AVAILABLE", "NODE", "SELECTOR",
+                              "AGE"]
+    assert row.split()[:7] == ["agent", "2", "2", "2", "2", "2", "role=edge"]
+    assert "daemonset.apps/agent" in ok(kubectl("get", "all"))  # daemonsets are in the `all` category
+
+    assert ok(kubectl("set", "image", "ds/agent", "c=agent:2")).strip() == "daemonset.apps/agent image updated"
+    ok(kubectl("rollout", "status", "ds/agent", "--timeout=60s"))
+    wait_until(lambda: images(client) == {"agent:2"}, 30, what="every pod on agent:2")
+    history = ok(kubectl("rollout", "history", "ds/agent")).splitlines()
+    assert history[0] == "daemonset.apps/agent " and history[1].split() == ["REVISION", "CHANGE-CAUSE"]
+    assert [line.split()[0] for line in history[2:] if line.strip()] == ["1", "2"]
+    shown = ok(kubectl("rollout", "history", "ds/agent", "--revision=1"))
+    assert "agent:1" in shown
+
+    assert ok(kubectl("rollout", "undo", "ds/agent")).strip() == "daemonset.apps/agent rolled back"
+    ok(kubectl("rollout", "status", "ds/agent", "--timeout=60s"))
+    wait_until(lambda: images(client) == {"agent:1"}, 30, what="every pod back on agent:1")
+    revisions = sorted(r["revision"] for r in client.list("ControllerRevision", "default").items)
+    assert revisions == [2, 3]  # the first template's revision renumbered as the newest
+    described = kubus(procs, "describe", "ds", "agent")
+    assert described.returncode == 0, described.stderr
+    assert "Desired Number of Nodes Scheduled: 2" in described.stdout
