@@ -126,6 +126,8 @@ def manage(ds: dict, nodes: list[dict], pods: dict[str, list[dict]], hash_: str,
         elif keep:
             running = _running_on(name, mine, plan, in_backoff)
             plan.delete += _surplus(ds, running, hash_, now, surge)
+            if surge and run and not running:  # surging: the node needs one pod not being deleted
+                plan.create.append(name)
         elif mine:
             plan.delete += [p for p in mine if not p["metadata"].get("deletionTimestamp")]
     known = {n["metadata"]["name"] for n in nodes}

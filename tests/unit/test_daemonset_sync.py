@@ -99,6 +99,17 @@ def test_manage_creates_on_eligible_nodes_and_deletes_elsewhere():
     assert [p["metadata"]["name"] for p in plan.delete] == ["p2b", "p3", "p9"]
 
 
+@pytest.mark.parametrize("strategy, creates", [
+    pytest.param(None, [], id="waits-for-the-old-pod-to-go"),
+    pytest.param({"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 0, "maxSurge": 1}}, ["n1"],
+                 id="surge-starts-the-new-at-once"),
+])
+def test_a_node_whose_only_pod_is_terminating(strategy, creates):
+    leaving = pod("p1", "n1", "old")
+    leaving["metadata"]["deletionTimestamp"] = rfc3339(T0)
+    assert daemonsync.sync(ds(strategy=strategy), [node("n1")], [leaving], "new", T0).create == creates
+
+
 def test_an_unbound_pod_counts_for_its_target_node():
     plan = daemonsync.sync(ds(), [node("n1")], [pod("p1", "n1", bound=False)], "new", T0)
     assert not plan.create and not plan.delete
