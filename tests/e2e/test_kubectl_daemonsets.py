@@ -1,6 +1,7 @@
 """DaemonSets from the command line on two hollow nodes: kubectl 1.33 `apply`, `get ds` (its columns),
 `rollout status`, `set image`, `rollout history` (the ControllerRevisions, listed by the DaemonSet's
-selector) and `rollout undo` back to the first template, through the gateway; `kubus describe ds`."""
+selector), `rollout undo` back to the first template, `get controllerrevisions` and `describe ds`
+through the gateway; `kubus describe ds`."""
 from __future__ import annotations
 
 import os
@@ -67,6 +68,11 @@ def test_kubectl_apply_get_rollout_status_history_undo(kube, procs, tmp_path):
     wait_until(lambda: images(client) == {"agent:1"}, 30, what="every pod back on agent:1")
     revisions = sorted(r["revision"] for r in client.list("ControllerRevision", "default").items)
     assert revisions == [2, 3]  # the first template's revision renumbered as the newest
+    revs = ok(kubectl("get", "controllerrevisions")).splitlines()
+    assert revs[0].split() == ["NAME", "CONTROLLER", "REVISION", "AGE"]
+    assert sorted(line.split()[1:3] for line in revs[1:]) == [["daemonset.apps/agent", "2"],
+                                                              ["daemonset.apps/agent", "3"]]
+    assert "Desired Number of Nodes Scheduled: 2" in ok(kubectl("describe", "ds", "agent"))
     described = kubus(procs, "describe", "ds", "agent")
     assert described.returncode == 0, described.stderr
     assert "Desired Number of Nodes Scheduled: 2" in described.stdout
