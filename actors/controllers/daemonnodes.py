@@ -72,18 +72,27 @@ def _untolerated(taints: list[dict], tolerations: list[dict], effects: tuple[str
     return any(t.get("effect") in effects and not any(tolerates(tol, t) for tol in tolerations) for t in taints)
 
 
-def should_run(ds: dict, node: dict) -> tuple[bool, bool]:
-    """(should run, should continue running) of NodeShouldRunDaemonPod."""
+def should_run(ds: dict, node: dict, tolerations: list[dict] | None = None) -> tuple[bool, bool]:
+    """(should run, should continue running) of NodeShouldRunDaemonPod; `tolerations` the pod's, if known."""
     spec = (ds["spec"].get("template") or {}).get("spec") or {}
     name = node["metadata"]["name"]
     if spec.get("nodeName") and spec["nodeName"] != name:
         return False, False
     if not affinity_matches(spec, node):
         return False, False
-    taints, tolerations = (node.get("spec") or {}).get("taints") or [], daemon_tolerations(spec)
+    taints = (node.get("spec") or {}).get("taints") or []
+    if not taints:
+        return True, True
+    tolerations = daemon_tolerations(spec) if tolerations is None else tolerations
     if _untolerated(taints, tolerations, ("NoSchedule", "NoExecute")):
         return False, not _untolerated(taints, tolerations, ("NoExecute",))
     return True, True
+
+
+def placement(ds: dict, nodes: list[dict]) -> dict[str, tuple[bool, bool]]:
+    """should_run of every node, by name (the pod's tolerations worked out once)."""
+    tolerations = daemon_tolerations((ds["spec"].get("template") or {}).get("spec") or {})
+    return {n["metadata"]["name"]: should_run(ds, n, tolerations) for n in nodes}
 
 
 def target_node(pod: dict) -> str | None:

@@ -10,7 +10,7 @@ from typing import Any
 from actors.controllers import daemonhistory, daemonsync
 from actors.controllers.base import Controller
 from actors.controllers.claims import claim, controller_of, matching
-from actors.controllers.daemonnodes import HASH_LABEL, pod_for
+from actors.controllers.daemonnodes import HASH_LABEL, placement, pod_for
 from actors.controllers.expectations import Expectations
 from api.status import StatusError
 from runtime.cache import Delta
@@ -74,12 +74,12 @@ class DaemonSetController(Controller):
         if history.create is not None or history.renumber is not None:
             self._record_history(key, ds, history)
             return
-        nodes = list(self.objects.get("Node", {}).values())
+        places = placement(ds, list(self.objects.get("Node", {}).values()))
         now = self.clock()
         if not self.expectations.satisfied(key):
-            self._write_status(key, ds, daemonsync.status(ds, nodes, daemonsync.by_node(pods), history.hash, now))
+            self._write_status(key, ds, daemonsync.status(ds, places, daemonsync.by_node(pods), history.hash, now))
             return
-        plan = daemonsync.sync(ds, nodes, pods, history.hash, now, lambda node: self._backing_off(key, node, now))
+        plan = daemonsync.sync(ds, places, pods, history.hash, now, lambda node: self._backing_off(key, node, now))
         for type_, reason, message in plan.events:
             self.event(ds, reason, message, type_)
         for node in plan.failed:
@@ -92,7 +92,7 @@ class DaemonSetController(Controller):
             live = {(p["metadata"].get("labels") or {}).get(HASH_LABEL) for p in pods}
             for revision in daemonhistory.to_clean(ds, history.old, live) + history.duplicates:
                 self._delete_object(revision)
-        self._write_status(key, ds, daemonsync.status(ds, nodes, daemonsync.by_node(pods), history.hash, now))
+        self._write_status(key, ds, daemonsync.status(ds, places, daemonsync.by_node(pods), history.hash, now))
 
     # ---- history -------------------------------------------------------------------------------
     def _record_history(self, key: str, ds: dict, history: daemonhistory.History) -> None:

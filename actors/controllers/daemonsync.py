@@ -7,7 +7,9 @@ import math
 from dataclasses import dataclass, field
 from typing import Callable
 
-from actors.controllers.daemonnodes import HASH_LABEL, should_run, target_node
+from actors.controllers.daemonnodes import HASH_LABEL, target_node
+
+Placement = dict[str, tuple[bool, bool]]  # node -> (should run, should continue running)
 from actors.controllers.ranking import is_ready
 from api.apps_validation import int_or_percent
 from api.times import seconds
@@ -112,14 +114,12 @@ def _surplus(ds: dict, running: list[dict], hash_: str, now: float, surge: bool)
     return out
 
 
-def manage(ds: dict, nodes: list[dict], pods: dict[str, list[dict]], hash_: str, now: float,
+def manage(ds: dict, places: Placement, pods: dict[str, list[dict]], hash_: str, now: float,
            in_backoff: Callable[[str], bool] = lambda node: False) -> Plan:
     """podsShouldBeOnNode over every node: create where missing, delete where unwanted."""
     plan = Plan()
     surge = fenceposts(ds, 1)[0] > 0
-    for node in nodes:
-        name = node["metadata"]["name"]
-        run, keep = should_run(ds, node)
+    for name, (run, keep) in places.items():
         mine = pods.get(name, [])
         if run and not mine:
             plan.create.append(name)
@@ -130,9 +130,8 @@ def manage(ds: dict, nodes: list[dict], pods: dict[str, list[dict]], hash_: str,
                 plan.create.append(name)
         elif mine:
             plan.delete += [p for p in mine if not p["metadata"].get("deletionTimestamp")]
-    known = {n["metadata"]["name"] for n in nodes}
     for name, mine in pods.items():  # pods headed to nodes that no longer exist
-        if name not in known:
+        if name not in places:
             plan.delete += [p for p in mine if not p["metadata"].get("deletionTimestamp")]
     return plan
 
@@ -154,11 +153,11 @@ def _updated_and_old(pods: list[dict], hash_: str) -> tuple[dict | None, dict | 
     return new, old, True
 
 
-def rolling_update(ds: dict, nodes: list[dict], pods: dict[str, list[dict]], hash_: str, now: float) -> Plan:
+def rolling_update(ds: dict, places: Placement, pods: dict[str, list[dict]], hash_: str, now: float) -> Plan:
     """rollingUpdate: without surge, delete old pods on up to maxUnavailable nodes (unavailable old pods
     at once); with surge, start new pods beside old ones on up to maxSurge nodes and delete an old pod
     once its new one is available."""
-    wanted = {n["metadata"]["name"] for n in nodes if should_run(ds, n)[0]}
+    wanted = {name for name, (run, _) in places.items() if run}
     surge, unavailable = fenceposts(ds, len(wanted))
     min_ready = ds["spec"].get("minReadySeconds", 0)
     considered = {**{name: [] for name in wanted}, **pods}
@@ -193,14 +192,13 @@ def rolling_update(ds: dict, nodes: list[dict], pods: dict[str, list[dict]], has
     return plan
 
 
-def status(ds: dict, nodes: list[dict], pods: dict[str, list[dict]], hash_: str | None, now: float) -> dict:
+def status(ds: dict, places: Placement, pods: dict[str, list[dict]], hash_: str | None, now: float) -> dict:
     """updateDaemonSetStatus's counts."""
     min_ready = ds["spec"].get("minReadySeconds", 0)
     counts = dict.fromkeys(("desiredNumberScheduled", "currentNumberScheduled", "numberMisscheduled", "numberReady",
                             "updatedNumberScheduled", "numberAvailable"), 0)
-    for node in nodes:
-        run, _ = should_run(ds, node)
-        mine = pods.get(node["metadata"]["name"]) or []
+    for name, (run, _) in places.items():
+        mine = pods.get(name) or []
         if not run:
             counts["numberMisscheduled"] += bool(mine)
             continue
@@ -222,14 +220,14 @@ def status(ds: dict, nodes: list[dict], pods: dict[str, list[dict]], hash_: str 
     return out
 
 
-def sync(ds: dict, nodes: list[dict], pods: list[dict], hash_: str, now: float,
+def sync(ds: dict, places: Placement, pods: list[dict], hash_: str, now: float,
          in_backoff: Callable[[str], bool] = lambda node: False) -> Plan:
     """manage, then (when manage had nothing to write) the rolling update."""
     grouped = by_node(pods)
-    plan = manage(ds, nodes, grouped, hash_, now, in_backoff)
+    plan = manage(ds, places, grouped, hash_, now, in_backoff)
     strategy = (ds["spec"].get("updateStrategy") or {}).get("type", "RollingUpdate")
     if not plan.writes and strategy == "RollingUpdate":
-        rolled = rolling_update(ds, nodes, grouped, hash_, now)
+        rolled = rolling_update(ds, places, grouped, hash_, now)
         plan.create, plan.delete = rolled.create, rolled.delete
     if ds["spec"].get("minReadySeconds") and any(is_ready(p) and not available(p, ds["spec"]["minReadySeconds"], now)
                                                  for p in pods):

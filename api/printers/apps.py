@@ -24,7 +24,8 @@ def _controller_revision(cr: dict, wide: bool) -> list[str]:
     if owner is not None:
         group = owner.get("apiVersion", "").rpartition("/")[0]
         controller = f"{owner['kind'].lower()}{'.' + group if group else ''}/{owner['name']}"
-    return [cr["metadata"]["name"], controller, str(cr.get("revision", 0)), age(cr["metadata"].get("creationTimestamp"))]
+    return [cr["metadata"]["name"], controller, str(cr.get("revision", 0)),
+            age(cr["metadata"].get("creationTimestamp"))]
 
 
 COLUMNS: dict[str, tuple[list[str], list[str], Row]] = {

@@ -7,13 +7,18 @@ from __future__ import annotations
 import pytest
 
 from actors.controllers import daemonhistory, daemonsync
-from actors.controllers.daemonnodes import HASH_LABEL, daemon_tolerations, pod_for, should_run, target_node
+from actors.controllers.daemonnodes import (HASH_LABEL, daemon_tolerations, placement, pod_for, should_run,
+                                           target_node)
 from api import apps_validation
 from api.times import rfc3339
 
 T0 = 1_800_000_000.0
 NO_SCHEDULE = {"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}
 NO_EXECUTE = {"key": "dedicated", "value": "gpu", "effect": "NoExecute"}
+
+
+def sync(obj: dict, nodes: list[dict], pods: list[dict], **kw) -> daemonsync.Plan:
+    return daemonsync.sync(obj, placement(obj, nodes), pods, "new", T0, **kw)
 
 
 def ds(template_spec: dict | None = None, strategy: dict | None = None, **spec) -> dict:
@@ -94,7 +99,7 @@ def test_manage_creates_on_eligible_nodes_and_deletes_elsewhere():
     nodes = [node("n1"), node("n2"), node("n3", taints=[NO_EXECUTE])]
     stray, extra_old, extra_new = pod("p3", "n3"), pod("p2a", "n2", created=T0), pod("p2b", "n2", created=T0 + 5)
     gone = pod("p9", "n9")
-    plan = daemonsync.sync(ds(), nodes, [stray, extra_old, extra_new, gone], "new", T0)
+    plan = sync(ds(), nodes, [stray, extra_old, extra_new, gone])
     assert plan.create == ["n1"]
     assert [p["metadata"]["name"] for p in plan.delete] == ["p2b", "p3", "p9"]
 
@@ -107,21 +112,21 @@ def test_manage_creates_on_eligible_nodes_and_deletes_elsewhere():
 def test_a_node_whose_only_pod_is_terminating(strategy, creates):
     leaving = pod("p1", "n1", "old")
     leaving["metadata"]["deletionTimestamp"] = rfc3339(T0)
-    assert daemonsync.sync(ds(strategy=strategy), [node("n1")], [leaving], "new", T0).create == creates
+    assert sync(ds(strategy=strategy), [node("n1")], [leaving]).create == creates
 
 
 def test_an_unbound_pod_counts_for_its_target_node():
-    plan = daemonsync.sync(ds(), [node("n1")], [pod("p1", "n1", bound=False)], "new", T0)
+    plan = sync(ds(), [node("n1")], [pod("p1", "n1", bound=False)])
     assert not plan.create and not plan.delete
 
 
 def test_a_failed_pod_is_deleted_with_a_warning_unless_backing_off():
     failed = pod("p1", "n1", phase="Failed")
-    plan = daemonsync.sync(ds(), [node("n1")], [failed], "new", T0)
+    plan = sync(ds(), [node("n1")], [failed])
     assert plan.delete == [failed] and plan.failed == ["n1"]
     assert plan.events == [("Warning", "FailedDaemonPod",
                             "Found failed daemon pod default/p1 on node n1, will try to kill it")]
-    held = daemonsync.sync(ds(), [node("n1")], [failed], "new", T0, in_backoff=lambda n: True)
+    held = sync(ds(), [node("n1")], [failed], in_backoff=lambda n: True)
     assert not held.delete and held.requeue_after == 1.0
 
 
@@ -144,7 +149,7 @@ NODES = [node(f"n{i}") for i in range(4)]
     pytest.param({"type": "OnDelete"}, [pod(f"p{i}", f"n{i}", "old") for i in range(4)], [], [], id="on-delete"),
 ])
 def test_rolling_update(strategy, pods, deletes, creates):
-    plan = daemonsync.sync(ds(strategy=strategy), NODES, pods, "new", T0)
+    plan = sync(ds(strategy=strategy), NODES, pods)
     assert [p["metadata"]["name"] for p in plan.delete] == deletes
     assert plan.create == creates
 
@@ -153,7 +158,7 @@ def test_status_counts():
     nodes = NODES + [node("tainted", taints=[NO_EXECUTE])]
     pods = [pod("p0", "n0", "new"), pod("p1", "n1", "old"), pod("p2", "n2", "new", ready=False),
             pod("px", "tainted", "new")]
-    status = daemonsync.status(ds(), nodes, daemonsync.by_node(pods), "new", T0)
+    status = daemonsync.status(ds(), placement(ds(), nodes), daemonsync.by_node(pods), "new", T0)
     assert status == {"desiredNumberScheduled": 4, "currentNumberScheduled": 3, "numberMisscheduled": 1,
                       "numberReady": 2, "updatedNumberScheduled": 2, "numberAvailable": 2, "numberUnavailable": 2,
                       "observedGeneration": 1}
