@@ -8,6 +8,8 @@ from pydantic import Field
 from api.meta import Condition, K8sModel, LabelSelector, Resource
 from api.pod import PodTemplateSpec
 
+TEMPLATE_GENERATION = "deprecated.daemonset.template.generation"  # apps/v1's spec.templateGeneration
+
 
 class ReplicaSetSpec(K8sModel):
     replicas: int | None = Field(None, ge=0)

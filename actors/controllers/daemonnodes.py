@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 
 from actors.controllers.claims import controller_ref
+from api.apps import TEMPLATE_GENERATION
 from api.selectors import requirement
 from api.tolerations import tolerates
 
@@ -123,8 +124,8 @@ def pod_for(ds: dict, node: str, hash_: str) -> dict:
     tolerations, the node's affinity term and the DaemonSet's controller reference."""
     template = copy.deepcopy(ds["spec"].get("template") or {})
     meta, spec = template.get("metadata") or {}, template.get("spec") or {}
-    labels = {**(meta.get("labels") or {}), HASH_LABEL: hash_,
-              GENERATION_LABEL: str(ds["metadata"].get("generation", 1))}
+    generation = (ds["metadata"].get("annotations") or {}).get(TEMPLATE_GENERATION)
+    labels = {**(meta.get("labels") or {}), HASH_LABEL: hash_, GENERATION_LABEL: generation or "1"}
     spec["tolerations"] = daemon_tolerations(spec)
     spec["affinity"] = node_affinity_for(spec.get("affinity"), node)
     return {"apiVersion": "v1", "kind": "Pod",

@@ -88,6 +88,9 @@ def test_one_pod_per_tolerating_node_a_new_node_and_a_rolling_update(daemons, pr
     second = revisions(daemons)[-1]
     settled(daemons, {"hollow-0", "hollow-1", "extra"}, second["metadata"]["labels"][HASH_LABEL])
     assert second["revision"] == 2
+    ds = daemons.get("DaemonSet", "agent", "default")
+    assert ds["metadata"]["annotations"]["deprecated.daemonset.template.generation"] == "2"
+    assert {p["metadata"]["labels"]["pod-template-generation"] for p in placed(daemons).values()} == {"2"}
     reasons = {e["reason"] for e in daemons.list("Event", "default").items if e["involvedObject"]["name"] == "agent"}
     assert {"SuccessfulCreate", "SuccessfulDelete"} <= reasons
 
