@@ -1,7 +1,8 @@
 """DaemonSets on simulated nodes with the real scheduler, controller, GC and kubelets: one pod per
 node the DaemonSet tolerates, bound by the scheduler through the node's affinity term; a new node
 gets its pod; an image change rolls node by node within maxUnavailable 1 and is recorded as a new
-ControllerRevision; deleting the DaemonSet collects its pods and revisions."""
+ControllerRevision; deleting the DaemonSet collects its pods and revisions, and deleting its namespace
+removes all three."""
 from __future__ import annotations
 
 import pytest
@@ -97,3 +98,16 @@ def test_one_pod_per_tolerating_node_a_new_node_and_a_rolling_update(daemons, pr
     daemons.delete("DaemonSet", "agent", "default")
     wait_until(lambda: not daemons.list("Pod", "default").items and not revisions(daemons), 60,
                what="the DaemonSet's pods and revisions collected")
+
+
+def test_deleting_its_namespace_removes_the_daemonset_its_pods_and_revisions(daemons, procs):
+    procs.start("actors.controllers", "namespace", label="namespace-controller")
+    daemons.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "edge"}})
+    daemons.create({**daemonset(), "metadata": {"name": "agent", "namespace": "edge"}})
+    wait_until(lambda: len(daemons.list("Pod", "edge").items) == 2 and daemons.list("ControllerRevision", "edge").items,
+               60, what="two daemon pods and a revision in edge")
+    daemons.delete("Namespace", "edge")
+    wait_until(lambda: not [n for n in daemons.list("Namespace").items if n["metadata"]["name"] == "edge"], 90,
+               what="the namespace to go")
+    for kind in ("DaemonSet", "ControllerRevision", "Pod"):
+        assert daemons.list(kind, "edge").items == []
