@@ -1,7 +1,7 @@
 """DaemonSets on simulated nodes with the real scheduler, controller, GC and kubelets: one pod per
 node the DaemonSet tolerates, bound by the scheduler through the node's affinity term; a new node
 gets its pod; an image change rolls node by node within maxUnavailable 1 and is recorded as a new
-ControllerRevision; deleting the DaemonSet collects its pods and revisions, and deleting its namespace
+ControllerRevision; a node tainted NoExecute loses its pod; deleting the DaemonSet collects its pods and revisions, and deleting its namespace
 removes all three."""
 from __future__ import annotations
 
@@ -94,6 +94,9 @@ def test_one_pod_per_tolerating_node_a_new_node_and_a_rolling_update(daemons, pr
     assert {p["metadata"]["labels"]["pod-template-generation"] for p in placed(daemons).values()} == {"2"}
     reasons = {e["reason"] for e in daemons.list("Event", "default").items if e["involvedObject"]["name"] == "agent"}
     assert {"SuccessfulCreate", "SuccessfulDelete"} <= reasons
+
+    daemons.patch("Node", "extra", {"spec": {"taints": [{"key": "dedicated", "value": "db", "effect": "NoExecute"}]}})
+    settled(daemons, {"hollow-0", "hollow-1"})  # a pod on a node no longer eligible is deleted
 
     daemons.delete("DaemonSet", "agent", "default")
     wait_until(lambda: not daemons.list("Pod", "default").items and not revisions(daemons), 60,
