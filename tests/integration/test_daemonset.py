@@ -1,8 +1,8 @@
 """DaemonSets on simulated nodes with the real scheduler, controller, GC and kubelets: one pod per
 node the DaemonSet tolerates, bound by the scheduler through the node's affinity term; a new node
 gets its pod; an image change rolls node by node within maxUnavailable 1 and is recorded as a new
-ControllerRevision; a node tainted NoExecute loses its pod; deleting the DaemonSet collects its pods and revisions, and deleting its namespace
-removes all three."""
+ControllerRevision; a node tainted NoExecute loses its pod; deleting the DaemonSet collects its pods
+and revisions, and deleting its namespace removes all three."""
 from __future__ import annotations
 
 import pytest
