@@ -28,10 +28,12 @@ class DaemonSetController(Controller):
         self.clock = clock
         self.expectations = Expectations(time.monotonic)
         self.backoff: dict[tuple[str, str], tuple[float, float]] = {}  # (key, node) -> (until, delay)
+        self.recording: set[str] = set()  # keys whose revision write is in flight
 
     def on_active(self) -> None:
         super().on_active()
         self.expectations = Expectations(time.monotonic)
+        self.recording = set()
 
     # ---- which keys a change concerns --------------------------------------------------------
     def keys_for(self, delta: Delta, old: dict | None) -> list[str]:
@@ -66,7 +68,7 @@ class DaemonSetController(Controller):
     def reconcile(self, key: str) -> None:
         ns, name = key.split("/", 1)
         ds = self.get("DaemonSet", ns, name)
-        if ds is None or ds["metadata"].get("deletionTimestamp"):
+        if ds is None or ds["metadata"].get("deletionTimestamp") or key in self.recording:
             return
         pods = claim(ds, self.in_namespace("Pod", ns), self.set_owners)
         revisions = claim(ds, self.in_namespace("ControllerRevision", ns), self.set_owners)
@@ -99,11 +101,16 @@ class DaemonSetController(Controller):
         """The current revision created (a name taken by another template counts a collision), or
         renumbered as the newest after a rollback; the sync goes on when the change comes back."""
         def done(result) -> None:
-            if isinstance(result, StatusError) and result.reason == "AlreadyExists":
-                self._collided(key, ds)
+            self.recording.discard(key)
+            if isinstance(result, StatusError) and result.reason == "AlreadyExists" and history.create:
+                self._already_there(key, ds, history.create)
             elif isinstance(result, StatusError):
                 self.retry(key)
+            else:
+                self.queue.add(key)
+                self.kick()
 
+        self.recording.add(key)
         if history.create is not None:
             self.write({"verb": "create", "kind": "ControllerRevision", "namespace": ds["metadata"]["namespace"],
                         "object": history.create}, done)
@@ -112,6 +119,22 @@ class DaemonSetController(Controller):
         self.write({"verb": "update", "kind": "ControllerRevision", "namespace": cur["metadata"]["namespace"],
                     "name": cur["metadata"]["name"], "resourceVersion": cur["metadata"]["resourceVersion"],
                     "object": {**cur, "revision": history.renumber}}, done)
+
+    def _already_there(self, key: str, ds: dict, made: dict) -> None:
+        """The revision's name is taken: by this template (made before, not seen yet: go on) or by
+        another one (a hash collision: count it, the next hash differs)."""
+        def got(result) -> None:
+            if isinstance(result, StatusError):
+                self.retry(key)
+            elif daemonhistory.matches(ds, result):
+                self.queue.add(key)
+                self.kick()
+            else:
+                self._collided(key, ds)
+
+        meta = made["metadata"]
+        self.write({"verb": "get", "kind": "ControllerRevision", "namespace": meta["namespace"], "name": meta["name"]},
+                   got)
 
     def _collided(self, key: str, ds: dict) -> None:
         status = ds.get("status") or {}

@@ -91,6 +91,7 @@ def test_one_pod_per_tolerating_node_a_new_node_and_a_rolling_update(daemons, pr
     assert second["revision"] == 2
     ds = daemons.get("DaemonSet", "agent", "default")
     assert ds["metadata"]["annotations"]["deprecated.daemonset.template.generation"] == "2"
+    assert "collisionCount" not in ds["status"]  # a revision made twice (not seen yet) is no collision
     assert {p["metadata"]["labels"]["pod-template-generation"] for p in placed(daemons).values()} == {"2"}
     reasons = {e["reason"] for e in daemons.list("Event", "default").items if e["involvedObject"]["name"] == "agent"}
     assert {"SuccessfulCreate", "SuccessfulDelete"} <= reasons
