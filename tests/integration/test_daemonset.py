@@ -115,3 +115,26 @@ def test_deleting_its_namespace_removes_the_daemonset_its_pods_and_revisions(dae
                what="the namespace to go")
     for kind in ("DaemonSet", "ControllerRevision", "Pod"):
         assert daemons.list(kind, "edge").items == []
+
+
+def test_with_max_surge_the_new_pod_starts_beside_the_old_one(daemons):
+    surge = daemonset()
+    surge["spec"]["updateStrategy"] = {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 0, "maxSurge": 1}}
+    daemons.create(surge)
+    settled(daemons, {"hollow-0", "hollow-1"})
+    slow = {"metadata": {"annotations": {"kubus.io/simulated-startup-seconds": "1"}},  # new pods start in 1 s
+            "spec": {"containers": [{"name": "c", "image": "agent:2"}]}}
+    daemons.patch("DaemonSet", "agent", {"spec": {"template": slow}}, "default")
+    most_on_a_node, nodes_without_ready = [], []
+
+    def rolled():
+        pods = [p for p in daemons.list("Pod", "default", label_selector="app=agent").items
+                if p["spec"].get("nodeName") and not p["metadata"].get("deletionTimestamp")]
+        per_node = {n: [p for p in pods if p["spec"]["nodeName"] == n] for n in ("hollow-0", "hollow-1")}
+        most_on_a_node.append(max(len(v) for v in per_node.values()))
+        nodes_without_ready.append(sum(1 for v in per_node.values() if not any(
+            c["type"] == "Ready" and c["status"] == "True" for p in v for c in p["status"].get("conditions") or [])))
+        return all(len(v) == 1 and v[0]["spec"]["containers"][0]["image"] == "agent:2" for v in per_node.values())
+    wait_until(rolled, 60, what="the image surged onto both nodes")
+    assert max(most_on_a_node) == 2  # old and new side by side on a node
+    assert max(nodes_without_ready) == 0  # maxUnavailable 0: every node kept a Ready pod throughout
