@@ -76,12 +76,12 @@ class DaemonSetController(Controller):
         if history.create is not None or history.renumber is not None:
             self._record_history(key, ds, history)
             return
-        places = placement(ds, list(self.objects.get("Node", {}).values()))
+        places, grouped = placement(ds, list(self.objects.get("Node", {}).values())), daemonsync.by_node(pods)
         now = self.clock()
         if not self.expectations.satisfied(key):
-            self._write_status(key, ds, daemonsync.status(ds, places, daemonsync.by_node(pods), history.hash, now))
+            self._write_status(key, ds, daemonsync.status(ds, places, grouped, history.hash, now))
             return
-        plan = daemonsync.sync(ds, places, pods, history.hash, now, lambda node: self._backing_off(key, node, now))
+        plan = daemonsync.sync(ds, places, grouped, history.hash, now, lambda node: self._backing_off(key, node, now))
         for type_, reason, message in plan.events:
             self.event(ds, reason, message, type_)
         for node in plan.failed:
@@ -94,7 +94,7 @@ class DaemonSetController(Controller):
             live = {(p["metadata"].get("labels") or {}).get(HASH_LABEL) for p in pods}
             for revision in daemonhistory.to_clean(ds, history.old, live) + history.duplicates:
                 self._delete_object(revision)
-        self._write_status(key, ds, daemonsync.status(ds, places, daemonsync.by_node(pods), history.hash, now))
+        self._write_status(key, ds, daemonsync.status(ds, places, grouped, history.hash, now))
 
     # ---- history -------------------------------------------------------------------------------
     def _record_history(self, key: str, ds: dict, history: daemonhistory.History) -> None:

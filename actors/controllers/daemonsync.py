@@ -220,16 +220,15 @@ def status(ds: dict, places: Placement, pods: dict[str, list[dict]], hash_: str 
     return out
 
 
-def sync(ds: dict, places: Placement, pods: list[dict], hash_: str, now: float,
+def sync(ds: dict, places: Placement, grouped: dict[str, list[dict]], hash_: str, now: float,
          in_backoff: Callable[[str], bool] = lambda node: False) -> Plan:
-    """manage, then (when manage had nothing to write) the rolling update."""
-    grouped = by_node(pods)
+    """manage, then (when manage had nothing to write) the rolling update, over the pods `by_node`."""
     plan = manage(ds, places, grouped, hash_, now, in_backoff)
     strategy = (ds["spec"].get("updateStrategy") or {}).get("type", "RollingUpdate")
     if not plan.writes and strategy == "RollingUpdate":
         rolled = rolling_update(ds, places, grouped, hash_, now)
         plan.create, plan.delete = rolled.create, rolled.delete
-    if ds["spec"].get("minReadySeconds") and any(is_ready(p) and not available(p, ds["spec"]["minReadySeconds"], now)
-                                                 for p in pods):
-        plan.requeue_after = min(plan.requeue_after or math.inf, float(ds["spec"]["minReadySeconds"]))
+    min_ready = ds["spec"].get("minReadySeconds")
+    if min_ready and any(is_ready(p) and not available(p, min_ready, now) for pods in grouped.values() for p in pods):
+        plan.requeue_after = min(plan.requeue_after or math.inf, float(min_ready))
     return plan

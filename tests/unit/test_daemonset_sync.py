@@ -18,7 +18,7 @@ NO_EXECUTE = {"key": "dedicated", "value": "gpu", "effect": "NoExecute"}
 
 
 def sync(obj: dict, nodes: list[dict], pods: list[dict], **kw) -> daemonsync.Plan:
-    return daemonsync.sync(obj, placement(obj, nodes), pods, "new", T0, **kw)
+    return daemonsync.sync(obj, placement(obj, nodes), daemonsync.by_node(pods), "new", T0, **kw)
 
 
 def ds(template_spec: dict | None = None, strategy: dict | None = None, **spec) -> dict:
@@ -167,6 +167,8 @@ def test_status_counts():
 def test_min_ready_seconds_holds_availability():
     fresh = pod("p0", "n0", "new")
     assert not daemonsync.available(fresh, 10, T0 + 5) and daemonsync.available(fresh, 10, T0 + 10)
+    assert sync(ds(minReadySeconds=10), [node("n0")], [fresh]).requeue_after == 10.0  # look again then
+    assert sync(ds(), [node("n0")], [fresh]).requeue_after is None
 
 
 def test_history_snapshot_then_rollback_renumbers():
