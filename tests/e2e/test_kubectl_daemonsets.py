@@ -1,9 +1,10 @@
 """DaemonSets from the command line on two hollow nodes: kubectl 1.33 `apply`, `get ds` (its columns),
 `rollout status`, `set image`, `rollout history` (the ControllerRevisions, listed by the DaemonSet's
 selector), `rollout undo` back to the first template, `get controllerrevisions` and `describe ds`
-through the gateway; `kubus describe ds`."""
+and a second `apply` of a changed manifest through the gateway; `kubus describe ds`."""
 from __future__ import annotations
 
+import copy
 import os
 
 import pytest
@@ -76,3 +77,10 @@ def test_kubectl_apply_get_rollout_status_history_undo(kube, procs, tmp_path):
     described = kubus(procs, "describe", "ds", "agent")
     assert described.returncode == 0, described.stderr
     assert "Desired Number of Nodes Scheduled: 2" in described.stdout
+
+    changed = copy.deepcopy(MANIFEST)
+    changed["spec"]["template"]["spec"]["containers"][0]["image"] = "agent:3"
+    (tmp_path / "ds.yaml").write_text(yaml.safe_dump(changed))
+    assert ok(kubectl("apply", "-f", str(tmp_path / "ds.yaml"))).strip() == "daemonset.apps/agent configured"
+    ok(kubectl("rollout", "status", "ds/agent", "--timeout=60s"))
+    wait_until(lambda: images(client) == {"agent:3"}, 30, what="every pod on agent:3 after a second apply")
