@@ -1,7 +1,8 @@
 """DaemonSets from the command line on two hollow nodes: kubectl 1.33 `apply`, `get ds` (its columns),
 `rollout status`, `set image`, `rollout history` (the ControllerRevisions, listed by the DaemonSet's
 selector), `rollout undo` back to the first template, `get controllerrevisions` and `describe ds`
-and a second `apply` of a changed manifest through the gateway; `kubus describe ds`."""
+and a second `apply` of a changed manifest through the gateway; `kubus describe ds` and `kubus rollout
+history|undo|status ds/x`."""
 from __future__ import annotations
 
 import copy
@@ -84,3 +85,27 @@ def test_kubectl_apply_get_rollout_status_history_undo(kube, procs, tmp_path):
     assert ok(kubectl("apply", "-f", str(tmp_path / "ds.yaml"))).strip() == "daemonset.apps/agent configured"
     ok(kubectl("rollout", "status", "ds/agent", "--timeout=60s"))
     wait_until(lambda: images(client) == {"agent:3"}, 30, what="every pod on agent:3 after a second apply")
+
+
+def test_kubus_rollout_history_undo_status_of_a_daemonset(kube, procs):
+    client, _ = kube
+    client.create({**MANIFEST, "metadata": {"name": "agent", "namespace": "default"}})
+    wait_until(lambda: len(client.list("ControllerRevision", "default").items) == 1, 30, what="the first revision")
+    client.patch("DaemonSet", "agent", {"spec": {"template": {"spec": {"containers": [
+        {"name": "c", "image": "agent:2"}]}}}}, "default")
+    wait_until(lambda: len(client.list("ControllerRevision", "default").items) == 2, 30, what="the second revision")
+    history = kubus(procs, "rollout", "history", "ds/agent")
+    assert history.returncode == 0, history.stderr
+    assert history.stdout.splitlines()[0] == "daemonset.apps/agent"
+    assert [line.split() for line in history.stdout.splitlines()[1:]] == [["REVISION", "CHANGE-CAUSE"],
+                                                                          ["1", "<none>"], ["2", "<none>"]]
+    undone = kubus(procs, "rollout", "undo", "daemonset/agent")
+    assert undone.returncode == 0, undone.stderr
+    assert undone.stdout.strip() == "daemonset.apps/agent rolled back"
+    status = kubus(procs, "rollout", "status", "ds/agent")
+    assert status.returncode == 0, status.stderr
+    assert status.stdout.strip().splitlines()[-1] == 'daemon set "agent" successfully rolled out'
+    wait_until(lambda: images(client) == {"agent:1"}, 30, what="every pod back on agent:1")
+    again = kubus(procs, "rollout", "undo", "ds/agent", "--to-revision", "3")
+    assert again.stdout.strip() == "daemonset.apps/agent skipped rollback (current template already matches " \
+                                   "revision 3)"
