@@ -88,8 +88,12 @@ class DaemonSetController(Controller):
             self._back_off(key, node, now)
         if plan.requeue_after is not None:
             self.queue.add_after(key, plan.requeue_after)
-        self._create(key, ds, plan.create[:BURST], history.hash)
-        self._delete(key, ds, plan.delete[:BURST])
+        creates, deletes = plan.create[:BURST], plan.delete[:BURST]
+        if plan.writes:  # one record for both: expecting one must not forget the other
+            self.expectations.expect(key, adds=len(creates), deletes={p["metadata"]["uid"] for p in deletes})
+        if creates:
+            self._create_batch(key, ds, creates, history.hash, 1)
+        self._delete(key, ds, deletes)
         if not plan.writes:
             live = {(p["metadata"].get("labels") or {}).get(HASH_LABEL) for p in pods}
             for revision in daemonhistory.to_clean(ds, history.old, live) + history.duplicates:
@@ -153,11 +157,6 @@ class DaemonSetController(Controller):
         delay = min(MAX_BACKOFF_S, delay * 2 if delay else BACKOFF_S)
         self.backoff[(key, node)] = (now + delay, delay)
 
-    def _create(self, key: str, ds: dict, nodes: list[str], hash_: str) -> None:
-        if nodes:
-            self.expectations.expect(key, adds=len(nodes))
-            self._create_batch(key, ds, nodes, hash_, 1)
-
     def _create_batch(self, key: str, ds: dict, nodes: list[str], hash_: str, size: int) -> None:
         """Slow start, as Kubernetes' syncNodes: a batch of 1, then 2, 4, ...; a failure skips the rest."""
         batch, rest = nodes[:size], nodes[size:]
@@ -185,9 +184,6 @@ class DaemonSetController(Controller):
                         "object": pod_for(ds, node, hash_)}, created)
 
     def _delete(self, key: str, ds: dict, pods: list[dict]) -> None:
-        if not pods:
-            return
-        self.expectations.expect(key, deletes={p["metadata"]["uid"] for p in pods})
         for pod in pods:
             meta = pod["metadata"]
 
