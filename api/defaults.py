@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from api import admissionregistration, apiextensions, batch, config, cronjob, pdb, rbac, storage
+from api import admissionregistration, apiextensions, apps_validation, batch, config, cronjob, pdb, rbac, storage
 
 
 def _pull_policy(image: str | None) -> str:
@@ -119,6 +119,11 @@ def replication_controller(obj: dict) -> None:
     _template(spec)
 
 
+def daemonset(obj: dict) -> None:
+    apps_validation.defaults(obj)
+    _template(obj["spec"])
+
+
 def event(obj: dict) -> None:
     obj.setdefault("type", "Normal")
     obj.setdefault("count", 1)
@@ -156,7 +161,7 @@ def endpoint_slice(obj: dict) -> None:
 
 DEFAULTERS: dict[str, Callable[[dict], Any]] = {
     "Pod": pod, "Node": node, "Namespace": namespace, "ReplicaSet": replicaset,
-    "Deployment": deployment, "Job": job, "CronJob": cron_job, "ReplicationController": replication_controller,
+    "Deployment": deployment, "DaemonSet": daemonset, "Job": job, "CronJob": cron_job, "ReplicationController": replication_controller,
     "PodTemplate": _template, "Event": event, "Service": service, "EndpointSlice": endpoint_slice,
     "ConfigMap": config.configmap, "Secret": config.secret, "PodDisruptionBudget": pdb.defaults,
     "PersistentVolume": storage.pv_defaults, "PersistentVolumeClaim": storage.pvc_defaults,

@@ -1,16 +1,16 @@
 """`kubus rollout` (status, undo, history, restart, pause, resume) and `kubus scale`: kubectl's verbs of a
-Deployment's rollout and of a workload's replicas."""
+Deployment's (and status, undo, history of a DaemonSet's) rollout and of a workload's replicas."""
 from __future__ import annotations
 
 import click
 
-from cli import rollout as rollout_view
+from cli import rollout as rollout_view, rollout_daemonset
 from cli.session import connected, kind_info as _kind
 
 
 @click.group()
 def rollout() -> None:
-    """Follow or undo a Deployment's rollout."""
+    """Follow or undo a Deployment's or a DaemonSet's rollout."""
 
 
 @rollout.command("status")
@@ -19,13 +19,14 @@ def rollout() -> None:
 @click.option("-w", "--watch/--no-watch", default=True)
 def rollout_status(target: str, namespace: str, watch: bool) -> None:
     """Print the rollout's progress until it completes (exit 0) or misses its deadline (exit 1)."""
-    name = _deployment_name(target)
+    kind, name = _rolled(target)
+    view = rollout_daemonset if kind == "DaemonSet" else rollout_view
     with connected() as client:
-        events = client.watch("Deployment", namespace) if watch else None
+        events = client.watch(kind, namespace) if watch else None
         last = None
-        d = client.get("Deployment", name, namespace)
+        d = client.get(kind, name, namespace)
         while True:
-            message, done = rollout_view.status_line(d)
+            message, done = view.status_line(d)
             if message != last:
                 click.echo(message)
                 last = message
@@ -40,15 +41,21 @@ def rollout_status(target: str, namespace: str, watch: bool) -> None:
 @click.option("--to-revision", type=int, default=None)
 def rollout_undo(target: str, namespace: str, to_revision: int | None) -> None:
     """Roll back to the previous revision (or --to-revision)."""
+    kind, name = _rolled(target)
     with connected() as client:
-        click.echo(rollout_view.undo(client, _deployment_name(target), namespace, to_revision))
+        view = rollout_daemonset if kind == "DaemonSet" else rollout_view
+        click.echo(view.undo(client, name, namespace, to_revision))
 
 
 def _rollout_action(action, *args) -> None:
     """Run one rollout action on `deployment/NAME` and print its line."""
     def command(target: str, namespace: str) -> None:
+        kind, name = _rolled(target)
         with connected() as client:
-            click.echo(action(client, _deployment_name(target), namespace, *args))
+            if kind == "DaemonSet" and action is rollout_view.history:
+                click.echo(rollout_daemonset.history(client, name, namespace))
+            else:
+                click.echo(action(client, _deployment_name(target), namespace, *args))
     return command
 
 
@@ -80,6 +87,14 @@ def scale(target: str, name: str | None, replicas: int, namespace: str) -> None:
     with connected() as client:
         client.patch(info.kind, name, {"spec": {"replicas": replicas}}, namespace)
     click.echo(f"{info.resource}/{name} scaled")
+
+
+def _rolled(target: str) -> tuple[str, str]:
+    """(kind, name) of `daemonset/NAME` (or `ds/NAME`); a Deployment otherwise."""
+    kind, _, name = target.partition("/")
+    if name and _kind(kind).kind == "DaemonSet":
+        return "DaemonSet", name
+    return "Deployment", _deployment_name(target)
 
 
 def _deployment_name(target: str) -> str:

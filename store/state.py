@@ -138,6 +138,8 @@ class State:
             obj = self._allocated(obj, None)
         elif info.kind == "Job":
             objects.job_selector(obj)
+        elif info.kind == "DaemonSet":
+            objects.template_generation(obj, None)
         charged = charges([self.objects[q].obj for q in self.quotas.of(oid[1])], info.kind, obj) \
             if info.namespaced else []
         entry = self._commit("ADDED", oid, obj, None)
@@ -210,6 +212,8 @@ class State:
                 new["status"] = old["status"]
             if info.has_spec_generation and new.get("spec") != old.get("spec"):
                 new["metadata"]["generation"] = old["metadata"].get("generation", 1) + 1
+        if info.kind == "DaemonSet":
+            objects.template_generation(new, old)
         return self._allocated(new, old) if info.kind == "Service" else new
 
     def _allocated(self, obj: dict, old: dict | None) -> dict:

@@ -4,6 +4,7 @@ import argparse
 from actors.controllers.aggregation import ClusterRoleAggregationController
 from actors.controllers.crd import CRDController
 from actors.controllers.cronjob import CronJobController
+from actors.controllers.daemonset import DaemonSetController
 from actors.controllers.deployment import DeploymentController
 from actors.controllers.disruption import DisruptionController
 from actors.controllers.endpoints import EndpointsController
@@ -31,7 +32,7 @@ CONTROLLERS = {"replicaset": ReplicaSetController, "deployment": DeploymentContr
                "root-ca-cert-publisher": RootCAPublisher, "job": JobController,
                "ttlafterfinished": TTLAfterFinishedController, "cronjob": CronJobController,
                "replication": ReplicationManager, "crd": CRDController, "disruption": DisruptionController,
-               "persistentvolume": PersistentVolumeController}
+               "persistentvolume": PersistentVolumeController, "daemonset": DaemonSetController}
 
 
 def main() -> None:

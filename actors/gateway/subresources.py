@@ -23,7 +23,7 @@ from runtime.client import Client
 
 SCALABLE = {"Deployment", "ReplicaSet", "ReplicationController"}
 STATUS_KINDS = {"Pod", "Node", "Namespace", "Deployment", "ReplicaSet", "ResourceQuota", "Service", "Ingress",
-                "Job", "CronJob", "ReplicationController", "PodDisruptionBudget"}
+                "Job", "CronJob", "ReplicationController", "PodDisruptionBudget", "DaemonSet"}
 FOLLOW_POLL_S = 0.5
 
 

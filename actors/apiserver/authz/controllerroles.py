@@ -15,7 +15,7 @@ CONTROLLERS = ("clusterrole-aggregation-controller", "deployment-controller", "g
                "service-account-controller", "endpointslice-controller", "endpoint-controller",
                "root-ca-cert-publisher", "job-controller", "ttl-after-finished-controller", "cronjob-controller",
                "replication-controller", "apiextensions-controller", "disruption-controller",
-               "persistent-volume-binder")
+               "persistent-volume-binder", "daemon-set-controller")
 
 
 def controller_rules() -> dict[str, list[dict]]:
@@ -29,6 +29,12 @@ def controller_rules() -> dict[str, list[dict]]:
             new_rule("update", workloads, "deployments/finalizers"),
             new_rule("create delete get list patch update watch", workloads, "replicasets"),
             new_rule("get list update watch", CORE, "pods")],
+        "daemon-set-controller": [
+            new_rule("get list watch", workloads, "daemonsets"),
+            new_rule("update", workloads, "daemonsets/status"), new_rule("update", workloads, "daemonsets/finalizers"),
+            new_rule("list watch", CORE, "nodes"), new_rule("create delete list patch watch", CORE, "pods"),
+            new_rule("create", CORE, "pods/binding"),
+            new_rule("create delete get list patch update watch", ("apps",), "controllerrevisions")],
         "generic-garbage-collector": [new_rule("delete get list patch update watch", ("*",), "*")],
         "job-controller": [
             new_rule("get list update watch", ("batch",), "jobs"),
