@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from api import apiextensions, batch, config, cronjob, pdb, rbac, storage
+from api import admissionpolicy, apiextensions, batch, config, cronjob, pdb, rbac, storage
 
 
 def _pull_policy(image: str | None) -> str:
@@ -163,6 +163,8 @@ DEFAULTERS: dict[str, Callable[[dict], Any]] = {
     "StorageClass": storage.class_defaults,
     "RoleBinding": rbac.set_binding_defaults, "ClusterRoleBinding": rbac.set_binding_defaults,
     "CustomResourceDefinition": apiextensions.set_defaults,
+    "ValidatingAdmissionPolicy": admissionpolicy.policy_defaults,
+    "ValidatingAdmissionPolicyBinding": admissionpolicy.binding_defaults,
 }
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from api.admissionpolicy import ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding
 from api.apiextensions import CustomResourceDefinition
 from api.apps import Deployment, ReplicaSet
 from api.batch import Job
@@ -89,6 +90,11 @@ KINDS: dict[str, KindInfo] = {
                  unconditional_update=True),
         KindInfo("CustomResourceDefinition", CustomResourceDefinition, CustomResourceDefinition.API_VERSION, False,
                  "customresourcedefinitions", ("crd", "crds"), has_spec_generation=True),
+        KindInfo("ValidatingAdmissionPolicy", ValidatingAdmissionPolicy, ValidatingAdmissionPolicy.API_VERSION, False,
+                 "validatingadmissionpolicies", has_spec_generation=True),
+        KindInfo("ValidatingAdmissionPolicyBinding", ValidatingAdmissionPolicyBinding,
+                 ValidatingAdmissionPolicyBinding.API_VERSION, False, "validatingadmissionpolicybindings",
+                 has_spec_generation=True),
         *(KindInfo(model.KIND, model, model.API_VERSION, namespaced, plural, unconditional_update=True,
                    name_is_path=True)
           for model, namespaced, plural in ((Role, True, "roles"), (ClusterRole, False, "clusterroles"),
