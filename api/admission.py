@@ -39,7 +39,7 @@ def _check_type(info: KindInfo, obj: dict) -> None:
 
 
 def admit(kind: str, obj: Any, namespace: str | None = None,
-          mutate: Callable[[dict], dict] | None = None) -> dict:
+          mutate: Callable[[dict], dict] | None = None, old: dict | None = None) -> dict:
     """The object as it will be stored, or StatusError (Invalid 422 with field causes, BadRequest 400).
     `mutate` (mutating admission) changes the defaulted object before it is validated."""
     info = lookup(kind)
@@ -65,7 +65,7 @@ def admit(kind: str, obj: Any, namespace: str | None = None,
         parsed = mutate(parsed)
     causes = validation.validate(info, parsed)
     if isinstance(info, CustomKind):
-        causes += customobjects.causes(info, parsed)
+        causes += customobjects.causes(info, parsed, old)
     if causes:
         name = parsed["metadata"].get("name") or parsed["metadata"].get("generateName") or ""
         raise invalid(info.kind, name, causes)

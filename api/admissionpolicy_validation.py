@@ -12,7 +12,7 @@ from api.names import qualified_name_errors
 from api.service_validation import duplicate, forbidden, invalid, required, unsupported
 from api.status import Cause
 
-BASE = ("object", "oldObject", "request", "namespaceObject", "authorizer")
+BASE = ("object", "oldObject", "request", "namespaceObject")  # no `authorizer` yet
 FAILURE_POLICIES = ("Fail", "Ignore")
 MATCH_POLICIES = ("Exact", "Equivalent")
 OPERATIONS = ("*", "CONNECT", "CREATE", "DELETE", "UPDATE")

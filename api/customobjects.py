@@ -3,6 +3,7 @@ its schema, then validated against it; its type fields must name the endpoint's 
 from __future__ import annotations
 
 from api.crdschema.defaulting import default
+from api.crdschema import rules
 from api.crdschema.pruning import prune
 from api.crdschema.validation import validate
 from api.customkinds import CustomKind
@@ -18,8 +19,10 @@ def prepare(info: CustomKind, obj: dict) -> list[str]:
     return dropped
 
 
-def causes(info: CustomKind, obj: dict) -> list[Cause]:
-    return validate(obj, info.schema)
+def causes(info: CustomKind, obj: dict, old: dict | None = None) -> list[Cause]:
+    """Schema errors; then, where the schema holds, its x-kubernetes-validations rules."""
+    found = validate(obj, info.schema)
+    return found or rules.object_causes(obj, old, info.schema)
 
 
 def status_causes(info: CustomKind, obj: dict) -> list[Cause]:

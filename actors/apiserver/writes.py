@@ -15,6 +15,7 @@ from actors.apiserver.nodegraph import REFERENCED
 from api import customobjects, scope, service
 from api.customkinds import CustomKind
 from api.admission import admit, admit_status
+from api.crdschema import rules
 from api.patch.apply import apply_patch
 from api.registry import KindInfo, lookup
 from api.times import now
@@ -60,9 +61,13 @@ class Writes:
     def _needs_old(self, call, info: KindInfo) -> bool:
         """Plugins that judge a change, not a state: NodeRestriction (a node's labels and taints), Pod
         Security (a namespace's new labels; a pod's significant changes, where a policy is enforced),
-        RBAC escalation. The common update, a pod in a privileged namespace, needs no second trip."""
+        RBAC escalation; ValidatingAdmissionPolicies (`oldObject`) while any is bound. The common update,
+        a pod in a privileged namespace, needs no second trip."""
         if call.req.verb != "update":
             return False
+        if self.cache.list("ValidatingAdmissionPolicyBinding") or \
+                isinstance(info, CustomKind) and rules.has_transition(info.schema):
+            return True
         if info.kind == "Pod":
             return enforced(self.cache, call.req.namespace)
         return info.kind in ("Namespace", "Role", "ClusterRole", "Service") or (
@@ -93,7 +98,8 @@ class Writes:
             attempt.obj = admit_status(info.kind, obj)
             admission.mutate(attempt)
         else:
-            attempt.obj = admit(info.kind, obj, req.namespace, mutate=lambda parsed: _mutated(attempt, parsed))
+            attempt.obj = admit(info.kind, obj, req.namespace, mutate=lambda parsed: _mutated(attempt, parsed),
+                                old=old)
             attempt.name = attempt.name or _name_of(attempt.obj)
         admission.validate(attempt)
         call.annotations.update(attempt.annotations)
