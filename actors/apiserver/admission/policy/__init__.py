@@ -13,7 +13,7 @@ from actors.apiserver.admission.policy.matching import Request, matches
 from api.errors import admission_forbidden
 from api.registry import known, lookup
 from api.selectors import from_label_selector
-from api.status import StatusError
+from api.status import Cause, StatusError
 
 EXEMPT = {"ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "ValidatingWebhookConfiguration",
           "MutatingWebhookConfiguration", "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding"}
@@ -63,10 +63,18 @@ def _act(a, names: tuple[str, str], actions: list[str], message: str, reason: st
         a.warnings.append(f"Validation failed for ValidatingAdmissionPolicy '{policy}' with binding '{binding}': "
                           f"{message}")
     if "Deny" in actions:
-        denied = admission_forbidden(a.kind, a.obj or a.old, f"ValidatingAdmissionPolicy '{policy}' with binding "
-                                                             f"'{binding}' denied request: {message}")
-        raise StatusError(reason if reason in ("Unauthorized", "Forbidden", "RequestEntityTooLarge") else "Invalid",
-                          denied.message, details=denied.details)
+        raise _denied(a, f"ValidatingAdmissionPolicy '{policy}' with binding '{binding}' denied request: {message}",
+                      reason)
+
+
+def _denied(a, why: str, reason: str) -> StatusError:
+    """admission.NewForbidden with the validation's reason (Invalid unless given) and the message as a
+    cause, as the dispatcher builds it: kubectl prints `The deployments "x" is invalid: : <why>`."""
+    message = admission_forbidden(a.kind, a.obj or a.old, why).message
+    name = ((a.obj or a.old or {}).get("metadata") or {}).get("name") or a.name
+    details = {"name": name, **({"group": a.info.group} if a.info.group else {}), "kind": a.info.plural}
+    return StatusError(reason if reason in ("Unauthorized", "Forbidden", "RequestEntityTooLarge") else "Invalid",
+                       message, [Cause("", why, "")], details)
 
 
 def _params(a, policy: dict, binding: dict) -> list:
