@@ -75,8 +75,8 @@ def test_evaluation(spec, messages):
 
 
 def test_reason_and_audit_annotations():
-    outcome = evaluate(policy(validations=[{"expression": "false", "reason": "Forbidden"}],
-                              auditAnnotations=[{"key": "replicas", "valueExpression": "string(object.spec.replicas)"}]),
+    notes = [{"key": "replicas", "valueExpression": "string(object.spec.replicas)"}]
+    outcome = evaluate(policy(validations=[{"expression": "false", "reason": "Forbidden"}], auditAnnotations=notes),
                        dict(INPUTS))
     assert outcome.failures[0].reason == "Forbidden"
     assert outcome.annotations == {"p/replicas": "7"}
