@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from celpy import celtypes
+
 from api.admissionpolicy_validation import environment
 from api.cel import Budget, CompileError, CostExceeded, EvalError, compile_cel
-from celpy import celtypes
 
 MAX_MESSAGE = 5 * 1024
 MAX_ANNOTATION = 10 * 1024
