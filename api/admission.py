@@ -41,13 +41,13 @@ def _check_type(info: KindInfo, obj: dict) -> None:
 
 
 def admit(kind: str, obj: Any, namespace: str | None = None,
-          mutate: Callable[[dict], dict] | None = None) -> dict:
+          mutate: Callable[[dict], dict] | None = None, old: dict | None = None) -> dict:
     """The object as it will be stored, or StatusError (Invalid 422 with field causes, BadRequest 400).
     `mutate` (mutating admission) changes the defaulted object before it is validated."""
     parsed = decode(kind, obj, namespace)
     if mutate is not None:
         parsed = mutate(parsed)
-    return checked(kind, parsed)
+    return checked(kind, parsed, old)
 
 
 def decode(kind: str, obj: Any, namespace: str | None = None) -> dict:
@@ -76,12 +76,12 @@ def decode(kind: str, obj: Any, namespace: str | None = None) -> dict:
     return parsed
 
 
-def checked(kind: str, parsed: dict) -> dict:
+def checked(kind: str, parsed: dict, old: dict | None = None) -> dict:
     """The decoded (and mutated) object validated, with its apiVersion and kind; else Invalid."""
     info = lookup(kind)
     causes = validation.validate(info, parsed)
     if isinstance(info, CustomKind):
-        causes += customobjects.causes(parsed, info.schema_for(parsed.get("apiVersion")))  # the version sent
+        causes += customobjects.causes(info, parsed, old)
     if causes:
         name = parsed["metadata"].get("name") or parsed["metadata"].get("generateName") or ""
         raise invalid(info.kind, name, causes)

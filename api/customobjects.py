@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 
 from api.crdschema.defaulting import default
+from api.crdschema import rules
 from api.crdschema.listtypes import list_causes
 from api.crdschema.pruning import prune
 from api.crdschema.validation import validate
@@ -22,8 +23,12 @@ def prepare(info: CustomKind, obj: dict, schema: dict) -> list[str]:
     return dropped
 
 
-def causes(obj: dict, schema: dict) -> list[Cause]:
-    return validate(obj, schema) + list_causes(obj, schema)
+def causes(info: CustomKind, obj: dict, old: dict | None = None) -> list[Cause]:
+    """Schema errors (the schema of the version the object was sent in); then, where the schema holds, its
+    x-kubernetes-validations rules (transition rules see the stored object)."""
+    schema = info.schema_for(obj.get("apiVersion"))
+    found = validate(obj, schema) + list_causes(obj, schema)
+    return found or rules.object_causes(obj, old, schema)
 
 
 def unknown_fields(info: CustomKind, body: dict) -> list[str]:

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from api import admissionregistration, apiextensions, apps_validation, batch, config, cronjob, pdb, rbac, storage
+from api import (admissionpolicy, admissionregistration, apiextensions, apps_validation, batch, config, cronjob,
+                 pdb, rbac, storage)
 
 
 def _pull_policy(image: str | None) -> str:
@@ -170,6 +171,8 @@ DEFAULTERS: dict[str, Callable[[dict], Any]] = {
     "CustomResourceDefinition": apiextensions.set_defaults,
     "ValidatingWebhookConfiguration": admissionregistration.validating_defaults,
     "MutatingWebhookConfiguration": admissionregistration.mutating_defaults,
+    "ValidatingAdmissionPolicy": admissionpolicy.policy_defaults,
+    "ValidatingAdmissionPolicyBinding": admissionpolicy.binding_defaults,
 }
 
 

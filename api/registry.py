@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from api.admissionregistration import MutatingWebhookConfiguration, ValidatingWebhookConfiguration
+from api.admissionpolicy import ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding
 from api.apiextensions import CustomResourceDefinition
 from api.apps import ControllerRevision, DaemonSet, Deployment, ReplicaSet
 from api.batch import Job
@@ -95,6 +96,11 @@ KINDS: dict[str, KindInfo] = {
         *(KindInfo(model.KIND, model, model.API_VERSION, False, plural)
           for model, plural in ((MutatingWebhookConfiguration, "mutatingwebhookconfigurations"),
                                 (ValidatingWebhookConfiguration, "validatingwebhookconfigurations"))),
+        KindInfo("ValidatingAdmissionPolicy", ValidatingAdmissionPolicy, ValidatingAdmissionPolicy.API_VERSION, False,
+                 "validatingadmissionpolicies", has_spec_generation=True),
+        KindInfo("ValidatingAdmissionPolicyBinding", ValidatingAdmissionPolicyBinding,
+                 ValidatingAdmissionPolicyBinding.API_VERSION, False, "validatingadmissionpolicybindings",
+                 has_spec_generation=True),
         *(KindInfo(model.KIND, model, model.API_VERSION, namespaced, plural, unconditional_update=True,
                    name_is_path=True)
           for model, namespaced, plural in ((Role, True, "roles"), (ClusterRole, False, "clusterroles"),

@@ -11,7 +11,8 @@ from runtime.cache import Delta
 RBAC_KINDS = ("Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding")
 POLICY_KINDS = (*RBAC_KINDS, "Namespace", "ServiceAccount", "PriorityClass", "LimitRange", "ResourceQuota",
                 "IngressClass", "CustomResourceDefinition", "StorageClass", "MutatingWebhookConfiguration",
-                "ValidatingWebhookConfiguration")
+                "ValidatingWebhookConfiguration", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding",
+                "ConfigMap")  # ConfigMaps: policies' params
 
 
 class PolicyCache:

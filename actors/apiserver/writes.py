@@ -15,6 +15,7 @@ from actors.apiserver.nodegraph import REFERENCED
 from api import customobjects, scope, service
 from api.customkinds import CustomKind
 from api.admission import admit_status, checked, decode
+from api.crdschema import rules
 from api.patch.apply import apply_patch
 from api.registry import KindInfo, lookup
 from api.times import now
@@ -62,12 +63,16 @@ class Writes:
     def _needs_old(self, call, info: KindInfo) -> bool:
         """Plugins that judge a change, not a state: NodeRestriction (a node's labels and taints), Pod
         Security (a namespace's new labels; a pod's significant changes, where a policy is enforced),
-        RBAC escalation; admission webhooks (an UPDATE's review carries the oldObject). The common update,
-        a pod in a privileged namespace with no webhook configured, needs no second trip."""
+        RBAC escalation; admission webhooks (an UPDATE's review carries the oldObject); ValidatingAdmission-
+        Policies (`oldObject`) while any is bound; a custom kind's transition rules (`oldSelf`). The common
+        update, a pod in a privileged namespace with no webhook or policy configured, needs no second trip."""
         if call.req.verb != "update":
             return False
-        if self.cache.list("MutatingWebhookConfiguration") or self.cache.list("ValidatingWebhookConfiguration"):
-            return True  # a webhook may be met: its review carries the oldObject
+        if self.cache.list("MutatingWebhookConfiguration") or self.cache.list("ValidatingWebhookConfiguration") \
+                or self.cache.list("ValidatingAdmissionPolicyBinding"):
+            return True  # a webhook or a policy may be met: both see the oldObject
+        if isinstance(info, CustomKind) and rules.has_transition(info.schema):
+            return True
         if info.kind == "Pod":
             return enforced(self.cache, call.req.namespace)
         return info.kind in ("Namespace", "Role", "ClusterRole", "Service") or (
@@ -112,7 +117,7 @@ class Writes:
 
     def _validate(self, call, attempt: Attempt, status_only: bool, then, fail) -> None:
         if not status_only:
-            attempt.obj = checked(attempt.info.kind, attempt.obj)
+            attempt.obj = checked(attempt.info.kind, attempt.obj, attempt.old)
         admission.validate(attempt)
 
         def done() -> None:

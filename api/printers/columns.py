@@ -1,15 +1,15 @@
 """Tables like kubectl's: one row per object, columns per kind (`workloads.py`, `networking.py`,
-`config.py`, `batch.py`, `apps.py`, `replication.py`, `policy.py`, `storage.py`),
+`config.py`, `batch.py`, `apps.py`, `replication.py`, `policy.py`, `storage.py`, `admission.py`),
 wide adds more."""
 from __future__ import annotations
 
-from api.printers import apps, batch, config, networking, policy, replication, storage, workloads
+from api.printers import admission, apps, batch, config, networking, policy, replication, storage, workloads
 from api.printers.workloads import Row, named
 
 COLUMNS: dict[str, tuple[list[str], list[str], Row]] = {**workloads.COLUMNS, **networking.COLUMNS,
                                                          **config.COLUMNS, **batch.COLUMNS,
                                                          **replication.COLUMNS, **policy.COLUMNS,
-                                                         **storage.COLUMNS, **apps.COLUMNS}
+                                                         **storage.COLUMNS, **apps.COLUMNS, **admission.COLUMNS}
 GENERIC = (["NAME", "AGE"], [], named)  # a kind without columns of its own
 
 
