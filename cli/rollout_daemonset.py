@@ -3,7 +3,7 @@ viewer and rollbacker word them: the history is the DaemonSet's ControllerRevisi
 applies the chosen revision's patch."""
 from __future__ import annotations
 
-from actors.controllers import daemonhistory
+from actors.controllers import history
 from api.printers.columns import table
 from api.status import StatusError
 from cli.rollout import CHANGE_CAUSE
@@ -56,7 +56,7 @@ def undo(client: Client, name: str, namespace: str, to_revision: int | None) -> 
         raise StatusError("BadRequest", "no last revision to roll back to")
     else:
         target = revisions[-2]
-    if daemonhistory.matches(ds, target):
+    if history.matches(ds, target):
         return f"daemonset.apps/{name} skipped rollback (current template already matches revision " \
                f"{target.get('revision')})"
     client.patch("DaemonSet", name, target["data"], namespace)
