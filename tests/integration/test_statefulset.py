@@ -121,3 +121,27 @@ def test_ordered_pods_with_claims_names_partitioned_update_and_scale_down(statef
     settled(client, 1)
     assert sorted(c["metadata"]["name"] for c in client.list("PersistentVolumeClaim", "default").items) == [
         "www-web-0", "www-web-1", "www-web-2"]
+
+
+def test_claims_deleted_with_the_set_only_when_the_policy_says_delete(stateful):
+    client, _ = stateful
+    doomed = statefulset(2)
+    doomed["spec"].update(podManagementPolicy="Parallel",
+                          persistentVolumeClaimRetentionPolicy={"whenDeleted": "Delete", "whenScaled": "Retain"})
+    kept = statefulset(1)
+    kept["metadata"]["name"], kept["spec"]["selector"] = "keep", {"matchLabels": {"app": "keep"}}
+    kept["spec"]["template"]["metadata"]["labels"] = {"app": "keep"}
+    client.create(doomed, "default")
+    client.create(kept, "default")
+    claims = {"www-web-0", "www-web-1", "www-keep-0"}
+    wait_until(lambda: {c["metadata"]["name"] for c in client.list("PersistentVolumeClaim", "default").items
+                        if (c.get("status") or {}).get("phase") == "Bound"} == claims, 60, what="three Bound claims")
+    owners = client.get("PersistentVolumeClaim", "www-web-0", "default")["metadata"]["ownerReferences"]
+    assert [(r["kind"], r["name"]) for r in owners] == [("StatefulSet", "web")]
+    client.delete("StatefulSet", "web", "default")
+    client.delete("StatefulSet", "keep", "default")
+    wait_until(lambda: not client.list("Pod", "default").items and not client.list("ControllerRevision",
+                                                                                   "default").items,
+               60, what="the pods and revisions collected")
+    wait_until(lambda: {c["metadata"]["name"] for c in client.list("PersistentVolumeClaim", "default").items}
+               == {"www-keep-0"}, 60, what="only the retained claim left")
