@@ -3,7 +3,7 @@ kubectl's DaemonSet status viewer and its history viewer and rollbacker of both 
 is the workload's ControllerRevisions, and an undo applies the chosen revision's patch."""
 from __future__ import annotations
 
-from actors.controllers import history
+from actors.controllers.history import matches
 from api.printers.columns import table
 from api.status import StatusError
 from cli.rollout import CHANGE_CAUSE
@@ -57,7 +57,7 @@ def undo(client: Client, name: str, namespace: str, to_revision: int | None, kin
         raise StatusError("BadRequest", "no last revision to roll back to")
     else:
         target = revisions[-2]
-    if history.matches(ds, target):
+    if matches(ds, target):
         return f"{kind.lower()}.apps/{name} skipped rollback (current template already matches revision " \
                f"{target.get('revision')})"
     client.patch(kind, name, target["data"], namespace)
