@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from api import (admissionpolicy, admissionregistration, apiextensions, apps_validation, batch, config, cronjob,
-                 pdb, rbac, storage)
+                 pdb, rbac, statefulset_validation, storage)
 
 
 def _pull_policy(image: str | None) -> str:
@@ -125,6 +125,11 @@ def daemonset(obj: dict) -> None:
     _template(obj["spec"])
 
 
+def statefulset(obj: dict) -> None:
+    statefulset_validation.defaults(obj)
+    _template(obj["spec"])
+
+
 def event(obj: dict) -> None:
     obj.setdefault("type", "Normal")
     obj.setdefault("count", 1)
@@ -162,7 +167,7 @@ def endpoint_slice(obj: dict) -> None:
 
 DEFAULTERS: dict[str, Callable[[dict], Any]] = {
     "Pod": pod, "Node": node, "Namespace": namespace, "ReplicaSet": replicaset,
-    "Deployment": deployment, "DaemonSet": daemonset, "Job": job, "CronJob": cron_job, "ReplicationController": replication_controller,
+    "Deployment": deployment, "DaemonSet": daemonset, "StatefulSet": statefulset, "Job": job, "CronJob": cron_job, "ReplicationController": replication_controller,
     "PodTemplate": _template, "Event": event, "Service": service, "EndpointSlice": endpoint_slice,
     "ConfigMap": config.configmap, "Secret": config.secret, "PodDisruptionBudget": pdb.defaults,
     "PersistentVolume": storage.pv_defaults, "PersistentVolumeClaim": storage.pvc_defaults,

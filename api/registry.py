@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from api.admissionregistration import MutatingWebhookConfiguration, ValidatingWebhookConfiguration
 from api.admissionpolicy import ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding
 from api.apiextensions import CustomResourceDefinition
-from api.apps import ControllerRevision, DaemonSet, Deployment, ReplicaSet
+from api.apps import ControllerRevision, DaemonSet, Deployment, ReplicaSet, StatefulSet
 from api.batch import Job
 from api.config import ConfigMap, Secret
 from api.cronjob import CronJob
@@ -60,6 +60,7 @@ KINDS: dict[str, KindInfo] = {
         KindInfo("Deployment", Deployment, "apps/v1", True, "deployments", ("deploy",),
                  has_spec_generation=True),
         KindInfo("DaemonSet", DaemonSet, "apps/v1", True, "daemonsets", ("ds",), has_spec_generation=True),
+        KindInfo("StatefulSet", StatefulSet, "apps/v1", True, "statefulsets", ("sts",), has_spec_generation=True),
         KindInfo("ControllerRevision", ControllerRevision, "apps/v1", True, "controllerrevisions"),
         KindInfo("Job", Job, "batch/v1", True, "jobs", has_spec_generation=True),
         KindInfo("CronJob", CronJob, "batch/v1", True, "cronjobs", ("cj",), has_spec_generation=True),

@@ -21,6 +21,7 @@ from actors.controllers.replication import ReplicationManager
 from actors.controllers.resourcequota import ResourceQuotaController
 from actors.controllers.rootca import RootCAPublisher
 from actors.controllers.serviceaccount import ServiceAccountController
+from actors.controllers.statefulset import StatefulSetController
 from actors.controllers.ttlafterfinished import TTLAfterFinishedController
 from config.settings import load_settings
 
@@ -32,7 +33,8 @@ CONTROLLERS = {"replicaset": ReplicaSetController, "deployment": DeploymentContr
                "root-ca-cert-publisher": RootCAPublisher, "job": JobController,
                "ttlafterfinished": TTLAfterFinishedController, "cronjob": CronJobController,
                "replication": ReplicationManager, "crd": CRDController, "disruption": DisruptionController,
-               "persistentvolume": PersistentVolumeController, "daemonset": DaemonSetController}
+               "persistentvolume": PersistentVolumeController, "daemonset": DaemonSetController,
+               "statefulset": StatefulSetController}
 
 
 def main() -> None:

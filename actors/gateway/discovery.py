@@ -11,7 +11,8 @@ from api.registry import all_kinds, KindInfo
 # kubectl reads discovery for what it may ask: only what is served is listed
 VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
 SUB_VERBS = ["get", "patch", "update"]
-CATEGORY_ALL = {"Pod", "ReplicaSet", "Deployment", "DaemonSet", "Job", "CronJob", "ReplicationController"}  # `kubectl get all`
+CATEGORY_ALL = {"Pod", "ReplicaSet", "Deployment", "DaemonSet", "StatefulSet", "Job", "CronJob",
+                "ReplicationController"}  # `kubectl get all`
 VERSION = {"major": "1", "minor": "35", "gitVersion": "v1.35.4-kubus", "gitCommit": "", "gitTreeState": "clean",
            "buildDate": "1970-01-01T00:00:00Z", "goVersion": "go1.24", "compiler": "gc",
            "platform": "linux/amd64"}

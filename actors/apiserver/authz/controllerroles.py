@@ -15,7 +15,7 @@ CONTROLLERS = ("clusterrole-aggregation-controller", "deployment-controller", "g
                "service-account-controller", "endpointslice-controller", "endpoint-controller",
                "root-ca-cert-publisher", "job-controller", "ttl-after-finished-controller", "cronjob-controller",
                "replication-controller", "apiextensions-controller", "disruption-controller",
-               "persistent-volume-binder", "daemon-set-controller")
+               "persistent-volume-binder", "daemon-set-controller", "statefulset-controller")
 
 
 def controller_rules() -> dict[str, list[dict]]:
@@ -35,6 +35,12 @@ def controller_rules() -> dict[str, list[dict]]:
             new_rule("list watch", CORE, "nodes"), new_rule("create delete list patch watch", CORE, "pods"),
             new_rule("create", CORE, "pods/binding"),
             new_rule("create delete get list patch update watch", ("apps",), "controllerrevisions")],
+        "statefulset-controller": [
+            new_rule("get list watch", APPS, "statefulsets"),
+            new_rule("update", APPS, "statefulsets/status"), new_rule("update", APPS, "statefulsets/finalizers"),
+            new_rule("create delete get list patch update watch", CORE, "pods"),
+            new_rule("create delete get list patch update watch", APPS, "controllerrevisions"),
+            new_rule("create delete get list patch update watch", CORE, "persistentvolumeclaims")],
         "generic-garbage-collector": [new_rule("delete get list patch update watch", ("*",), "*")],
         "job-controller": [
             new_rule("get list update watch", ("batch",), "jobs"),

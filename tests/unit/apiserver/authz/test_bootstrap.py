@@ -21,6 +21,7 @@ CONTROLLERS = ("replicaset-controller", "deployment-controller", "generic-garbag
                "clusterrole-aggregation-controller", "endpointslice-controller", "endpoint-controller",
                "root-ca-cert-publisher", "job-controller", "ttl-after-finished-controller", "cronjob-controller",
                "replication-controller", "disruption-controller", "persistent-volume-binder", "daemon-set-controller",
+               "statefulset-controller",
                "apiextensions-controller")  # kubus: the CRD controllers kube-apiserver runs in process
 
 
