@@ -33,15 +33,26 @@ def _check_type(info: KindInfo, obj: dict) -> None:
     kind, version = obj.get("kind"), obj.get("apiVersion")
     if kind is not None and kind != info.kind:
         raise bad_request(f"the object's kind {kind!r} does not match the request's kind {info.kind!r}")
+    if isinstance(info, CustomKind) and info.served_as(version):
+        return  # conversion None: any served version, stored as the storage version
     if version is not None and version != info.api_version:
         raise bad_request(f"no kind {info.kind!r} is registered for version {version!r}, "
                           f"expected {info.api_version!r}")
 
 
 def admit(kind: str, obj: Any, namespace: str | None = None,
-          mutate: Callable[[dict], dict] | None = None) -> dict:
+          mutate: Callable[[dict], dict] | None = None, old: dict | None = None) -> dict:
     """The object as it will be stored, or StatusError (Invalid 422 with field causes, BadRequest 400).
     `mutate` (mutating admission) changes the defaulted object before it is validated."""
+    parsed = decode(kind, obj, namespace)
+    if mutate is not None:
+        parsed = mutate(parsed)
+    return checked(kind, parsed, old)
+
+
+def decode(kind: str, obj: Any, namespace: str | None = None) -> dict:
+    """The object parsed with its model and defaulted (what mutating admission sees, and what a
+    webhook's patched object goes through again), or StatusError."""
     info = lookup(kind)
     if not isinstance(obj, dict):
         raise bad_request(f"the request carries no {info.kind} object")
@@ -57,15 +68,20 @@ def admit(kind: str, obj: Any, namespace: str | None = None,
                               f"namespace sent on the request ({namespace})")
         meta.setdefault("namespace", namespace or "default")
     parsed = _parse(info, obj)
-    if isinstance(info, CustomKind):
-        customobjects.prepare(info, parsed)
+    schema = info.schema_for(obj.get("apiVersion")) if isinstance(info, CustomKind) else None
+    if schema is not None:
+        customobjects.prepare(info, parsed, schema)
     else:
         defaults.apply(info.kind, parsed)
-    if mutate is not None:
-        parsed = mutate(parsed)
+    return parsed
+
+
+def checked(kind: str, parsed: dict, old: dict | None = None) -> dict:
+    """The decoded (and mutated) object validated, with its apiVersion and kind; else Invalid."""
+    info = lookup(kind)
     causes = validation.validate(info, parsed)
     if isinstance(info, CustomKind):
-        causes += customobjects.causes(info, parsed)
+        causes += customobjects.causes(info, parsed, old)
     if causes:
         name = parsed["metadata"].get("name") or parsed["metadata"].get("generateName") or ""
         raise invalid(info.kind, name, causes)
@@ -89,7 +105,8 @@ def admit_status(kind: str, obj: Any) -> dict:
     _check_type(info, obj)
     if isinstance(info, CustomKind):
         obj = dict(obj)
-        causes = customobjects.status_causes(info, obj)
+        causes = customobjects.status_causes(info.schema_for(obj.get("apiVersion")), obj)
+        obj["apiVersion"] = info.api_version
         if causes:
             raise invalid(info.kind, obj["metadata"].get("name", ""), causes)
         return obj

@@ -2,6 +2,7 @@
 versions, printer columns, subresources and each version's structural schema, with Kubernetes' messages."""
 from __future__ import annotations
 
+from api.crdschema import rules
 from api.crdschema.structural import schema_causes
 from api.gojson import go_quote
 from api.names import dns1035_errors, subdomain_errors
@@ -88,6 +89,7 @@ def _version_causes(version: dict, path: str) -> list[Cause]:
         causes.append(_required(f"{path}.schema.openAPIV3Schema", "schemas are required"))
     else:
         causes += schema_causes(schema, f"{path}.schema.openAPIV3Schema", "status" in subresources)
+        causes += rules.rule_causes(schema, f"{path}.schema.openAPIV3Schema")
     for j, column in enumerate(version.get("additionalPrinterColumns") or []):
         causes += _column_causes(column, f"{path}.additionalPrinterColumns[{j}]")
     scale = subresources.get("scale")

@@ -9,6 +9,7 @@ from typing import Any
 
 from api import registry
 from api.apiextensions import is_true, storage_version
+from api.crdversions import ordered
 from api.meta import Resource
 from api.registry import KindInfo
 
@@ -26,7 +27,7 @@ class CustomKind(KindInfo):
     singular: str = ""
     list_kind: str = ""
     categories: tuple[str, ...] = ()
-    versions: tuple[str, ...] = ()  # served versions
+    versions: tuple[str, ...] = ()  # served versions, the preferred first
     schema: dict = field(default_factory=dict, compare=False, hash=False)  # the storage version's
     subresources: dict = field(default_factory=dict, compare=False, hash=False)
     columns: tuple = ()
@@ -40,6 +41,26 @@ class CustomKind(KindInfo):
     @property
     def scale(self) -> dict | None:
         return self.subresources.get("scale")
+
+    @property
+    def selectable(self) -> tuple[str, ...]:
+        """The storage version's selectableFields, as field-selector labels (`spec.color`)."""
+        for entry in (self.source.get("spec") or {}).get("versions") or []:
+            if f"{self.group}/{entry.get('name')}" == self.api_version:
+                return tuple(f["jsonPath"].lstrip(".") for f in entry.get("selectableFields") or [])
+        return ()
+
+    def served_as(self, api_version: str | None) -> bool:
+        return api_version in (f"{self.group}/{v}" for v in self.versions)
+
+    def schema_for(self, api_version: str | None) -> dict:
+        """The openAPIV3Schema of the version `api_version` names (conversion None: each version has its
+        own schema over the same stored fields); the storage version's for any other."""
+        version = (api_version or "").rpartition("/")[2]
+        for entry in (self.source.get("spec") or {}).get("versions") or []:
+            if entry.get("name") == version and api_version != self.api_version:
+                return ((entry.get("schema") or {}).get("openAPIV3Schema")) or {}
+        return self.schema
 
 
 def served(crd: dict) -> bool:
@@ -58,7 +79,7 @@ def kind_of(crd: dict) -> CustomKind:
         tuple(names.get("shortNames") or ()), has_spec_generation=True, crd=crd["metadata"]["name"],
         singular=names.get("singular") or names["kind"].lower(), list_kind=names.get("listKind") or "",
         categories=tuple(names.get("categories") or ()),
-        versions=tuple(v["name"] for v in spec["versions"] if v.get("served")),
+        versions=tuple(ordered(v["name"] for v in spec["versions"] if v.get("served"))),
         schema=(version.get("schema") or {}).get("openAPIV3Schema") or {},
         subresources=version.get("subresources") or {},
         columns=tuple(version.get("additionalPrinterColumns") or ()),

@@ -51,12 +51,13 @@ def problems(kind: str, body: Any) -> list[str]:
     return found
 
 
-def checked(kind: str, body: Any, mode: str, refusal: str = "") -> list[str]:
+def checked(kind: str, body: Any, mode: str, refusal: str = "", unknown: list[str] = ()) -> list[str]:
     """The warnings a write answers with (Warn), none (Ignore), or the Strict 400: `refusal` prefixed,
-    as a create or an update says which kind could not be read."""
+    as a create or an update says which kind could not be read. `unknown`: a custom kind's unknown
+    fields, found by its schema's pruning (k8s_fields.json knows only built-in kinds)."""
     if mode == "Ignore":
         return []
-    found = problems(kind, body)
+    found = [*unknown, *problems(kind, body)]
     if found and mode == "Strict":
         raise StatusError("BadRequest", f"{refusal}strict decoding error: {', '.join(found)}")
     return found

@@ -3,15 +3,18 @@ URL carrying its document's hash) and one v3 document per group-version, and the
 document of `/openapi/v2`. kubectl reads them to validate (`apply`, `create`: a PATCH operation with
 the `fieldValidation` parameter tells it the server checks fields) and to `explain`. No operation
 lists request bodies: kubectl would then build strategic patches from the schemas instead of its
-own types (k8s-rest-api.md §3.4)."""
+own types (k8s-rest-api.md §3.4). The custom kinds' group-versions join them while their CRDs are
+served (api/customopenapi.py), rebuilt when a CRD changes."""
 from __future__ import annotations
 
 import hashlib
 import json
 from functools import lru_cache
 
+from api import customopenapi
+from api.customkinds import CustomKind
 from api.openapi_schema import gvk, schema_name, schemas
-from api.registry import KINDS, KindInfo
+from api.registry import CUSTOM, KINDS, KindInfo
 
 QUERY = ("dryRun", "fieldManager", "fieldValidation")
 
@@ -21,9 +24,32 @@ def gv_path(api_version: str) -> str:
     return f"apis/{api_version}" if "/" in api_version else f"api/{api_version}"
 
 
-@lru_cache(maxsize=None)
 def documents() -> dict[str, dict]:
-    """Every group-version's v3 document, by `gv_path`."""
+    """Every group-version's v3 document, by `gv_path`: the built-in kinds', then the custom kinds'."""
+    return {**builtin_documents(), **custom_documents()}
+
+
+def custom_documents() -> dict[str, dict]:
+    return _encoded_custom(_custom_key())[0]
+
+
+@lru_cache(maxsize=4)
+def _encoded_custom(key: tuple) -> tuple[dict[str, dict], dict[str, bytes]]:
+    """The custom kinds' documents and their encodings, for one state of the served CRDs (`key`)."""
+    components = schemas()
+    meta = {name: components[name] for root in ("ObjectMeta", "ListMeta")
+            for name in _reachable(f"io.k8s.apimachinery.pkg.apis.meta.v1.{root}", components)}
+    docs = customopenapi.documents([info for info in CUSTOM.values() if isinstance(info, CustomKind)], meta)
+    return docs, {path: _encode(doc) for path, doc in docs.items()}
+
+
+def _custom_key() -> tuple:
+    return tuple(sorted((kind, info.source.get("metadata", {}).get("resourceVersion", ""))
+                        for kind, info in CUSTOM.items() if isinstance(info, CustomKind)))
+
+
+@lru_cache(maxsize=None)
+def builtin_documents() -> dict[str, dict]:
     components = schemas()
     out: dict[str, dict] = {}
     for info in KINDS.values():
@@ -36,10 +62,19 @@ def documents() -> dict[str, dict]:
     return out
 
 
-@lru_cache(maxsize=None)
 def encoded(path: str) -> bytes | None:
-    doc = documents().get(path)
-    return None if doc is None else json.dumps(doc, separators=(",", ":"), sort_keys=True).encode()
+    custom = _encoded_custom(_custom_key())[1].get(path)
+    return custom if custom is not None else _encoded_builtin(path)
+
+
+@lru_cache(maxsize=None)
+def _encoded_builtin(path: str) -> bytes | None:
+    doc = builtin_documents().get(path)
+    return None if doc is None else _encode(doc)
+
+
+def _encode(doc: dict) -> bytes:
+    return json.dumps(doc, separators=(",", ":"), sort_keys=True).encode()
 
 
 def digest(path: str) -> str:
@@ -51,8 +86,12 @@ def index() -> dict:
                       for path in sorted(documents())}}
 
 
-@lru_cache(maxsize=None)
 def swagger() -> dict:
+    return _swagger(_custom_key())
+
+
+@lru_cache(maxsize=4)
+def _swagger(key: tuple) -> dict:
     """The Swagger 2.0 document of `/openapi/v2`: the same operations and every schema, under
     `definitions`."""
     paths, definitions = {}, {}

@@ -3,8 +3,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from api.admissionregistration import MutatingWebhookConfiguration, ValidatingWebhookConfiguration
+from api.admissionpolicy import ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding
 from api.apiextensions import CustomResourceDefinition
-from api.apps import Deployment, ReplicaSet
+from api.apps import ControllerRevision, DaemonSet, Deployment, ReplicaSet, StatefulSet
 from api.autoscaling import HorizontalPodAutoscaler
 from api.batch import Job
 from api.config import ConfigMap, Secret
@@ -58,6 +60,9 @@ KINDS: dict[str, KindInfo] = {
         KindInfo("ReplicaSet", ReplicaSet, "apps/v1", True, "replicasets", ("rs",), has_spec_generation=True),
         KindInfo("Deployment", Deployment, "apps/v1", True, "deployments", ("deploy",),
                  has_spec_generation=True),
+        KindInfo("DaemonSet", DaemonSet, "apps/v1", True, "daemonsets", ("ds",), has_spec_generation=True),
+        KindInfo("StatefulSet", StatefulSet, "apps/v1", True, "statefulsets", ("sts",), has_spec_generation=True),
+        KindInfo("ControllerRevision", ControllerRevision, "apps/v1", True, "controllerrevisions"),
         KindInfo("Job", Job, "batch/v1", True, "jobs", has_spec_generation=True),
         KindInfo("CronJob", CronJob, "batch/v1", True, "cronjobs", ("cj",), has_spec_generation=True),
         KindInfo("ReplicationController", ReplicationController, "v1", True, "replicationcontrollers", ("rc",),
@@ -92,6 +97,14 @@ KINDS: dict[str, KindInfo] = {
                  unconditional_update=True),
         KindInfo("CustomResourceDefinition", CustomResourceDefinition, CustomResourceDefinition.API_VERSION, False,
                  "customresourcedefinitions", ("crd", "crds"), has_spec_generation=True),
+        *(KindInfo(model.KIND, model, model.API_VERSION, False, plural)
+          for model, plural in ((MutatingWebhookConfiguration, "mutatingwebhookconfigurations"),
+                                (ValidatingWebhookConfiguration, "validatingwebhookconfigurations"))),
+        KindInfo("ValidatingAdmissionPolicy", ValidatingAdmissionPolicy, ValidatingAdmissionPolicy.API_VERSION, False,
+                 "validatingadmissionpolicies", has_spec_generation=True),
+        KindInfo("ValidatingAdmissionPolicyBinding", ValidatingAdmissionPolicyBinding,
+                 ValidatingAdmissionPolicyBinding.API_VERSION, False, "validatingadmissionpolicybindings",
+                 has_spec_generation=True),
         *(KindInfo(model.KIND, model, model.API_VERSION, namespaced, plural, unconditional_update=True,
                    name_is_path=True)
           for model, namespaced, plural in ((Role, True, "roles"), (ClusterRole, False, "clusterroles"),

@@ -84,8 +84,13 @@ class NoOptions(_Strict):
 DryRun = list[Literal["All"]] | None  # `dryRun=All`: admitted and answered, never written
 
 
+ManagerName = Annotated[str, Field(min_length=1, max_length=128)]  # who writes: kept in the managedFields
+
+
 class WriteOptions(_Strict):
     dryRun: DryRun = None
+    fieldManager: ManagerName | None = None
+    apply: bool | None = None  # a create that is a server-side apply; on a command: managedFields computed
 
 
 class ListOptions(_Strict):
@@ -114,8 +119,10 @@ class DeleteCollectionOptions(DeleteOptions):
 
 class PatchOptions(_Strict):
     subresource: Literal["status"] | None = None
-    patchType: Literal["merge", "json", "strategic"] | None = None  # None: merge
+    patchType: Literal["merge", "json", "strategic", "apply"] | None = None  # None: merge
     dryRun: DryRun = None
+    fieldManager: ManagerName | None = None
+    force: bool | None = None  # an apply takes the fields other managers own
 
 
 class BindOptions(_Strict):

@@ -11,6 +11,7 @@ from api.printers.workloads import age, pod_status
 from api.resources import pod_requests, quantity_of
 from api.times import seconds
 from cli.apply import LAST_APPLIED
+from cli.describe_apps import daemonset_lines, statefulset_lines
 from cli.describe_autoscaling import hpa_lines
 from cli.describe_batch import cronjob_lines, job_lines
 from cli.describe_config import configmap_lines, secret_lines
@@ -40,6 +41,9 @@ def describe(client: Client, kind: str, obj: dict) -> str:
         lines += job_lines(obj)
     elif kind == "CronJob":
         lines += cronjob_lines(obj)
+    elif kind in ("DaemonSet", "StatefulSet"):
+        lines += (daemonset_lines if kind == "DaemonSet" else statefulset_lines)(
+            obj, client.list("Pod", meta["namespace"]).items)
     elif kind == "HorizontalPodAutoscaler":
         lines += hpa_lines(obj)
     elif kind in ("ConfigMap", "Secret"):

@@ -44,6 +44,8 @@ CONTROLLER_ACCOUNTS = {  # controller -> its ServiceAccount in kube-system, as k
     "replicaset": "replicaset-controller",
     "deployment": "deployment-controller",
     "job": "job-controller",
+    "daemonset": "daemon-set-controller",
+    "statefulset": "statefulset-controller",
     "ttlafterfinished": "ttl-after-finished-controller",
     "cronjob": "cronjob-controller",
     "replication": "replication-controller",

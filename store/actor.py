@@ -37,7 +37,7 @@ from store.dedupe import Dedupe
 from store.inbox import Answers, Command, commands_of
 from store.outbox import Outbox
 from store.outcomes import outcome_replies
-from store.seeds import seed_api_endpoints
+from store.seeds import seed_api_endpoints, seed_services
 from store.sqlite import make_backend
 from store.state import State
 from store.upkeep import Upkeep
@@ -102,7 +102,7 @@ class StoreActor(Upkeep, Actor):
         self.outbox.reset(published)
         replayed = self.outbox.restart(self._backend(lambda b: list(b.log_after(published))))
         self.state.seed_namespaces()
-        self.state.seed_services(API_SERVICE_PORT)
+        seed_services(self.state, API_SERVICE_PORT)
         seed_api_endpoints(self.state, self.settings.api_service_ip, API_SERVICE_PORT)
         self._write_now()
         self.bookmarks.sweep(self.state.digests, self.clock())

@@ -39,10 +39,10 @@ def _dispatch(state: State, req: Request, chunk_bytes: int) -> Parts:
     if verb == "get":
         return [_one(state.get(req.kind, req.namespace, _name(req)))]
     if verb == "create":
-        return [_one(state.create(req.kind, req.namespace, _placed(req)), req.warnings)]
+        return [_one(state.create(req.kind, req.namespace, _placed(req), opts), req.warnings)]
     if verb in ("update", "updateStatus"):
         return [_one(state.update(req.kind, req.namespace, _placed(req), req.resourceVersion,
-                                  status_only=verb == "updateStatus"), req.warnings)]
+                                  status_only=verb == "updateStatus", options=opts), req.warnings)]
     if verb == "delete":
         return [_one(state.delete(req.kind, req.namespace, _name(req), opts), req.warnings)]
     if verb == "bind":

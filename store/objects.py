@@ -6,6 +6,7 @@ import uuid
 from typing import Any
 
 from api import batch, batch_validation
+from api.apps import TEMPLATE_GENERATION
 from api.errors import invalid
 from api.names import MAX_GENERATED_PREFIX
 from api.status import Cause
@@ -36,6 +37,16 @@ def job_selector(obj: dict) -> None:
     causes = batch_validation.generated_selector_causes(obj)
     if causes:
         raise invalid("Job", obj["metadata"]["name"], causes)
+
+
+def template_generation(new: dict, old: dict | None) -> None:
+    """A DaemonSet's template generation (Kubernetes' strategy keeps spec.templateGeneration, apps/v1
+    shows it as an annotation): 1 when created, one more each time the template changes."""
+    text = ((old or {}).get("metadata", {}).get("annotations") or {}).get(TEMPLATE_GENERATION, "0")
+    before = int(text) if str(text).isdigit() else 0
+    changed = old is None or (new.get("spec") or {}).get("template") != (old.get("spec") or {}).get("template")
+    annotations = new["metadata"].setdefault("annotations", {})
+    annotations[TEMPLATE_GENERATION] = str(before + 1 if changed else before)
 
 
 def carry_server_fields(kind: str, old: dict, new: dict) -> None:

@@ -2,10 +2,9 @@
 a command makes. Pure logic: persistence and the wire are elsewhere."""
 from __future__ import annotations
 
-import ipaddress
 from typing import Callable, Iterator
 
-from api import customkinds, selectors
+from api import customkinds, customobjects, selectors
 from api.fieldselectors import parse_fields
 from api.registry import KindInfo, lookup
 from api.errors import already_exists, conflict, forbidden, invalid, not_found
@@ -15,7 +14,7 @@ from bus import codec
 from bus.digest import KeyDigest
 from bus.topology import matcher, object_key
 from api import service
-from store import deletion, objects
+from store import deletion, managed, objects
 from store.allocators import Allocation, AllocationError
 from store.quotas import QuotaIndex, charges
 from store.records import Change, Entry, ObjKey, oid_of
@@ -101,25 +100,6 @@ class State:
                                                 "spec": {"finalizers": ["kubernetes"]},
                                                 "status": {"phase": "Active"}})
 
-    def seed_services(self, api_port: int) -> None:
-        """`default/kubernetes` on the range's first address and `kube-system/kube-dns` on its tenth, as
-        kube-apiserver and kubeadm make them; neither has a selector (the DNS actor answers for the second)."""
-        first = self.allocation.ips.base
-        for namespace, name, offset, labels, ports in (
-                ("default", "kubernetes", 0, {"component": "apiserver", "provider": "kubernetes"},
-                 [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": api_port}]),
-                ("kube-system", "kube-dns", 9, {"k8s-app": "kube-dns", "kubernetes.io/name": "CoreDNS"},
-                 [{"name": "dns", "port": 53, "protocol": "UDP", "targetPort": 53},
-                  {"name": "dns-tcp", "port": 53, "protocol": "TCP", "targetPort": 53}])):
-            ip = str(ipaddress.IPv4Address(first + offset))
-            if ("Service", namespace, name) not in self.objects and first + offset not in self.allocation.ips.used:
-                self.create("Service", namespace, {
-                    "apiVersion": "v1", "kind": "Service",
-                    "metadata": {"name": name, "namespace": namespace, "labels": labels},
-                    "spec": {"type": "ClusterIP", "clusterIP": ip, "clusterIPs": [ip], "sessionAffinity": "None",
-                             "ipFamilies": ["IPv4"], "ipFamilyPolicy": "SingleStack",
-                             "internalTrafficPolicy": "Cluster", "ports": ports}})
-
     # ---- commands ------------------------------------------------------------------------------
     def get(self, kind: str, namespace: str | None, name: str) -> Entry:
         info = lookup(kind)
@@ -128,7 +108,7 @@ class State:
             raise not_found(info.kind, name)
         return entry
 
-    def create(self, kind: str, namespace: str | None, obj: dict) -> Entry:
+    def create(self, kind: str, namespace: str | None, obj: dict, options: dict | None = None) -> Entry:
         info = lookup(kind)
         meta = dict(_metadata(obj))
         obj = {**obj, "metadata": meta}
@@ -150,6 +130,7 @@ class State:
         if oid in self.objects:
             raise already_exists(info.kind, meta["name"])
         objects.stamp_new(obj, self.rev + 1, self.clock())
+        managed.keep(info, None, obj, options or {}, self.clock())
         custom = customkinds.custom(info.kind)
         if custom is not None:
             objects.custom_created(custom, obj)
@@ -157,6 +138,8 @@ class State:
             obj = self._allocated(obj, None)
         elif info.kind == "Job":
             objects.job_selector(obj)
+        elif info.kind == "DaemonSet":
+            objects.template_generation(obj, None)
         charged = charges([self.objects[q].obj for q in self.quotas.of(oid[1])], info.kind, obj) \
             if info.namespaced else []
         entry = self._commit("ADDED", oid, obj, None)
@@ -175,7 +158,7 @@ class State:
         return name
 
     def update(self, kind: str, namespace: str | None, obj: dict, resource_version: str | None,
-               status_only: bool = False) -> Entry:
+               status_only: bool = False, options: dict | None = None) -> Entry:
         info = lookup(kind)
         meta = _metadata(obj)
         oid = oid_of(info, namespace, meta.get("name", ""))  # the request's namespace, never the body's
@@ -184,6 +167,7 @@ class State:
             raise not_found(info.kind, oid[2])
         self._precondition(info, old, resource_version or meta.get("resourceVersion"))
         new = self._merge(info, old.obj, {**obj, "metadata": dict(meta)}, status_only)
+        managed.keep(info, old.obj, new, options or {}, self.clock(), "status" if status_only else "", meta)
         if objects.same_content(new, old.obj):
             return old
         if new["metadata"].get("deletionTimestamp") and not deletion.held(info.kind, new) \
@@ -228,6 +212,8 @@ class State:
                 new["status"] = old["status"]
             if info.has_spec_generation and new.get("spec") != old.get("spec"):
                 new["metadata"]["generation"] = old["metadata"].get("generation", 1) + 1
+        if info.kind == "DaemonSet":
+            objects.template_generation(new, old)
         return self._allocated(new, old) if info.kind == "Service" else new
 
     def _allocated(self, obj: dict, old: dict | None) -> dict:
@@ -296,6 +282,8 @@ class State:
         except ValueError as exc:
             raise bad_request(f"unable to parse requirement: {exc}") from None
         fields = parse_fields(options.get("fieldSelector"))
+        if (custom := customkinds.custom(info.kind)) is not None:
+            customobjects.check_fields(custom, fields)
         ns = namespace if info.namespaced else None
         cut = list(self.objects.items())
 

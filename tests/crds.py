@@ -35,3 +35,21 @@ def widget_crd() -> dict:
 def widget(name: str, **spec) -> dict:
     return {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": name},
             "spec": {"size": "small", **spec}}
+
+
+def served_crd(crd: dict) -> dict:
+    """The CRD as the CRD controller leaves it: names accepted, Established."""
+    crd = copy.deepcopy(crd)
+    crd["metadata"].setdefault("resourceVersion", "1")
+    crd["status"] = {"acceptedNames": crd["spec"]["names"], "storedVersions": [
+        v["name"] for v in crd["spec"]["versions"] if v.get("storage")],
+        "conditions": [{"type": t, "status": "True"} for t in ("NamesAccepted", "Established")]}
+    return crd
+
+
+def scalable_crd() -> dict:
+    """The Widget CRD with the scale subresource over spec.replicas and status.ready."""
+    crd = widget_crd()
+    crd["spec"]["versions"][0]["subresources"]["scale"] = {
+        "specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.ready"}
+    return crd

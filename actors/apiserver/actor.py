@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import uuid
 
+from actors.apiserver.admission.webhook.dispatch import Dispatcher
 from actors.apiserver.attributes import of_request
 from actors.apiserver.audit import DEFAULT_POLICY, load_policy
 from actors.apiserver.auditing import Auditing
@@ -60,6 +61,7 @@ class ApiServer(Writes, Evictions, Collections, NodeGraph, Services, Tokens, Tok
                                       Outcomes(self.rpc, settings.request_timeout_s, store_answerers(settings.cluster))
                                       if self.audit else None)
         self.cache = PolicyCache()
+        self.webhooks = Dispatcher(lambda fn: self.bus.call_soon(fn))  # admission webhooks' calls, off this thread
         users = load_users(settings.users_file) if settings.users_file else []
         self.authn = Authenticator(settings.cluster, people(users), self.cache)
         self.authz = Authorizer(self.cache)
@@ -96,6 +98,7 @@ class ApiServer(Writes, Evictions, Collections, NodeGraph, Services, Tokens, Tok
         self.batches.flush()  # what is held for company leaves now
         if self.audit:
             self.audit.close()
+        self.webhooks.close()
         done()
 
     # ---- one request ----------------------------------------------------------------------------

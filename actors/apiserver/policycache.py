@@ -1,6 +1,6 @@
 """The apiserver's local cache of the objects its chain reads: RBAC, namespaces, ServiceAccounts,
-PriorityClasses, LimitRanges, ResourceQuotas. Fed by an informer (contract 4), indexed by kind,
-namespace and name; it is the RBAC authorizer's source and admission's lister."""
+PriorityClasses, LimitRanges, ResourceQuotas, webhook configurations. Fed by an informer (contract 4),
+indexed by kind, namespace and name; it is the RBAC authorizer's source and admission's lister."""
 from __future__ import annotations
 
 from typing import Callable, Iterable
@@ -10,7 +10,9 @@ from runtime.cache import Delta
 
 RBAC_KINDS = ("Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding")
 POLICY_KINDS = (*RBAC_KINDS, "Namespace", "ServiceAccount", "PriorityClass", "LimitRange", "ResourceQuota",
-                "IngressClass", "CustomResourceDefinition", "StorageClass")
+                "IngressClass", "CustomResourceDefinition", "StorageClass", "MutatingWebhookConfiguration",
+                "ValidatingWebhookConfiguration", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding",
+                "ConfigMap")  # ConfigMaps: policies' params
 
 
 class PolicyCache:

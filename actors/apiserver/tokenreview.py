@@ -14,10 +14,16 @@ REVIEW = {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview"}
 POD_NAME, POD_UID = "authentication.kubernetes.io/pod-name", "authentication.kubernetes.io/pod-uid"
 
 
+def spec_of(review) -> dict:
+    """A TokenReview's spec, or nothing when the body is not an object with an object spec."""
+    spec = review.get("spec") if isinstance(review, dict) else None
+    return spec if isinstance(spec, dict) else {}
+
+
 def own_token_review(req, user_name: str) -> bool:
-    token = str(((req.object or {}).get("spec") or {}).get("token") or "")
-    return req.kind == "TokenReview" and req.verb == "create" and user_name.startswith(SA_PREFIX) and \
-        satokens.unverified_subject(token) == user_name
+    if req.kind != "TokenReview" or req.verb != "create" or not user_name.startswith(SA_PREFIX):
+        return False  # (checked first: another kind's body may be a JSON patch, a list)
+    return satokens.unverified_subject(str(spec_of(req.object).get("token") or "")) == user_name
 
 
 def user_of(claims: dict) -> dict:
@@ -36,7 +42,7 @@ def user_of(claims: dict) -> dict:
 
 class TokenReviews:
     def review_token(self, call) -> None:
-        spec = (call.req.object or {}).get("spec") or {}
+        spec = spec_of(call.req.object)
         audiences = [str(a) for a in spec.get("audiences") or []]
         answer = lambda status: self.finish(call, {"ok": True, "object": {**REVIEW, "metadata": {}, "spec": spec,
                                                                            "status": status}})

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import copy
 
-from actors.apiserver import admission
+from actors.apiserver import admission, fieldmanager
 from actors.apiserver.admission import Attempt
 from actors.apiserver.admission.podsecurity import enforced
 from actors.apiserver.attributes import of_request
@@ -14,7 +14,8 @@ from actors.apiserver.authz.node import node_identity
 from actors.apiserver.nodegraph import REFERENCED
 from api import customobjects, scope, service
 from api.customkinds import CustomKind
-from api.admission import admit, admit_status
+from api.admission import admit_status, checked, decode
+from api.crdschema import rules
 from api.patch.apply import apply_patch
 from api.registry import KindInfo, lookup
 from api.times import now
@@ -42,6 +43,8 @@ class Writes:
             body["object"] = scope.placed(info, req.verb, req.namespace, req.name, req.object)
         elif req.verb == "bind":
             scope.names_the_pod("Binding", req.namespace, req.name, req.object)
+        if req.verb in ("create", "update", "updateStatus"):
+            fieldmanager.stamped(call, body)
         if req.verb == "patch":
             self._patch(call, info, guard)
         elif req.verb == "delete" and _dry_run(req):
@@ -60,18 +63,28 @@ class Writes:
     def _needs_old(self, call, info: KindInfo) -> bool:
         """Plugins that judge a change, not a state: NodeRestriction (a node's labels and taints), Pod
         Security (a namespace's new labels; a pod's significant changes, where a policy is enforced),
-        RBAC escalation. The common update, a pod in a privileged namespace, needs no second trip."""
+        RBAC escalation; admission webhooks (an UPDATE's review carries the oldObject); ValidatingAdmission-
+        Policies (`oldObject`) while any is bound; a custom kind's transition rules (`oldSelf`). The common
+        update, a pod in a privileged namespace with no webhook or policy configured, needs no second trip."""
         if call.req.verb != "update":
             return False
+        if self.cache.list("MutatingWebhookConfiguration") or self.cache.list("ValidatingWebhookConfiguration") \
+                or self.cache.list("ValidatingAdmissionPolicyBinding"):
+            return True  # a webhook or a policy may be met: both see the oldObject
+        if isinstance(info, CustomKind) and rules.has_transition(info.schema):
+            return True
         if info.kind == "Pod":
             return enforced(self.cache, call.req.namespace)
         return info.kind in ("Namespace", "Role", "ClusterRole", "Service") or (
             info.kind == "Node" and node_identity(call.user)[1])
 
     def _admit(self, call, info: KindInfo, body: dict, old: dict | None) -> None:
-        attempt = self.admit_object(call, info, _carried(info, old, body["object"]), old,
-                                    call.req.verb == "updateStatus")
-        body["object"] = attempt.obj
+        self.admit_object(call, info, _carried(info, old, body["object"]), old, call.req.verb == "updateStatus",
+                          lambda attempt: self._admitted(call, info, body, attempt))
+
+    def _admitted(self, call, info: KindInfo, body: dict, attempt: Attempt) -> None:
+        body["object"] = fieldmanager.applied_create(call, info, attempt.obj) if call.req.verb == "create" \
+            else attempt.obj
         if _dry_run(call.req):
             self._answer_dry_run(call, attempt)
         else:
@@ -84,20 +97,33 @@ class Writes:
             obj.setdefault("metadata", {}).setdefault("creationTimestamp", now())
         self.finish(call, {"ok": True, "object": obj, **({"warnings": attempt.warnings} if attempt.warnings else {})})
 
-    def admit_object(self, call, info: KindInfo, obj, old: dict | None, status_only: bool = False) -> Attempt:
+    def admit_object(self, call, info: KindInfo, obj, old: dict | None, status_only: bool, then) -> None:
+        """Admission, then `then(attempt)`: at once when no webhook is met, else once the webhooks
+        answered (on this thread; a refusal on the way is the request's answer)."""
         req = call.req
         namespace = (req.namespace or "") if info.namespaced else ""
         attempt = Attempt(OPERATIONS[req.verb], info, "status" if status_only else "", namespace,
-                          req.name or _name_of(obj), None, old, call.user, self.cache)
+                          req.name or _name_of(obj), None, old, call.user, self.cache, dry_run=_dry_run(req))
         if status_only:
             attempt.obj = admit_status(info.kind, obj)
-            admission.mutate(attempt)
+            redefault = lambda patched: admit_status(info.kind, patched)  # noqa: E731
         else:
-            attempt.obj = admit(info.kind, obj, req.namespace, mutate=lambda parsed: _mutated(attempt, parsed))
+            attempt.obj = decode(info.kind, obj, req.namespace)
             attempt.name = attempt.name or _name_of(attempt.obj)
+            redefault = lambda patched: decode(info.kind, patched, req.namespace)  # noqa: E731
+        admission.mutate(attempt)
+        fail = lambda exc: self.safe(call, _raise)(exc)  # noqa: E731
+        self.webhooks.mutate(attempt, redefault, lambda: self._validate(call, attempt, status_only, then, fail), fail)
+
+    def _validate(self, call, attempt: Attempt, status_only: bool, then, fail) -> None:
+        if not status_only:
+            attempt.obj = checked(attempt.info.kind, attempt.obj, attempt.old)
         admission.validate(attempt)
-        call.annotations.update(attempt.annotations)
-        return attempt
+
+        def done() -> None:
+            call.annotations.update(attempt.annotations)
+            then(attempt)
+        self.webhooks.validate(attempt, done, fail)
 
     # ---- the node authorizer's condition, checked by the store -----------------------------------
     def _node_guard(self, call, info: KindInfo) -> dict | None:
@@ -129,16 +155,26 @@ class Writes:
         req = call.req
         current = unwrap(reply)["object"]
         status_only = req.options.get("subresource") == "status"
-        patched = apply_patch(info.kind, current, req.object, req.options.get("patchType") or "merge",
-                              self.settings.max_object_bytes)
+        patch_type = req.options.get("patchType") or "merge"
+        patched = fieldmanager.applied_patch(call, info, current) if patch_type == "apply" else \
+            apply_patch(info.kind, current, req.object, patch_type, self.settings.max_object_bytes)
         patched = _carried(info, current, scope.placed(info, "update", req.namespace, req.name, patched))
-        admitted = self.admit_object(call, info, patched, current, status_only)
+        self.admit_object(call, info, patched, current, status_only,
+                          lambda admitted: self._patch_admitted(call, info, guard, attempt, current, admitted))
+
+    def _patch_admitted(self, call, info: KindInfo, guard: dict | None, attempt: int, current: dict,
+                        admitted: Attempt) -> None:
+        req = call.req
+        status_only = req.options.get("subresource") == "status"
         if _dry_run(req):
             self._answer_dry_run(call, admitted)
             return
         update = {"verb": "updateStatus" if status_only else "update", "kind": info.kind,
                   "namespace": req.namespace, "name": req.name, "object": admitted.obj,
-                  "resourceVersion": current["metadata"]["resourceVersion"], "options": {}}
+                  "resourceVersion": current["metadata"]["resourceVersion"],
+                  "options": {"fieldManager": fieldmanager.manager(call) or None,
+                              "apply": req.options.get("patchType") == "apply" or None}}
+        update["options"] = {k: v for k, v in update["options"].items() if v is not None}
         if guard:
             update["guard"] = guard
         if admitted.warnings:
@@ -162,10 +198,8 @@ def _carried(info: KindInfo, old: dict | None, new):
     return new
 
 
-def _mutated(attempt: Attempt, parsed: dict) -> dict:
-    attempt.obj = parsed
-    admission.mutate(attempt)
-    return attempt.obj
+def _raise(exc: Exception) -> None:
+    raise exc
 
 
 def _name_of(obj) -> str:

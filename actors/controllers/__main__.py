@@ -4,6 +4,7 @@ import argparse
 from actors.controllers.aggregation import ClusterRoleAggregationController
 from actors.controllers.crd import CRDController
 from actors.controllers.cronjob import CronJobController
+from actors.controllers.daemonset import DaemonSetController
 from actors.controllers.deployment import DeploymentController
 from actors.controllers.disruption import DisruptionController
 from actors.controllers.endpoints import EndpointsController
@@ -21,6 +22,7 @@ from actors.controllers.replication import ReplicationManager
 from actors.controllers.resourcequota import ResourceQuotaController
 from actors.controllers.rootca import RootCAPublisher
 from actors.controllers.serviceaccount import ServiceAccountController
+from actors.controllers.statefulset import StatefulSetController
 from actors.controllers.ttlafterfinished import TTLAfterFinishedController
 from config.settings import load_settings
 
@@ -32,7 +34,8 @@ CONTROLLERS = {"replicaset": ReplicaSetController, "deployment": DeploymentContr
                "root-ca-cert-publisher": RootCAPublisher, "job": JobController,
                "ttlafterfinished": TTLAfterFinishedController, "cronjob": CronJobController,
                "replication": ReplicationManager, "crd": CRDController, "disruption": DisruptionController,
-               "persistentvolume": PersistentVolumeController, "hpa": HorizontalPodAutoscalerController}
+               "persistentvolume": PersistentVolumeController, "daemonset": DaemonSetController,
+               "statefulset": StatefulSetController, "hpa": HorizontalPodAutoscalerController}
 
 
 def main() -> None:

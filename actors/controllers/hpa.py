@@ -1,6 +1,6 @@
 """The HorizontalPodAutoscaler controller (Kubernetes' pkg/controller/podautoscaler): every sync period each
-HPA's target scale (a Deployment's, ReplicaSet's or ReplicationController's spec.replicas and selector), its
-pods and their resource metrics (PodMetrics of `metrics.k8s.io`, asked through the apiserver) go to the pure
+HPA's target scale (a Deployment's, ReplicaSet's, StatefulSet's or ReplicationController's spec.replicas and
+selector), its pods and their resource metrics (PodMetrics of `metrics.k8s.io`, asked through the apiserver) go to the pure
 decisions of hpasync.py; a new size is written to the target (the bus has no `/scale` subresource: a merge
 patch of spec.replicas, the scale's one field), then the HPA's status. The recommendations and rescales the
 windows and policies need are kept in memory, as kube-controller-manager keeps them."""
@@ -22,12 +22,12 @@ from bus.rpc import unwrap
 from runtime.cache import Delta
 
 HPA = "HorizontalPodAutoscaler"
-SCALABLE = ("Deployment", "ReplicaSet", "ReplicationController")
+SCALABLE = ("Deployment", "ReplicaSet", "StatefulSet", "ReplicationController")
 
 
 class HorizontalPodAutoscalerController(Controller):
     name = "controller.hpa"
-    kinds = ("horizontalpodautoscaler", "deployment", "replicaset", "replicationcontroller", "pod")
+    kinds = ("horizontalpodautoscaler", "deployment", "replicaset", "statefulset", "replicationcontroller", "pod")
 
     def __init__(self, settings, clock=time.time, **kw: Any):
         super().__init__(settings, **kw)

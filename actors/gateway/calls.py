@@ -8,6 +8,7 @@ from typing import Any
 from aiohttp import web
 
 from actors.gateway.paths import Target
+from api.customkinds import CustomKind
 from api.status import bad_request
 from bus.rpc import unwrap
 from runtime.client import Client
@@ -19,7 +20,10 @@ async def call(client: Client, verb: str, kind: str, **kw: Any) -> dict:
 
 
 def typed(obj: dict, target: Target) -> dict:
-    """The object with its kind and apiVersion first, as the apiserver writes them."""
+    """The object with its kind and apiVersion first, as the apiserver writes them; a custom object in the
+    version its path asked for (conversion None rewrites apiVersion alone)."""
+    if isinstance(target.info, CustomKind) and target.api_version:
+        return {"kind": target.info.kind, **obj, "apiVersion": target.api_version}
     return {"kind": target.info.kind, "apiVersion": target.info.api_version, **obj}
 
 

@@ -21,11 +21,6 @@ def resource_list() -> dict:
                            "verbs": list(VERBS)} for kind, (resource, namespaced) in metrics.KINDS.items()]}
 
 
-def group() -> dict:
-    version = {"groupVersion": metrics.API_VERSION, "version": metrics.VERSION}
-    return {"name": metrics.GROUP, "versions": [version], "preferredVersion": version}
-
-
 async def serve(request: web.Request, client: Client, rest: list[str]) -> web.Response:
     if not rest:
         return json_response(resource_list())

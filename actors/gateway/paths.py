@@ -17,6 +17,7 @@ class Target:
     namespace: str | None
     name: str | None
     subresource: str | None = None
+    api_version: str = ""  # as the path names it (a custom kind is served in each of its served versions)
 
 
 def split(path: str) -> tuple[str, list[str]] | None:
@@ -60,7 +61,7 @@ def _target(api_version: str, rest: list[str], namespace: str | None) -> Target 
     subresource = rest[2] if len(rest) == 3 else None
     if info is None or (subresource is not None and subresource not in SUBRESOURCES):
         return None
-    return Target(info, namespace, rest[1] if len(rest) >= 2 else None, subresource)
+    return Target(info, namespace, rest[1] if len(rest) >= 2 else None, subresource, api_version)
 
 
 def review_kind(api_version: str, rest: list[str]) -> str | None:

@@ -13,15 +13,18 @@ from actors.gateway.bodies import object_body, read_body, media_type
 from actors.gateway.calls import call, dry_run, typed, with_warnings
 from actors.gateway.paths import Target
 from actors.gateway.responses import not_found_path, object_response
+from api import customscale
 from api.errors import conflict
 from api.patch.apply import CONTENT_TYPES, apply_patch
 from api.printers.workloads import selector_text
+from api.registry import KindInfo
 from api.status import StatusError, bad_request
 from runtime.client import Client
 
-SCALABLE = {"Deployment", "ReplicaSet", "ReplicationController"}
+SCALABLE = {"Deployment", "ReplicaSet", "ReplicationController", "StatefulSet"}
 STATUS_KINDS = {"Pod", "Node", "Namespace", "Deployment", "ReplicaSet", "ResourceQuota", "Service", "Ingress",
-                "Job", "CronJob", "ReplicationController", "PodDisruptionBudget"}
+                "Job", "CronJob", "ReplicationController", "PodDisruptionBudget", "DaemonSet",
+                "StatefulSet"}
 FOLLOW_POLL_S = 0.5
 
 
@@ -33,7 +36,7 @@ async def serve(request: web.Request, client: Client, target: Target, max_bytes:
                                                    name=target.name))["object"], target))
         if method in ("PUT", "PATCH"):
             return await (writes.replace if method == "PUT" else writes.patch)(request, client, target, max_bytes)
-    elif sub == "scale" and kind in SCALABLE and method in ("GET", "PUT", "PATCH"):
+    elif sub == "scale" and scalable(target.info) and method in ("GET", "PUT", "PATCH"):
         return await scale(request, client, target, max_bytes)
     elif sub == "binding" and kind == "Pod" and method == "POST":
         return await binding(request, client, target, max_bytes)
@@ -66,8 +69,16 @@ async def token(request: web.Request, client: Client, target: Target, max_bytes:
 
 
 # ---- scale -----------------------------------------------------------------------------------------
+def scalable(info: KindInfo) -> bool:
+    return info.kind in SCALABLE or getattr(info, "scale", None) is not None
+
+
 async def scale(request: web.Request, client: Client, target: Target, max_bytes: int) -> web.Response:
     parent = (await call(client, "get", target.info.kind, namespace=target.namespace, name=target.name))["object"]
+    custom = getattr(target.info, "scale", None)
+
+    def scale_of(obj: dict) -> dict:
+        return customscale.scale_of(custom, obj) if custom is not None else builtin_scale_of(obj)
     if request.method == "GET":
         return object_response(request, scale_of(parent))
     if request.method == "PUT":
@@ -82,17 +93,20 @@ async def scale(request: web.Request, client: Client, target: Target, max_bytes:
         wanted = apply_patch("Scale", scale_of(parent), await read_body(request, max_bytes), CONTENT_TYPES[kind],
                              max_bytes)
     replicas = (wanted.get("spec") or {}).get("replicas")
-    if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
+    if custom is not None:
+        parent = customscale.scaled(custom, parent, replicas, target.name)
+    elif not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
         raise StatusError("Invalid", f'Scale.autoscaling "{target.name}" is invalid: spec.replicas: Invalid value: '
                                      f"{replicas!r}: must be greater than or equal to 0")
-    parent["spec"]["replicas"] = replicas
+    else:
+        parent["spec"]["replicas"] = replicas
     reply = await call(client, "update", target.info.kind, namespace=target.namespace, name=target.name,
                        obj=typed(parent, target), resource_version=parent["metadata"]["resourceVersion"],
                        options={"dryRun": ["All"]} if dry_run(request) else {})
     return with_warnings(object_response(request, scale_of(reply["object"])), reply)
 
 
-def scale_of(parent: dict) -> dict:
+def builtin_scale_of(parent: dict) -> dict:
     meta, spec, status = parent["metadata"], parent.get("spec") or {}, parent.get("status") or {}
     return {"kind": "Scale", "apiVersion": "autoscaling/v1",
             "metadata": {k: meta[k] for k in ("name", "namespace", "uid", "resourceVersion", "creationTimestamp")

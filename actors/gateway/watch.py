@@ -23,6 +23,8 @@ from actors.gateway.responses import JSON, status_body, wants_protobuf
 from actors.gateway.tables import TABLE_CONTENT_TYPE, table, wants_table
 from actors.gateway.watchcache import KindCache
 from api import protobuf
+from api import customobjects
+from api.customkinds import CustomKind
 from api.fieldselectors import parse_fields
 from api.selectors import parse
 from api.status import StatusError, bad_request
@@ -34,7 +36,7 @@ WATCH_PROTOBUF = f"{protobuf.MEDIA_TYPE};stream=watch"
 
 async def serve_watch(request: web.Request, pool, client, target: Target) -> web.StreamResponse:
     query = request.query
-    matches = matcher(query.get("labelSelector"), query.get("fieldSelector"))
+    matches = matcher(query.get("labelSelector"), query.get("fieldSelector"), target.info)
     cache = await pool.cache_for(client, target.info, target.namespace)
     await call(client, "watch", "*", options=cache.watch_options())
     initial = query.get("sendInitialEvents") == "true"
@@ -119,12 +121,14 @@ def _gone(request: web.Request) -> bool:
     return request.transport is None or request.transport.is_closing()
 
 
-def matcher(label_selector: str | None, field_selector: str | None):
+def matcher(label_selector: str | None, field_selector: str | None, info=None):
     try:
         labels = parse(label_selector)
     except ValueError as exc:
         raise bad_request(f"unable to parse requirement: {exc}") from None
     fields = parse_fields(field_selector)
+    if isinstance(info, CustomKind):
+        customobjects.check_fields(info, fields)
     return lambda obj: labels.matches((obj.get("metadata") or {}).get("labels")) and fields.matches(obj)
 
 

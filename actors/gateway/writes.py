@@ -1,5 +1,6 @@
 """Writes through the bus as the caller: POST (create), PUT (update), PATCH (merge, JSON,
-strategic; server-side apply approximated), DELETE — each answered as kube-apiserver answers."""
+strategic, server-side apply), DELETE — each answered as kube-apiserver answers. Every write names its
+field manager: `?fieldManager=`, else the User-Agent up to its first `/`."""
 from __future__ import annotations
 
 from aiohttp import web
@@ -8,10 +9,11 @@ from actors.gateway.bodies import APPLY_PATCH, AS_SENT, media_type, object_body,
 from actors.gateway.calls import call, dry_run, typed, with_warnings
 from actors.gateway.paths import Target
 from actors.gateway.responses import object_response
-from api import fieldvalidation
+from api import customobjects, fieldvalidation
 from api.customkinds import CustomKind
+from api.managedfields.managers import check_manager, manager_of
 from api.patch.apply import CONTENT_TYPES
-from api.status import StatusError, bad_request
+from api.status import Cause, StatusError, bad_request
 from runtime.client import Client
 
 DELETE_QUERY = ("gracePeriodSeconds", "propagationPolicy")
@@ -21,7 +23,7 @@ async def create(request: web.Request, client: Client, target: Target, max_bytes
     obj = _for_target(await object_body(request, max_bytes), target)
     fields = _fields(request, target, obj, decoding=True)
     reply = await call(client, "create", target.info.kind, namespace=target.namespace, obj=obj,
-                       options=_options(dryRun=dry_run(request)))
+                       options=_options(dryRun=dry_run(request), fieldManager=_manager(request)))
     return with_warnings(object_response(request, typed(reply["object"], target), status=201), reply, fields)
 
 
@@ -31,7 +33,7 @@ async def replace(request: web.Request, client: Client, target: Target, max_byte
     verb = "updateStatus" if target.subresource == "status" else "update"
     reply = await call(client, verb, target.info.kind, namespace=target.namespace, name=target.name, obj=obj,
                        resource_version=(obj.get("metadata") or {}).get("resourceVersion"),
-                       options=_options(dryRun=dry_run(request)))
+                       options=_options(dryRun=dry_run(request), fieldManager=_manager(request)))
     return with_warnings(object_response(request, typed(reply["object"], target)), reply, fields)
 
 
@@ -40,6 +42,10 @@ async def patch(request: web.Request, client: Client, target: Target, max_bytes:
     body = await read_body(request, max_bytes)
     if kind == APPLY_PATCH:
         return await _apply(request, client, target, body)
+    if "force" in request.query:
+        raise StatusError("Invalid", 'PatchOptions.meta.k8s.io "" is invalid: force: Invalid value: true: may not '
+                                     "be specified for non-apply patch", [Cause("force", "Invalid value: true: may "
+                                                                          "not be specified for non-apply patch")])
     if kind not in CONTENT_TYPES:
         raise StatusError("UnsupportedMediaType", f"the media type {kind!r} is not a patch type: use one of "
                                                   f"{', '.join(CONTENT_TYPES)}, {APPLY_PATCH}")
@@ -50,25 +56,29 @@ async def patch(request: web.Request, client: Client, target: Target, max_bytes:
     fields = _fields(request, target, body) if isinstance(body, dict) else []  # a JSON patch names no fields
     reply = await call(client, "patch", target.info.kind, namespace=target.namespace, name=target.name, obj=body,
                        options=_options(patchType=CONTENT_TYPES[kind], subresource=target.subresource,
-                                        dryRun=dry_run(request)))
+                                        dryRun=dry_run(request), fieldManager=_manager(request)))
     return with_warnings(object_response(request, typed(reply["object"], target)), reply, fields)
 
 
 async def _apply(request: web.Request, client: Client, target: Target, body) -> web.Response:
-    """Server-side apply, approximated: create when absent, else a strategic merge of the applied
-    configuration (no managedFields, no conflicts, fields dropped from it are not removed)."""
+    """Server-side apply: the apiserver merges the configuration into the object, removes what the manager
+    applied before and no longer does, and answers 409 on another manager's fields (unless `force`);
+    an absent object is created, its manager owning what it applied."""
     obj = _for_target(body if isinstance(body, dict) else {}, target)
+    manager = request.query.get("fieldManager")
+    check_manager(manager, True)
     fields = _fields(request, target, obj)
-    options = _options(dryRun=dry_run(request))
+    options = _options(dryRun=dry_run(request), fieldManager=manager)
     try:
         reply = await call(client, "patch", target.info.kind, namespace=target.namespace, name=target.name,
-                           obj=obj, options={**options, "patchType": "merge" if isinstance(target.info, CustomKind)
-                                             else "strategic"})
+                           obj=obj, options=_options(**options, patchType="apply", subresource=target.subresource or None,
+                                                     force=request.query.get("force", "").lower() == "true" or None))
     except StatusError as exc:
-        if exc.reason != "NotFound":
+        if exc.reason != "NotFound" or target.subresource:
             raise
         obj.setdefault("metadata", {})["name"] = target.name
-        reply = await call(client, "create", target.info.kind, namespace=target.namespace, obj=obj, options=options)
+        reply = await call(client, "create", target.info.kind, namespace=target.namespace, obj=obj,
+                           options={**options, "apply": True})
         return with_warnings(object_response(request, typed(reply["object"], target), status=201), reply, fields)
     return with_warnings(object_response(request, typed(reply["object"], target)), reply, fields)
 
@@ -102,6 +112,8 @@ def _for_target(obj: dict, target: Target) -> dict:
     if obj.get("kind") not in (None, "", target.info.kind):
         raise bad_request(f'{obj["kind"]} in version "{obj.get("apiVersion", "")}" cannot be handled as a '
                           f"{target.info.kind}: the body names another kind")
+    if isinstance(target.info, CustomKind) and target.api_version:
+        return {**obj, "kind": target.info.kind, "apiVersion": target.api_version}
     return {**obj, "kind": target.info.kind}
 
 
@@ -110,10 +122,14 @@ def _fields(request: web.Request, target: Target, body, decoding: bool = False) 
     400 before anything is written: a create or update could not decode its body, a patch's result."""
     if target.subresource:
         return []
-    kind, version = target.info.kind, target.info.api_version.split("/")[-1]
+    kind, version = target.info.kind, (target.api_version or target.info.api_version).split("/")[-1]
     refusal = f'{kind} in version "{version}" cannot be handled as a {kind}: ' if decoding else ""
-    return fieldvalidation.checked(kind, request.get(AS_SENT, body), fieldvalidation.mode_of(
-        request.query.get("fieldValidation")), refusal)
+    sent = request.get(AS_SENT, body)
+    unknown = []
+    if isinstance(target.info, CustomKind) and isinstance(body, dict):
+        unknown = customobjects.unknown_fields(target.info, {**body, "apiVersion": target.api_version})
+    return fieldvalidation.checked(kind, sent, fieldvalidation.mode_of(request.query.get("fieldValidation")),
+                                   refusal, unknown)
 
 
 async def delete_collection(request: web.Request, client: Client, target: Target, max_bytes: int) -> web.Response:
@@ -125,6 +141,11 @@ async def delete_collection(request: web.Request, client: Client, target: Target
     return object_response(request, {"kind": f"{target.info.kind}List", "apiVersion": target.info.api_version,
                                      "metadata": {"resourceVersion": str(reply.get("rev", ""))},
                                      "items": [typed(obj, target) for obj in reply["items"]]})
+
+
+def _manager(request: web.Request) -> str | None:
+    check_manager(request.query.get("fieldManager"), False)
+    return manager_of(request.query.get("fieldManager"), request.headers.get("User-Agent", ""))[:128] or None
 
 
 def _options(**values) -> dict:

@@ -56,6 +56,8 @@ STRATEGIES: dict[str, dict[str, Strategy]] = {
     "Pod": {**_META, **_under("spec", _POD_SPEC), **_under("status", _POD_STATUS)},
     "Deployment": {**_META, "spec.strategy": RETAIN_KEYS, **_under("spec.template", _TEMPLATE), **_CONDITIONS},
     "ReplicaSet": {**_META, **_under("spec.template", _TEMPLATE), **_CONDITIONS},
+    "DaemonSet": {**_META, **_under("spec.template", _TEMPLATE), **_CONDITIONS},
+    "StatefulSet": {**_META, **_under("spec.template", _TEMPLATE), **_CONDITIONS},
     "Node": {**_META, "spec.podCIDRs": merged(), **_CONDITIONS, "status.addresses": merged("type")},
     "Namespace": {**_META, **_CONDITIONS},
     "ServiceAccount": {**_META, "secrets": merged("name")},

@@ -1,4 +1,5 @@
-"""kubectl's columns of ConfigMaps and Secrets (`printConfigMap`, `printSecret`): how many keys, never a value."""
+"""kubectl's columns of ConfigMaps and Secrets (`printConfigMap`, `printSecret`): how many keys, never a value;
+of webhook configurations (`printMutatingWebhook`, `printValidatingWebhook`): how many webhooks."""
 from __future__ import annotations
 
 from api.printers.workloads import Row, age
@@ -14,7 +15,14 @@ def _secret(secret: dict, wide: bool) -> list[str]:
             age(secret["metadata"].get("creationTimestamp"))]
 
 
+def _webhooks(config: dict, wide: bool) -> list[str]:
+    return [config["metadata"]["name"], str(len(config.get("webhooks") or ())),
+            age(config["metadata"].get("creationTimestamp"))]
+
+
 COLUMNS: dict[str, tuple[list[str], list[str], Row]] = {
     "ConfigMap": (["NAME", "DATA", "AGE"], [], _configmap),
     "Secret": (["NAME", "TYPE", "DATA", "AGE"], [], _secret),
+    "MutatingWebhookConfiguration": (["NAME", "WEBHOOKS", "AGE"], [], _webhooks),
+    "ValidatingWebhookConfiguration": (["NAME", "WEBHOOKS", "AGE"], [], _webhooks),
 }

@@ -7,7 +7,7 @@ import pytest
 from api.admission import admit
 from api.status import StatusError
 from store.allocators import Allocation, ip_pool, port_pool
-from store.seeds import seed_api_endpoints
+from store.seeds import seed_api_endpoints, seed_services
 from store.state import State
 
 
@@ -157,7 +157,7 @@ def test_switching_to_external_name_frees_the_ip_and_ports(state):
 
 
 def test_kubernetes_takes_the_first_address_and_kube_dns_the_tenth(state):
-    state.seed_services(443)
+    seed_services(state, 443)
     kubernetes = state.get("Service", "default", "kubernetes").obj
     assert kubernetes["spec"]["clusterIP"] == "10.96.0.1"
     assert kubernetes["spec"]["ports"] == [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": 443}]

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from actors.apiserver.admission import (ingressclass, limitranger, noderestriction, podsecurity, priority, rbacwrites,
-                                        serviceaccount, storageclass, tolerationseconds)
+from actors.apiserver.admission import (ingressclass, limitranger, noderestriction, podsecurity, policy, priority,
+                                        rbacwrites, serviceaccount, storageclass, tolerationseconds, webhook)
 from actors.apiserver.authz.node import node_identity
 from actors.apiserver.authz.rules import UserInfo
 from api.registry import KindInfo
@@ -33,6 +33,8 @@ class Attempt:
     cache: Any  # actors.apiserver.policycache.PolicyCache
     warnings: list[str] = field(default_factory=list)
     annotations: dict[str, str] = field(default_factory=dict)
+    dry_run: bool = False
+    webhooks: dict[str, list] = field(default_factory=dict)  # phase -> the webhooks to call (webhook/)
 
     @property
     def kind(self) -> str:
@@ -59,7 +61,10 @@ ORDER = (  # a new plugin is one file and one line here
     storageclass.DefaultStorageClass(),
     storageclass.StorageObjectInUseProtection(),
     ingressclass.DefaultIngressClass(),
+    policy.ValidatingAdmissionPolicy(),
     rbacwrites.RbacWrites(),  # kubus's: Kubernetes checks escalation in the RBAC REST storage
+    webhook.MutatingAdmissionWebhook(),  # plans here; calls after the synchronous chain (webhook/dispatch.py)
+    webhook.ValidatingAdmissionWebhook(),
 )
 MUTATING = tuple(plugin for plugin in ORDER if hasattr(plugin, "mutate"))
 VALIDATING = tuple(plugin for plugin in ORDER if hasattr(plugin, "validate"))

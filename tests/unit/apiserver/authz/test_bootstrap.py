@@ -20,8 +20,9 @@ CONTROLLERS = ("replicaset-controller", "deployment-controller", "generic-garbag
                "node-controller", "service-account-controller", "resourcequota-controller",
                "clusterrole-aggregation-controller", "endpointslice-controller", "endpoint-controller",
                "root-ca-cert-publisher", "job-controller", "ttl-after-finished-controller", "cronjob-controller",
-               "replication-controller", "disruption-controller", "persistent-volume-binder",
-               "horizontal-pod-autoscaler", "apiextensions-controller")  # kubus: the CRD controllers kube-apiserver runs in process
+               "replication-controller", "disruption-controller", "persistent-volume-binder", "daemon-set-controller",
+               "statefulset-controller", "horizontal-pod-autoscaler",
+               "apiextensions-controller")  # kubus: the CRD controllers kube-apiserver runs in process
 
 
 def by_name(objects: list[dict]) -> dict[str, dict]:

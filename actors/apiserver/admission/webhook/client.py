@@ -1,0 +1,95 @@
+"""The HTTPS call to one webhook (Kubernetes' `util/webhook/client.go`): POST the AdmissionReview to
+the URL with `?timeout=<n>s`, verify the server with the caBundle (the system's roots when empty), give
+up after timeoutSeconds. Runs on the dispatcher's worker threads, never on the actor's; each thread keeps
+its connections alive between calls, so a warm webhook costs one round trip."""
+from __future__ import annotations
+
+import base64
+import http.client
+import json
+import socket
+import ssl
+import threading
+from functools import lru_cache
+from urllib.parse import urlsplit
+
+
+class CallFailed(Exception):
+    """`failed to call webhook: Post "<url>": <cause>`, as Go's client words the cause."""
+
+
+_local = threading.local()
+
+
+@lru_cache(maxsize=64)
+def _context(ca_bundle: str) -> ssl.SSLContext:
+    if not ca_bundle:
+        return ssl.create_default_context()
+    return ssl.create_default_context(cadata=base64.b64decode(ca_bundle).decode())
+
+
+def post(url: str, ca_bundle: str, body: dict, timeout: int) -> object:
+    """The reply's JSON; CallFailed when there is none to read."""
+    target = f"{url}?timeout={timeout}s"
+    parts = urlsplit(url)
+    host, port = parts.hostname, parts.port or 443
+    try:
+        status, raw = _exchange(host, port, parts.path, ca_bundle, timeout, json.dumps(body).encode())
+    except Exception as exc:
+        _drop(host, port, ca_bundle)  # a failed connection is never used again
+        raise CallFailed(f'failed to call webhook: Post "{target}": {_cause(exc, host, port)}') from None
+    if status != 200:
+        raise CallFailed(f"failed to call webhook: the server responded with the status code {status}: "
+                         f"{raw[:256].decode(errors='replace')}")
+    try:
+        return json.loads(raw)
+    except ValueError as exc:
+        raise CallFailed(f"failed to call webhook: the response is not JSON: {exc}") from None
+
+
+def _exchange(host: str, port: int, path: str, ca_bundle: str, timeout: int, data: bytes) -> tuple[int, bytes]:
+    try:
+        return _round_trip(_connection(host, port, ca_bundle, timeout), path, timeout, data)
+    except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
+        _drop(host, port, ca_bundle)  # a kept connection the server closed meanwhile: once more, afresh
+        return _round_trip(_connection(host, port, ca_bundle, timeout), path, timeout, data)
+
+
+def _cause(exc: Exception, host: str, port: int) -> str:
+    """The cause as Go's client words the common ones."""
+    if isinstance(exc, (socket.timeout, TimeoutError)):
+        return "context deadline exceeded"
+    if isinstance(exc, ConnectionRefusedError):
+        return f"dial tcp {host}:{port}: connect: connection refused"
+    if isinstance(exc, ssl.SSLCertVerificationError):
+        return f"tls: failed to verify certificate: {exc.verify_message}"
+    if isinstance(exc, ssl.SSLError):
+        return f"tls: {exc.reason or exc}"
+    return str(exc) or type(exc).__name__
+
+
+def _round_trip(conn: http.client.HTTPSConnection, path: str, timeout: int, data: bytes) -> tuple[int, bytes]:
+    path = (path or "/") + f"?timeout={timeout}s"
+    conn.timeout = timeout
+    if conn.sock is not None:
+        conn.sock.settimeout(timeout)
+    conn.request("POST", path, body=data, headers={"Content-Type": "application/json",
+                                                   "Accept": "application/json"})
+    response = conn.getresponse()
+    return response.status, response.read()
+
+
+def _connection(host: str, port: int, ca_bundle: str, timeout: int) -> http.client.HTTPSConnection:
+    pool = _local.__dict__.setdefault("connections", {})
+    key = (host, port, ca_bundle)
+    conn = pool.get(key)
+    if conn is None:
+        conn = pool[key] = http.client.HTTPSConnection(host, port, timeout=timeout, context=_context(ca_bundle))
+        conn.connect()  # here, so a refusal is told apart from a kept connection the server closed
+    return conn
+
+
+def _drop(host: str, port: int, ca_bundle: str) -> None:
+    conn = _local.__dict__.get("connections", {}).pop((host, port, ca_bundle), None)
+    if conn is not None:
+        conn.close()

@@ -1,0 +1,51 @@
+"""A cost budget for one evaluation. cel-python estimates no cost, so the budget counts what it does
+do: every node of the parse tree it visits (macros' bodies once per element) and, as a second fence,
+the wall clock. Kubernetes' limits are CEL cost units (1,000,000 per call, 10,000,000 per object or
+binding); a visit is about a tenth of a unit, a cap here of STEPS visits is the same order of work.
+Exceeding it raises `CostExceeded`, which evaluation turns into Kubernetes' message."""
+from __future__ import annotations
+
+import time
+
+import lark
+from celpy import InterpretedRunner
+from celpy.evaluation import Evaluator
+
+STEPS = 200_000  # parse-tree visits one expression may make
+SECONDS = 0.25  # and the wall clock it may take
+
+
+class CostExceeded(Exception):
+    """The evaluation ran out of its budget (Kubernetes' `operation cancelled: actual cost limit exceeded`)."""
+
+
+class Budget:
+    def __init__(self, steps: int = STEPS, seconds: float = SECONDS, clock=time.monotonic) -> None:
+        self.left = steps
+        self.clock = clock
+        self.deadline = clock() + seconds
+
+    def spend(self) -> None:
+        self.left -= 1
+        if self.left < 0 or (self.left % 256 == 0 and self.clock() > self.deadline):
+            raise CostExceeded("operation cancelled: actual cost limit exceeded")
+
+
+class _Metered(Evaluator):
+    """cel-python's tree-walking evaluator, charging each visit to its budget (macro bodies included)."""
+
+    def __init__(self, ast: lark.Tree, activation, budget: Budget) -> None:
+        super().__init__(ast, activation)
+        self.budget = budget
+
+    def _visit_tree(self, tree: lark.Tree):
+        self.budget.spend()
+        return super()._visit_tree(tree)
+
+    def sub_evaluator(self, ast: lark.Tree) -> Evaluator:
+        return _Metered(ast, self.activation, self.budget)
+
+
+class MeteredRunner(InterpretedRunner):
+    def evaluate(self, context, budget: Budget | None = None):
+        return _Metered(self.ast, self.new_activation(), budget or Budget()).evaluate(context)
