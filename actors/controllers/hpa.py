@@ -129,10 +129,11 @@ def _samples(reply) -> dict[str, dict[str, Sample]] | str:
         return exc.message
     found = {}
     for item in reply["items"]:
-        usage = {}
+        usage: dict[str, int] = {}  # `cpu` over the pod's containers; `<container>/cpu` each (ContainerResource)
         for container in item.get("containers") or []:
             for resource, amount in (container.get("usage") or {}).items():
                 usage[resource] = usage.get(resource, 0) + quantity.milli(amount)
+                usage[f"{container['name']}/{resource}"] = quantity.milli(amount)
         window = float(str(item.get("window", "15s")).rstrip("s") or 15)
         found[item["metadata"]["name"]] = {r: Sample(v, seconds(item.get("timestamp")), window)
                                            for r, v in usage.items()}

@@ -67,7 +67,8 @@ def _metric(hpa: dict, spec: dict, current: int, pods: list[dict], samples: dict
                           f"metrics API: {samples}")
     utilization = target.get("averageUtilization")
     value = None if utilization is not None else quantity.milli(target.get("averageValue"))
-    of_resource = {pod: by[name] for pod, by in samples.items() if name in by}
+    key = f"{source['container']}/{name}" if kind == "ContainerResource" else name
+    of_resource = {pod: by[key] for pod, by in samples.items() if key in by}
     result = hpareplicas.replicas(current, pods, of_resource, name, now, utilization=utilization, average_value=value,
                                   container=source.get("container"), tolerance=tolerance)
     shown = {"averageValue": _milli(result.average, name)}

@@ -66,6 +66,20 @@ def test_a_behavior_tolerance_per_direction():
     assert decide(hpa(), scale(2), pods, usage(a=70, b=70), T0, Memory()).desired == 3
 
 
+def test_a_container_resource_metric_reads_that_container_alone():
+    obj = hpa()
+    obj["spec"]["metrics"] = [{"type": "ContainerResource", "containerResource": {
+        "name": "cpu", "container": "c", "target": {"type": "Utilization", "averageUtilization": 50}}}]
+    pods = [{**pod("a"), "spec": {"containers": [
+        {"name": "c", "resources": {"requests": {"cpu": "100m"}}},
+        {"name": "side", "resources": {"requests": {"cpu": "900m"}}}]}}]
+    samples_ = {"a": {"cpu": Sample(1000, T0 - 5, 15.0), "c/cpu": Sample(100, T0 - 5, 15.0),
+                      "side/cpu": Sample(900, T0 - 5, 15.0)}}
+    decision = decide(obj, scale(1), pods, samples_, T0, Memory())
+    assert decision.desired == 2  # c at 100% of its 100m against 50%; the sidecar's 900m not counted
+    assert decision.status["currentMetrics"][0]["containerResource"]["current"]["averageUtilization"] == 100
+
+
 def test_average_value_target():
     result = hpareplicas.replicas(2, [pod("a"), pod("b")], samples(a=300, b=300), "cpu", T0, average_value=100)
     assert (result.replicas, result.average) == (6, 300)
