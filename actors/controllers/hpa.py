@@ -1,7 +1,7 @@
 """The HorizontalPodAutoscaler controller (Kubernetes' pkg/controller/podautoscaler): every sync period each
 HPA's target scale (a Deployment's, ReplicaSet's, StatefulSet's or ReplicationController's spec.replicas and
-selector), its pods and their resource metrics (PodMetrics of `metrics.k8s.io`, asked through the apiserver) go to the pure
-decisions of hpasync.py; a new size is written to the target (the bus has no `/scale` subresource: a merge
+selector), its pods and their resource metrics (PodMetrics of `metrics.k8s.io`, asked through the apiserver) go
+to the pure decisions of hpasync.py; a new size is written to the target (the bus has no `/scale` subresource: a merge
 patch of spec.replicas, the scale's one field), then the HPA's status. The recommendations and rescales the
 windows and policies need are kept in memory, as kube-controller-manager keeps them."""
 from __future__ import annotations
