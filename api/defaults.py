@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from api import (admissionpolicy, admissionregistration, apiextensions, apps_validation, batch, config, cronjob,
-                 pdb, rbac, statefulset_validation, storage)
+from api import (admissionpolicy, admissionregistration, apiextensions, apps_validation, autoscaling, batch, config,
+                 cronjob, pdb, rbac, statefulset_validation, storage)
 
 
 def _pull_policy(image: str | None) -> str:
@@ -170,6 +170,7 @@ DEFAULTERS: dict[str, Callable[[dict], Any]] = {
     "Deployment": deployment, "DaemonSet": daemonset, "StatefulSet": statefulset, "Job": job, "CronJob": cron_job, "ReplicationController": replication_controller,
     "PodTemplate": _template, "Event": event, "Service": service, "EndpointSlice": endpoint_slice,
     "ConfigMap": config.configmap, "Secret": config.secret, "PodDisruptionBudget": pdb.defaults,
+    "HorizontalPodAutoscaler": autoscaling.defaults,
     "PersistentVolume": storage.pv_defaults, "PersistentVolumeClaim": storage.pvc_defaults,
     "StorageClass": storage.class_defaults,
     "RoleBinding": rbac.set_binding_defaults, "ClusterRoleBinding": rbac.set_binding_defaults,

@@ -7,6 +7,7 @@ from api.admissionregistration import MutatingWebhookConfiguration, ValidatingWe
 from api.admissionpolicy import ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding
 from api.apiextensions import CustomResourceDefinition
 from api.apps import ControllerRevision, DaemonSet, Deployment, ReplicaSet, StatefulSet
+from api.autoscaling import HorizontalPodAutoscaler
 from api.batch import Job
 from api.config import ConfigMap, Secret
 from api.cronjob import CronJob
@@ -67,6 +68,8 @@ KINDS: dict[str, KindInfo] = {
         KindInfo("ReplicationController", ReplicationController, "v1", True, "replicationcontrollers", ("rc",),
                  has_spec_generation=True),
         KindInfo("PodTemplate", PodTemplate, "v1", True, "podtemplates"),
+        KindInfo("HorizontalPodAutoscaler", HorizontalPodAutoscaler, "autoscaling/v2", True,
+                 "horizontalpodautoscalers", ("hpa",), has_spec_generation=True),
         KindInfo("PodDisruptionBudget", PodDisruptionBudget, "policy/v1", True, "poddisruptionbudgets", ("pdb",),
                  has_spec_generation=True),
         KindInfo("ServiceAccount", ServiceAccount, "v1", True, "serviceaccounts", ("sa",),

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from api import (admissionpolicy_validation, apps_validation, batch_validation, config_validation, crd_validation,
-                 cronjob_validation, ingress_validation, names, pdb_validation, policy_validation, quantity, rbac,
-                 replication_validation, selectors, service_validation, statefulset_validation, storage_validation,
-                 volume_validation, webhook_validation)
+from api import (admissionpolicy_validation, apps_validation, autoscaling_validation, batch_validation,
+                 config_validation, crd_validation, cronjob_validation, ingress_validation, names, pdb_validation,
+                 policy_validation, quantity, rbac, replication_validation, selectors, service_validation,
+                 statefulset_validation, storage_validation, volume_validation, webhook_validation)
 from api.registry import KindInfo
 from api.status import Cause
 
@@ -187,6 +187,7 @@ VALIDATORS: dict[str, Callable[[dict], list[Cause]]] = {
     "IngressClass": ingress_validation.validate_ingress_class,
     "ConfigMap": config_validation.validate_configmap, "Secret": config_validation.validate_secret,
     "PodDisruptionBudget": pdb_validation.validate_pdb,
+    "HorizontalPodAutoscaler": autoscaling_validation.validate_hpa,
     "PersistentVolume": storage_validation.validate_pv, "PersistentVolumeClaim": storage_validation.validate_pvc,
     "StorageClass": storage_validation.validate_class,
     "ValidatingAdmissionPolicy": admissionpolicy_validation.validate_policy,

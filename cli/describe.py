@@ -12,6 +12,7 @@ from api.resources import pod_requests, quantity_of
 from api.times import seconds
 from cli.apply import LAST_APPLIED
 from cli.describe_apps import daemonset_lines, statefulset_lines
+from cli.describe_autoscaling import hpa_lines
 from cli.describe_batch import cronjob_lines, job_lines
 from cli.describe_config import configmap_lines, secret_lines
 from cli.describe_net import service_lines
@@ -43,6 +44,8 @@ def describe(client: Client, kind: str, obj: dict) -> str:
     elif kind in ("DaemonSet", "StatefulSet"):
         lines += (daemonset_lines if kind == "DaemonSet" else statefulset_lines)(
             obj, client.list("Pod", meta["namespace"]).items)
+    elif kind == "HorizontalPodAutoscaler":
+        lines += hpa_lines(obj)
     elif kind in ("ConfigMap", "Secret"):
         lines += (configmap_lines if kind == "ConfigMap" else secret_lines)(obj)
     elif kind in ("PersistentVolume", "StorageClass"):

@@ -10,6 +10,7 @@ from actors.controllers.disruption import DisruptionController
 from actors.controllers.endpoints import EndpointsController
 from actors.controllers.endpointslice import EndpointSliceController
 from actors.controllers.gc import GarbageCollector
+from actors.controllers.hpa import HorizontalPodAutoscalerController
 from actors.controllers.job import JobController
 from actors.controllers.namespace import NamespaceController
 from actors.controllers.nodehealth import Rates
@@ -34,7 +35,7 @@ CONTROLLERS = {"replicaset": ReplicaSetController, "deployment": DeploymentContr
                "ttlafterfinished": TTLAfterFinishedController, "cronjob": CronJobController,
                "replication": ReplicationManager, "crd": CRDController, "disruption": DisruptionController,
                "persistentvolume": PersistentVolumeController, "daemonset": DaemonSetController,
-               "statefulset": StatefulSetController}
+               "statefulset": StatefulSetController, "hpa": HorizontalPodAutoscalerController}
 
 
 def main() -> None:

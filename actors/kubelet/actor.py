@@ -6,7 +6,7 @@ import random
 from pathlib import Path
 from typing import Any, Callable
 
-from actors.kubelet import podnet, sysctls
+from actors.kubelet import podnet, sysctls, usage
 from actors.kubelet.cri import cni, containerd, upkeep
 from actors.kubelet.cri.client import RuntimeClient
 from actors.kubelet.agent import NodeAgent
@@ -181,6 +181,7 @@ class Kubelet(Actor):
         if not self._timers:
             self._timers = True
             self.every(SYNC_EVERY_S, self.sync)
+            self.every(self.settings.metrics_resolution_s, self.send_usage)
             metrics.KUBELET_RUNNING_PODS.set_function(self.running_pods)  # counted when scraped
             for agent in self.agents.values():  # spread the renewals over the interval
                 self.bus.call_later(random.uniform(0, self.renew_interval), lambda a=agent: self._renewing(a))
@@ -241,6 +242,10 @@ class Kubelet(Actor):
     def sync(self) -> None:
         for agent in self.agents.values():
             agent.sync_all()
+
+    def send_usage(self) -> None:
+        for agent in self.agents.values():
+            usage.publish(self, agent)
 
 
 def _memory(cfg: NodeConfig) -> int:
