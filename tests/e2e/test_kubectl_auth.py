@@ -38,6 +38,7 @@ def token_path(namespace: str) -> str:
 def aggregated(plane):
     """The module's plane with the aggregation controller, ClusterRole view aggregated, and bob."""
     plane.procs.start("actors.controllers", "clusterrole-aggregation", label="aggregation")
+
     def viewing_pods() -> bool:
         return any("pods" in (rule.get("resources") or ()) for rule in plane.client.get("ClusterRole", "view")["rules"])
     wait_until(viewing_pods, 30, what="the view role aggregated")
