@@ -151,3 +151,14 @@ def test_a_reply_callback_sends_the_next_request_of_a_chain(cluster):
     assert last["ok"] and last["object"]["metadata"]["labels"] == {"n": "20"}
     assert threads == {f"bus-{cluster.bus.connection_name}"}  # every link ran on the connection's thread
     assert in_flight == [1] * 19  # sent at once: already waiting for its reply
+
+
+def test_a_namespace_view_sends_there_and_leaves_its_client_as_it_was(cluster, plane):
+    """What the shared plane's tests stand on: `in_namespace` places requests that name no namespace,
+    on the client's connection, and the client itself still sends them to `default`."""
+    made = cluster.create(pod("placed"))
+    assert made["metadata"]["namespace"] == cluster.namespace != "default"
+    assert cluster.bus is plane.client.bus and plane.client.namespace == "default"
+    with pytest.raises(StatusError) as err:
+        plane.client.get("Pod", "placed")
+    assert err.value.message == 'pods "placed" not found'
