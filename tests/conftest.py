@@ -157,7 +157,6 @@ def cluster(procs, settings, request):
     client.close()
 
 
-
 # ---- one control plane for a read-mostly module ------------------------------------------------
 def shared(request) -> bool:
     return request.node.get_closest_marker("shared_plane") is not None
