@@ -11,6 +11,7 @@ from actors.controllers import daemonsync
 from actors.controllers.base import Controller
 from actors.controllers.claims import claim, controller_of, matching
 from actors.controllers.daemonnodes import placement, pod_for
+from actors.controllers.slowstart import SlowStart
 from actors.controllers.history import HASH_LABEL, Recorder, construct, to_clean
 from actors.controllers.expectations import Expectations
 from api.status import StatusError
@@ -20,7 +21,7 @@ BURST = 250  # Kubernetes' burstReplicas
 BACKOFF_S, MAX_BACKOFF_S = 1.0, 900.0
 
 
-class DaemonSetController(Recorder, Controller):
+class DaemonSetController(Recorder, SlowStart, Controller):
     name = "controller.daemonset"
     kinds = ("daemonset", "pod", "node", "controllerrevision")
 
@@ -93,7 +94,7 @@ class DaemonSetController(Recorder, Controller):
         if plan.writes:  # one record for both: expecting one must not forget the other
             self.expectations.expect(key, adds=len(creates), deletes={p["metadata"]["uid"] for p in deletes})
         if creates:
-            self._create_batch(key, ds, creates, history.hash, 1)
+            self.create_slowly(key, ds, [pod_for(ds, node, history.hash) for node in creates])
         self._delete(key, ds, deletes)
         if not plan.writes:
             live = {(p["metadata"].get("labels") or {}).get(HASH_LABEL) for p in pods}
@@ -110,32 +111,6 @@ class DaemonSetController(Recorder, Controller):
         _, delay = self.backoff.get((key, node), (0.0, 0.0))
         delay = min(MAX_BACKOFF_S, delay * 2 if delay else BACKOFF_S)
         self.backoff[(key, node)] = (now + delay, delay)
-
-    def _create_batch(self, key: str, ds: dict, nodes: list[str], hash_: str, size: int) -> None:
-        """Slow start, as Kubernetes' syncNodes: a batch of 1, then 2, 4, ...; a failure skips the rest."""
-        batch, rest = nodes[:size], nodes[size:]
-        outcome = {"left": len(batch), "failed": False}
-
-        def created(result) -> None:
-            outcome["left"] -= 1
-            if isinstance(result, StatusError):
-                outcome["failed"] = True
-                self.expectations.created(key)
-                self.event(ds, "FailedCreate", f"Error creating: {result.message}", "Warning")
-            else:
-                self.event(ds, "SuccessfulCreate", f"Created pod: {result['metadata']['name']}")
-            if outcome["left"]:
-                return
-            if outcome["failed"]:
-                for _ in rest:
-                    self.expectations.created(key)
-                self.retry(key)
-            elif rest:
-                self._create_batch(key, ds, rest, hash_, size * 2)
-
-        for node in batch:
-            self.write({"verb": "create", "kind": "Pod", "namespace": ds["metadata"]["namespace"],
-                        "object": pod_for(ds, node, hash_)}, created)
 
     def _delete(self, key: str, ds: dict, pods: list[dict]) -> None:
         for pod in pods:
