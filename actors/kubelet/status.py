@@ -70,7 +70,7 @@ def _waiting_to_start(worker: PodWorker, c: Container) -> dict:
 
 
 def _restarting(worker: PodWorker, c: Container) -> bool:
-    if worker.terminating:
+    if worker.terminating or worker.refused:
         return False
     return c.should_restart(worker.policy_of(c))
 
