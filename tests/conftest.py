@@ -2,8 +2,10 @@
 cluster name per test, and store/apiserver processes."""
 from __future__ import annotations
 
+import contextlib
 import os
 import uuid
+from typing import Callable, Iterator
 
 import pika
 import pytest
@@ -60,17 +62,35 @@ def cluster_name() -> str:
 def settings(amqp_url, cluster_name, tmp_path) -> Settings:
     """A bootstrapped cluster (its secret, shared names and accounts); the settings connect as
     `admin` (system:masters), a person of its users file; `admin_url` is the broker's administrator."""
+    with cluster_settings(amqp_url, cluster_name, tmp_path) as found:
+        yield found
+
+
+@contextlib.contextmanager
+def cluster_settings(amqp_url: str, cluster_name: str, tmp_path) -> Iterator[Settings]:
+    """`settings` for fixtures of a wider scope (a module's one cluster)."""
     base = Settings(amqp_url=amqp_url, admin_url=amqp_url, cluster=cluster_name, data_dir=tmp_path / "data",
                     secrets_dir=tmp_path / "secrets", users_file=write_users_file(tmp_path / "users.yaml"),
                     request_timeout_s=10, bookmark_interval_s=0.5)
     bootstrap(base, None, [])
-    yield as_person(base, "admin")
-    remove_accounts(base)
-    delete_topology(base.admin_url, base.cluster)  # bootstrap declared the shared names
+    try:
+        yield as_person(base, "admin")
+    finally:
+        remove_accounts(base)
+        delete_topology(base.admin_url, base.cluster)  # bootstrap declared the shared names
 
 
 @pytest.fixture
 def procs(settings, tmp_path, request):
+    with running_procs(settings, tmp_path, lambda: any(
+            getattr(getattr(request.node, f"rep_{when}", None), "failed", False) for when in ("setup", "call"))) \
+            as found:
+        yield found
+
+
+@contextlib.contextmanager
+def running_procs(settings: Settings, tmp_path, failed: Callable[[], bool]) -> Iterator[Procs]:
+    """`procs` for fixtures of a wider scope: the logs printed at the end if `failed()` says so."""
     env = {**os.environ, "KUBUS_AMQP_URL": settings.amqp_url,  # `admin`; an actor runs as its own user
            "KUBUS_CLUSTER": settings.cluster, "KUBUS_ADMIN_URL": settings.admin_url,
            "KUBUS_SECRETS_DIR": str(settings.secrets_dir), "KUBUS_USERS_FILE": str(settings.users_file),
@@ -79,14 +99,20 @@ def procs(settings, tmp_path, request):
     logdir = tmp_path / "logs"
     logdir.mkdir()
     procs = Procs(env, logdir, settings)
-    yield procs
+    try:
+        yield procs
+    finally:
+        _clean_up(procs, settings, failed)
+
+
+def _clean_up(procs: Procs, settings: Settings, failed: Callable[[], bool]) -> None:
     procs.stop_all()
     remove_runtimes(settings.data_dir)
     kill_containers(settings.data_dir)
     podnet.clean(settings.cluster)  # pods' network namespaces and the cluster's bridge, where made
     if "actors.proxy" in procs.modules:  # the route is the host's: another test's proxy may be using it
         leftovers.clean(settings.cluster, settings.service_cidr)  # a killed proxy's route and nftables table
-    if any(getattr(getattr(request.node, f"rep_{when}", None), "failed", False) for when in ("setup", "call")):
+    if failed():
         print(procs.logs())
     delete_topology(settings.admin_url, settings.cluster)
 
