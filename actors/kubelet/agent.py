@@ -221,7 +221,8 @@ class NodeAgent(TokenFetching):
             log.info("kubelet.pod_evicted", node=self.cfg.name, pod=worker.key, message=message)
             worker.evict(message)
             worker.quiet_to = self.due = 0.0
-            ev = event({"apiVersion": "v1", "kind": "Pod", **worker.pod}, eviction.REASON, message, "Warning", "kubelet")
+            ev = event({"apiVersion": "v1", "kind": "Pod", **worker.pod}, eviction.REASON, message, "Warning",
+                       "kubelet")
             self.call({"verb": "create", "kind": "Event", "namespace": ev["metadata"]["namespace"], "object": ev},
                       lambda reply: None)
 

@@ -36,7 +36,8 @@ CLIENT_IMAGE = "kubus/python-kubernetes:22.6.0-bookworm"
 LOGIN = ("puller", "s3cret-pull")
 SA_DIR = "/var/run/secrets/kubernetes.io/serviceaccount"
 LIST_PODS = ("from kubernetes import client, config; config.load_incluster_config(); "
-             "print(' '.join(sorted(p.metadata.name for p in client.CoreV1Api().list_namespaced_pod('default').items)))")
+             "pods = client.CoreV1Api().list_namespaced_pod('default').items; "
+             "print(' '.join(sorted(p.metadata.name for p in pods)))")
 
 
 @pytest.fixture(scope="module")
