@@ -91,6 +91,8 @@ class PodWorker:
                 c.signaled = "KILL"
         if self.terminating or self.refused:
             self._stop_all(now)  # a pod refused or evicted runs nothing (whatever ran is killed)
+            if self.refused and self.refused[0] == eviction.REASON and self.volumes is not None and self.stopped():
+                self.volumes.teardown()  # as the kubelet unmounts a terminated pod's volumes: the disk given back
         if self.terminating or self.refused or self.credentials is None or not self.objects.ready or \
                 not self._inits_done(now):
             return

@@ -2,6 +2,7 @@
 client, and curl) on a cri node, one cluster for the module: a Deployment reads a ConfigMap as env and as
 a file and an apply reaches the file within a minute; a Secret mounted 0400 has that mode and is not in
 the store's database file; the account's namespace file; a missing key's CreateContainerConfigError;
+data a pod wrote to a claim read by the next pod on it;
 `kubectl create secret docker-registry` lets a pod pull from a registry with logins; a pod lists pods
 with `load_incluster_config()`; drain stops at a PodDisruptionBudget; deletecollection by selector.
 Run it under `flock /tmp/kubus-hostnet.lock` (it changes the host's network)."""
@@ -43,8 +44,9 @@ LIST_PODS = ("from kubernetes import client, config; config.load_incluster_confi
 @pytest.fixture(scope="module")
 def kube(amqp_url, tmp_path_factory):
     """(kubectl as admin, the bus client, the procs, the settings, the gateway's (url, ca), the private
-    registry's host): a cri node-1 with deployments, replica sets, the disruption controller, the proxy and
-    the gateway, its containerd pulling from a registry that asks for logins too."""
+    registry's host): a cri node-1 with deployments, replica sets, the disruption and persistent-volume
+    controllers, the local-path provisioner, the proxy and the gateway, its containerd pulling from a
+    registry that asks for logins too."""
     tmp = tmp_path_factory.mktemp("cri-config")
     name = f"t{os.urandom(5).hex()}"
     second = 16 + zlib.crc32(name.encode()) % 16
@@ -76,8 +78,9 @@ def logs_when_failed(request, kube):
 
 
 def _more_actors(procs) -> None:
-    for name in ("deployment", "replicaset", "disruption"):
+    for name in ("deployment", "replicaset", "disruption", "persistentvolume"):
         procs.start("actors.controllers", name, label=f"{name}-controller")
+    procs.start("actors.localpath", label="local-path")
     procs.start("actors.proxy", KUBUS_PROXY_MODE="nftables")
     cidr = procs.env["KUBUS_SERVICE_CIDR"]
     wait_until(lambda: subprocess.run(["ip", "route", "show", "table", "local", cidr], capture_output=True,
@@ -157,6 +160,24 @@ def test_a_missing_key_blocks_the_container_with_kubernetes_message(kube):
     assert row[:3] == ["blocked", "0/1", "CreateContainerConfigError"], row
     message = _jsonpath(kubectl, "pod/blocked", "{.status.containerStatuses[0].state.waiting.message}")
     assert message == "couldn't find key absent in ConfigMap default/partial"
+
+
+def test_data_a_pod_wrote_to_a_claim_is_read_by_the_next_pod_on_it(kube):
+    kubectl = kube[0]
+    claim = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "data"},
+             "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "64Mi"}}}}
+    volumes = [{"name": "d", "persistentVolumeClaim": {"claimName": "data"}}]
+    mounts = [{"name": "d", "mountPath": "/data"}]
+    _apply(kubectl, claim, _pod("claim-writer", {"command": ["sh", "-c", "echo kept > /data/note"],
+                                           "volumeMounts": mounts}, volumes))
+    wait_until(lambda: _jsonpath(kubectl, "pod/claim-writer", "{.status.phase}") == "Succeeded", 90,
+               what="the writer to finish")
+    assert ok(kubectl("get", "pvc", "data", "-o", "jsonpath={.status.phase}")) == "Bound"
+    ok(kubectl("delete", "pod", "claim-writer"))
+    _apply(kubectl, _pod("claim-reader", {"command": ["cat", "/data/note"], "volumeMounts": mounts}, volumes))
+    wait_until(lambda: _jsonpath(kubectl, "pod/claim-reader", "{.status.phase}") == "Succeeded", 90,
+               what="the reader to finish")
+    assert ok(kubectl("logs", "claim-reader")) == "kept\n"
 
 
 def test_a_docker_registry_secret_lets_a_pod_pull_from_a_registry_with_logins(kube):

@@ -1,6 +1,6 @@
 """The eviction manager on containerd: a pod whose emptyDir outgrows its sizeLimit is killed and
-Failed with reason Evicted and Kubernetes' message (and a Warning Event); a pod under its limit runs
-on. The manager looks each second here (KUBUS_EVICTION_MONITORING_INTERVAL)."""
+Failed with reason Evicted and Kubernetes' message (and a Warning Event), its volumes removed (the
+disk given back); a pod under its limit runs on. The manager looks each second here (KUBUS_EVICTION_MONITORING_INTERVAL)."""
 from __future__ import annotations
 
 import pytest
@@ -22,7 +22,7 @@ def writer(name: str, kib: int) -> dict:
                [{"name": "scratch", "emptyDir": {"sizeLimit": "1Mi"}}])
 
 
-def test_an_emptydir_over_its_size_limit_evicts_its_pod(fast_eviction, cri_cluster):
+def test_an_emptydir_over_its_size_limit_evicts_its_pod(fast_eviction, cri_cluster, settings):
     cri_cluster.create(writer("under", 512))
     wait_until(lambda: "written" in cri_cluster.logs("under")["text"], 90, what="the pod under its limit writing")
     cri_cluster.create(writer("over", 2048))
@@ -36,5 +36,9 @@ def test_an_emptydir_over_its_size_limit_evicts_its_pod(fast_eviction, cri_clust
                                  if e["involvedObject"]["name"] == "over" and e["reason"] == "Evicted"], 10,
                         what="the Evicted event")
     assert (events[0]["type"], events[0]["message"]) == ("Warning", evicted["message"])
+    pods = settings.data_dir / "kubelet" / "node-1" / "pods"
+    wait_until(lambda: not (pods / cri_cluster.get("Pod", "over")["metadata"]["uid"]).exists(), 30,
+               what="the evicted pod's volumes removed")
+    assert (pods / cri_cluster.get("Pod", "under")["metadata"]["uid"] / "volumes").is_dir()
     assert status(cri_cluster, "under")["phase"] == "Running"
     assert "reason" not in status(cri_cluster, "under")
