@@ -1,6 +1,7 @@
 """The eviction manager on containerd: a pod whose emptyDir outgrows its sizeLimit is killed and
 Failed with reason Evicted and Kubernetes' message (and a Warning Event), its volumes removed (the
-disk given back); a pod under its limit runs on. The manager looks each second here (KUBUS_EVICTION_MONITORING_INTERVAL)."""
+disk given back); a pod under its limit runs on. The manager looks each second here
+(KUBUS_EVICTION_MONITORING_INTERVAL)."""
 from __future__ import annotations
 
 import pytest
