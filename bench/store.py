@@ -3,7 +3,7 @@
     python -m bench.store --clients 64 --writes 20000 [--vs-etcd [--rounds 5]] [--vs-replicated]
     python -m bench.store --kind Secret --size 1024 [--vs-kind ConfigMap]
 
-Each client owns one object (a Pod; or with --kind a ConfigMap or Secret whose data is --size bytes)
+Each client owns one object (a Pod; or with --kind a ConfigMap or Secret whose value is --size long)
 and updates it with its last resourceVersion as the precondition, one write in flight per client.
 The clock stops when a watcher has seen every write's event. A Secret is encrypted at rest (and
 decrypted for its event): --vs-kind runs the same load on another kind of the same size after it,
@@ -33,8 +33,9 @@ def payload(i: int, kind: str = "Pod", size: int = 1024) -> dict:
 
 
 def data_object(i: int, kind: str, size: int) -> dict:
-    """A ConfigMap or Secret whose one value is `size` bytes (a Secret's base64 of as many bytes)."""
-    value = ("x" * size) if kind == "ConfigMap" else base64.b64encode(b"x" * size).decode()
+    """A ConfigMap or Secret whose one value is a string of `size` characters as sent (a Secret's: the
+    base64 of 3/4 as many bytes), so the two weigh the same on the wire and only encryption differs."""
+    value = ("x" * size) if kind == "ConfigMap" else base64.b64encode(b"x" * (size * 3 // 4)).decode()
     return {"apiVersion": "v1", "kind": kind, "metadata": {"name": f"bench-{i}", "namespace": "default",
                                                            "labels": {"app": "bench"}}, "data": {"value": value}}
 
