@@ -2,7 +2,7 @@
 client, and curl) on a cri node, one cluster for the module: a Deployment reads a ConfigMap as env and as
 a file and an apply reaches the file within a minute; a Secret mounted 0400 has that mode and is not in
 the store's database file; the account's namespace file; a missing key's CreateContainerConfigError;
-data a pod wrote to a claim read by the next pod on it;
+data a pod wrote to a claim read by the next pod on it; kubectl showing a pod evicted for its emptyDir;
 `kubectl create secret docker-registry` lets a pod pull from a registry with logins; a pod lists pods
 with `load_incluster_config()`; drain stops at a PodDisruptionBudget; deletecollection by selector.
 Run it under `flock /tmp/kubus-hostnet.lock` (it changes the host's network)."""
@@ -55,7 +55,7 @@ def kube(amqp_url, tmp_path_factory):
         private = stack.enter_context(private_registry(tmp / "private", LOGIN))
         procs = stack.enter_context(running_procs(settings, tmp, lambda: False))
         procs.env.update(KUBUS_SERVICE_CIDR=f"172.{second}.0.0/16", KUBUS_CLUSTER_DNS=f"172.{second}.0.10",
-                         KUBUS_REGISTRY_HOSTS=private)
+                         KUBUS_REGISTRY_HOSTS=private, KUBUS_EVICTION_MONITORING_INTERVAL="1")
         stack.callback(leftovers.clean, settings.cluster, procs.env["KUBUS_SERVICE_CIDR"])
         stack.callback(unmount_all, settings)
         stack.callback(procs.stop_all)
@@ -180,6 +180,20 @@ def test_data_a_pod_wrote_to_a_claim_is_read_by_the_next_pod_on_it(kube):
     assert ok(kubectl("logs", "claim-reader")) == "kept\n"
 
 
+def test_kubectl_shows_a_pod_evicted_for_its_emptydir(kube):
+    kubectl = kube[0]
+    script = "dd if=/dev/zero of=/scratch/blob bs=1024 count=2048; sleep 3600"
+    _apply(kubectl, _pod("hoarder", {"command": ["sh", "-c", script],
+                                     "volumeMounts": [{"name": "scratch", "mountPath": "/scratch"}]},
+                         [{"name": "scratch", "emptyDir": {"sizeLimit": "1Mi"}}]))
+    wait_until(lambda: "Evicted" in kubectl("get", "pod", "hoarder").stdout, 90, what="kubectl showing Evicted")
+    row = ok(kubectl("get", "pod", "hoarder")).splitlines()[1].split()
+    assert row[:3] == ["hoarder", "0/1", "Evicted"], row
+    described = ok(kubectl("describe", "pod", "hoarder"))
+    assert 'Message:          Usage of EmptyDir volume "scratch" exceeds the limit "1Mi".' in described, described
+    assert "Warning  Evicted" in described, described
+
+
 def test_a_docker_registry_secret_lets_a_pod_pull_from_a_registry_with_logins(kube):
     kubectl, host = kube[0], kube[5]
     ok(kubectl("create", "secret", "docker-registry", "regcred", f"--docker-server={host}",
@@ -250,6 +264,11 @@ def test_deletecollection_through_the_python_client_and_curl(kube):
     answer = json.loads(curl.stdout)
     assert answer["kind"] == "PodList" and sorted(p["metadata"]["name"] for p in answer["items"]) == \
         ["batch-2", "batch-3"], curl.stdout[:500]
+    by_field = subprocess.run(["curl", "-sS", "--cacert", str(ca), "-X", "DELETE", "-H",
+                               f"Authorization: Bearer {token_of(settings, 'admin')}",
+                               f"{url}/api/v1/namespaces/default/pods?fieldSelector=metadata.name%3Dbatch-3"],
+                              capture_output=True, text=True, timeout=30)
+    assert json.loads(by_field.stdout)["items"] == [], by_field.stdout[:500]  # already gone: nothing matched
     left = wait_until(lambda: (names := ok(kubectl("get", "pods", "-l", "batch", "-o", "name")).split()) == \
                       ["pod/batch-4"] and names, 30, what="only the third batch left")
     assert left == ["pod/batch-4"]
