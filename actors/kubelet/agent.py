@@ -17,7 +17,6 @@ from actors.kubelet.podtoken import TokenFetching
 from actors.kubelet.runtimes.base import Runtime
 from actors.kubelet.volumes import manager as volumes
 from actors.kubelet.worker import PodWorker
-from api.events import event
 from api.status import StatusError
 
 log = structlog.get_logger("kubelet")
@@ -212,8 +211,9 @@ class NodeAgent(TokenFetching):
 
     def check_evictions(self) -> None:
         """The eviction manager's round, each monitoring interval: pods whose emptyDir outgrew its sizeLimit."""
-        if self.clock() < self.evictions_checked + self.eviction_interval:
-            return
+        if self.clock() < self.evictions_checked + self.eviction_interval or \
+                getattr(self.runtime, "pods_root", None) is None:
+            return  # (a runtime that mounts no volumes: hollow nodes hold thousands of pods and no emptyDir)
         self.evictions_checked = self.clock()
         for worker, message in [(w, w.over_limit()) for w in list(self.workers.values())]:
             if not message:
@@ -221,10 +221,7 @@ class NodeAgent(TokenFetching):
             log.info("kubelet.pod_evicted", node=self.cfg.name, pod=worker.key, message=message)
             worker.evict(message)
             worker.quiet_to = self.due = 0.0
-            ev = event({"apiVersion": "v1", "kind": "Pod", **worker.pod}, eviction.REASON, message, "Warning",
-                       "kubelet")
-            self.call({"verb": "create", "kind": "Event", "namespace": ev["metadata"]["namespace"], "object": ev},
-                      lambda reply: None)
+            self.call(eviction.recorded(worker.pod, message), lambda reply: None)
 
     def _admitted(self, worker: PodWorker) -> bool:
         """Whether the node may run the pod (asked once: a refusal fails the pod, as the kubelet's

@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 from typing import Callable, NamedTuple
 
+from api.events import event
 from api.gojson import go_quote
 from api.quantity import amount, canonical, parse_quantity
 
@@ -46,6 +47,12 @@ def exceeded(pod: dict, used: Callable[[str], int | None]) -> str | None:
         if usage is not None and usage > limit.size:
             return message(limit)
     return None
+
+
+def recorded(pod: dict, message: str) -> dict:
+    """The request that records the Warning `Evicted` Event about the pod (a lost one costs nothing)."""
+    ev = event({"apiVersion": "v1", "kind": "Pod", **pod}, REASON, message, "Warning", "kubelet")
+    return {"verb": "create", "kind": "Event", "namespace": ev["metadata"]["namespace"], "object": ev}
 
 
 def disk_usage(root: Path) -> int | None:

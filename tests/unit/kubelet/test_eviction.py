@@ -49,3 +49,13 @@ def test_disk_usage_counts_blocks_each_inode_once_and_no_symlink_target(tmp_path
     used = eviction.disk_usage(tmp_path)
     assert 300_000 <= used < 400_000, used
     assert eviction.disk_usage(tmp_path / "missing") is None
+
+
+def test_the_event_recorded_is_a_warning_about_the_pod_from_the_kubelet():
+    pod = {"metadata": {"name": "p", "namespace": "shop", "uid": "u1"}, "spec": {}}
+    request = eviction.recorded(pod, "Usage of EmptyDir volume \"x\" exceeds the limit \"1Mi\". ")
+    ev = request["object"]
+    assert (request["verb"], request["kind"], request["namespace"]) == ("create", "Event", "shop")
+    assert (ev["type"], ev["reason"], ev["source"]) == ("Warning", "Evicted", {"component": "kubelet"})
+    assert ev["involvedObject"] == {"apiVersion": "v1", "kind": "Pod", "name": "p", "namespace": "shop", "uid": "u1",
+                                    "resourceVersion": None}
