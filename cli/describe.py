@@ -16,6 +16,7 @@ from cli.describe_autoscaling import hpa_lines
 from cli.describe_batch import cronjob_lines, job_lines
 from cli.describe_config import configmap_lines, secret_lines
 from cli.describe_net import service_lines
+from cli.describe_policy import budget_lines
 from cli.describe_storage import claim_lines, class_lines, volume_lines
 from runtime.client import Client
 
@@ -52,6 +53,8 @@ def describe(client: Client, kind: str, obj: dict) -> str:
         lines += (volume_lines if kind == "PersistentVolume" else class_lines)(obj)
     elif kind == "PersistentVolumeClaim":
         lines += claim_lines(client, obj)
+    elif kind == "PodDisruptionBudget":
+        lines += budget_lines(obj)
     elif kind == "Node":
         on_node = client.list("Pod", None, field_selector=f"spec.nodeName={meta['name']}").items
         lines += node_lines(obj, on_node)

@@ -81,6 +81,7 @@ class Settings(BaseSettings):
     container_log_max_size: int = Field(10 << 20, ge=1024)  # bytes a log file reaches before it is rotated
     container_log_max_files: int = Field(5, ge=2)  # a container's log files kept, the current one included
     container_log_monitor_interval: float = Field(10.0, gt=0)  # seconds between cri log rotation rounds
+    eviction_monitoring_interval: float = Field(10.0, gt=0)  # seconds between the eviction manager's rounds
     # the cri runtime (docs/containers.md): a node's kubelet starts its own containerd unless given a socket
     cri_endpoint: str = ""  # KUBUS_CRI_ENDPOINT: the unix socket of a containerd that is already running
     sandbox_image: str = "kubus/pause:catatonit-0.1.7"  # each pod's pause container (from the local registry)

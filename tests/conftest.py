@@ -2,9 +2,11 @@
 cluster name per test, and store/apiserver processes."""
 from __future__ import annotations
 
+import contextlib
 import os
 import uuid
 from types import SimpleNamespace
+from typing import Callable, Iterator
 
 import pika
 import pytest
@@ -83,6 +85,16 @@ def unbootstrap(base: Settings) -> None:
     delete_topology(base.admin_url, base.cluster)  # bootstrap declared the shared names
 
 
+@contextlib.contextmanager
+def cluster_settings(amqp_url: str, cluster_name: str, tmp_path) -> Iterator[Settings]:
+    """`settings` for fixtures of a wider scope (a module's one cluster)."""
+    base = bootstrapped(amqp_url, cluster_name, tmp_path)
+    try:
+        yield as_person(base, "admin")
+    finally:
+        unbootstrap(base)
+
+
 @pytest.fixture
 def procs(settings, tmp_path, request):
     if shared(request):  # the plane's: stopped with the plane (a shared test starts no actor of its own)
@@ -103,6 +115,16 @@ def procs_of(settings: Settings, tmp_path) -> Procs:
     logdir = tmp_path / "logs"
     logdir.mkdir()
     return Procs(env, logdir, settings)
+
+
+@contextlib.contextmanager
+def running_procs(settings: Settings, tmp_path, failed: Callable[[], bool]) -> Iterator[Procs]:
+    """`procs` for fixtures of a wider scope: the logs printed at the end if `failed()` says so."""
+    procs = procs_of(settings, tmp_path)
+    try:
+        yield procs
+    finally:
+        stop(procs, settings, failed())
 
 
 def stop(procs: Procs, settings: Settings, failed: bool) -> None:

@@ -53,7 +53,7 @@ class Kubelet(Actor):
         self.services: dict[str, dict[str, dict]] = {}  # namespace -> name -> Service (containers' env)
         self.namespaces: dict[str, dict | None] = {}  # name -> labels (Pod Security's level)
         for agent in self.agents.values():
-            agent.services = self.services_in
+            agent.services, agent.eviction_interval = self.services_in, settings.eviction_monitoring_interval
             if agent.runtime.name == "process":
                 agent.admit = self._process_admits
             elif agent.runtime.name == "containerd":
