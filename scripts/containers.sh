@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What real containers need from the host (issue 36): containerd and runc, the CNI plugins, the
 # registry images are served from, and the binaries kubus builds its images from (busybox-static,
-# catatonit). Installed from the OS packages when root; otherwise say what is missing and go on.
+# catatonit; the Python packages of kubus/kopf). Installed from the OS packages when root; otherwise say what is missing and go on.
 set -uo pipefail
 declare -A needs=(
   [containerd]=/usr/bin/containerd
@@ -11,8 +11,10 @@ declare -A needs=(
   [busybox-static]=/bin/busybox
   [catatonit]=/usr/bin/catatonit
 )
+kopf=(python3-aiohttp python3-click python3-pythonjsonlogger python3-iso8601 python3-yaml)  # kubus/kopf's (docs/images.md)
+for package in "${kopf[@]}"; do needs[$package]=/nonexistent; done
 missing=()
-for package in containerd runc containernetworking-plugins docker-registry busybox-static catatonit; do
+for package in containerd runc containernetworking-plugins docker-registry busybox-static catatonit "${kopf[@]}"; do
   dpkg-query -W -f '${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' ||
     [ -x "${needs[$package]}" ] || missing+=("$package")
 done
