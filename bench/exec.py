@@ -28,7 +28,7 @@ from bench.harness import Cluster, median, result_line, wait_for
 from runtime import logs
 from runtime.client import Client
 from runtime.streams import exec_once
-from testkit.hosts import free_port, remove_runtimes
+from testkit.hosts import free_port, remove_runtimes, unmount_all
 from testkit.registry import session_registry
 
 KUBECTL = os.path.join(os.path.dirname(os.path.realpath(shutil.which("kubectl") or "/usr/bin/kubectl")),
@@ -143,6 +143,7 @@ def main() -> None:
             kubelet.terminate()
             kubelet.wait(60)
             remove_runtimes(cluster.settings.data_dir)
+            unmount_all(cluster.settings.data_dir)
             podnet.clean(cluster.settings.cluster)
     print(result_line(runs=args.runs, echoes=args.echoes, **found))
 

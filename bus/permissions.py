@@ -122,8 +122,10 @@ def _apiserver(names: Names, _name: str | None, _nodes: tuple[str, ...]) -> Gran
 
 
 def _singleton(names: Names, actor: str) -> Grants:
+    """Its queue, its lock, and `<queue>.custom.<kind>`: the cache of a custom kind it follows (the GC's)."""
     queue = names.actor_queue(actor)
-    return _actor(names, literal(queue), literal(f"{queue}.lock"), EVERYTHING)
+    return _actor(names, (*literal(queue), re.escape(f"{queue}.custom.") + r"[a-z0-9-]+"), literal(f"{queue}.lock"),
+                  EVERYTHING)
 
 
 def _scheduler(names: Names, _name: str | None, _nodes: tuple[str, ...]) -> Grants:

@@ -64,6 +64,7 @@ class Actor(Talking):
                                        self.trusted)
         self._tags: list[str] = []
         self._informers: list[Informer] | None = None  # made once: their caches outlive reconnects
+        self._extra_informers: list[Informer] = []  # added while running (add_informer)
         self._unsynced = 0
         self.draining = False
         self.active = not self.singleton
@@ -128,7 +129,7 @@ class Actor(Talking):
         for tag in self._tags:
             self.bus.cancel_consumer(tag)
         self._tags = []
-        for informer in self._informers or ():
+        for informer in [*(self._informers or ()), *self._extra_informers]:
             informer.stop()
         self.on_drain(lambda: self.bus.confirmed(self._stop))
 
@@ -191,12 +192,30 @@ class Actor(Talking):
         self._unsynced = len(self._informers)
         for informer in self._informers:
             informer.start(replay=replay)
+        for informer in self._extra_informers:
+            informer.start(replay=replay)
 
-    def _informer(self, spec: QueueSpec, handler: Callable[[Delta], None]) -> Informer:
+    def _informer(self, spec: QueueSpec, handler: Callable[[Delta], None], on_synced=None) -> Informer:
         return Informer(self.bus, self.rpc, self.names, spec, handler, owner=self.name,
                         max_bytes=self.settings.max_message_bytes, max_depth=self.settings.max_depth,
                         timeout=self.settings.request_timeout_s, prefetch=self.settings.prefetch, bounds=self.bounds,
-                        on_synced=self._informer_synced, clock=time.monotonic, snapshot_route=self.snapshot_route())
+                        on_synced=on_synced or self._informer_synced, clock=time.monotonic,
+                        snapshot_route=self.snapshot_route())
+
+    def add_informer(self, spec: QueueSpec, handler: Callable[[Delta], None],
+                     on_synced: Callable[[], None] = lambda: None) -> None:
+        """One more cache, started now (a custom kind a controller follows from when its CRD is Established);
+        it is started again on every later start, as the others are."""
+        informer = self._informer(spec, handler, on_synced)
+        self._extra_informers.append(informer)
+        if self.bus.channel is not None and not self.draining:
+            informer.start(replay=True)
+
+    def remove_informer(self, queue: str) -> None:
+        """Stop the added cache consuming `queue` (its queue is auto-deleted with its consumer)."""
+        for informer in [i for i in self._extra_informers if i.spec.name == queue]:
+            self._extra_informers.remove(informer)
+            informer.stop()
 
     def _informer_synced(self) -> None:
         self._unsynced -= 1
@@ -219,7 +238,7 @@ class Actor(Talking):
         if getattr(reason, "reply_code", None) == INTERNAL_ERROR or went_silent(reason):
             self.trusted.forget()  # a trusted node died or went silent (the other nodes will count it down soon,
             # and answering it then costs this connection): answers probe on the side again
-        for informer in self._informers or ():
+        for informer in [*(self._informers or ()), *self._extra_informers]:
             informer.stop()  # nothing of theirs runs until the next start
         self.rpc.fail_all()
         self.on_lost()

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # What real containers need from the host (issue 36): containerd and runc, the CNI plugins, the
 # registry images are served from, and the binaries kubus builds its images from (busybox-static,
-# catatonit; python3-kubernetes for kubus/python-kubernetes). Installed from the OS packages when
-# root; otherwise say what is missing and go on.
+# catatonit; python3-kubernetes for kubus/python-kubernetes; the Python packages of kubus/kopf). Installed
+# from the OS packages when root; otherwise say what is missing and go on.
 set -uo pipefail
 declare -A needs=(
   [containerd]=/usr/bin/containerd
@@ -13,6 +13,8 @@ declare -A needs=(
   [catatonit]=/usr/bin/catatonit
   [python3-kubernetes]=/usr/lib/python3/dist-packages/kubernetes/__init__.py
 )
+kopf=(python3-aiohttp python3-click python3-pythonjsonlogger python3-iso8601 python3-yaml)  # kubus/kopf's (docs/images.md)
+for package in "${kopf[@]}"; do needs[$package]=/nonexistent; done
 missing=()
 for package in "${!needs[@]}"; do
   dpkg-query -W -f '${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' ||

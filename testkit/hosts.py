@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 from actors.kubelet.cri import containerd
+from actors.kubelet.volumes.tmpfs import Tmpfs
 
 
 def free_port() -> int:
@@ -21,6 +22,14 @@ def remove_runtimes(data_dir) -> list[str]:
     """The containerds the test's cri nodes started, with their pods, mounts and folders (their
     containers outlive a kubelet too); what went."""
     return [gone for home in sorted(Path(data_dir).glob("kubelet/*/cri")) for gone in containerd.teardown(home)]
+
+
+def unmount_all(data_dir) -> None:
+    """The tmpfs mounts pods still had when their kubelet stopped (every pod on a cri node has its
+    kube-api-access volume; a kubelet leaves its pods' mounts, as their containers, when it stops)."""
+    tmpfs = Tmpfs()
+    for point in tmpfs.mounts_under(Path(data_dir)) if Path(data_dir).exists() else []:
+        tmpfs.unmount(point)
 
 
 def kill_containers(data_dir) -> None:

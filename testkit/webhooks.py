@@ -1,7 +1,8 @@
 """An admission webhook server for tests and the bench: aiohttp over HTTPS on 127.0.0.1 with a
 self-signed certificate (made with `cryptography`; its PEM is the caBundle), in a thread of its own.
 Paths: `/allow` allows at once; `/validate` refuses a ConfigMap with a key starting `bad`; `/mutate`
-adds the label `webhook=mutated` by JSON patch; `/slow` answers after `slow_s` seconds."""
+adds the label `webhook=mutated` by JSON patch; `/slow` answers after `slow_s` seconds; `/guard` refuses
+deleting an object labelled `protected=true`."""
 from __future__ import annotations
 
 import asyncio
@@ -20,16 +21,16 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 
-def self_signed(tmp_dir) -> tuple[str, str]:
-    """(cert file, key file) for 127.0.0.1, the cert its own CA."""
+def self_signed(tmp_dir, dns_names: tuple[str, ...] = ()) -> tuple[str, str]:
+    """(cert file, key file) for 127.0.0.1 and `dns_names`, the cert its own CA."""
     key = ec.generate_private_key(ec.SECP256R1())
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "webhook.test")])
     now = datetime.datetime.now(datetime.timezone.utc)
     cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
             .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(minutes=1))
             .not_valid_after(now + datetime.timedelta(days=1))
-            .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-                           critical=False)
+            .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1")),
+                                                        *(x509.DNSName(n) for n in dns_names)]), critical=False)
             .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
             .sign(key, hashes.SHA256()))
     cert_file, key_file = tmp_dir / "webhook.crt", tmp_dir / "webhook.key"
@@ -50,6 +51,7 @@ class WebhookServer:
         self.slow_s = slow_s
         self.calls: list[dict] = []  # the requests received, in order
         self.url = ""
+        self.port = 0
         self.ca_bundle = ""
 
     async def allow(self, request: web.Request) -> web.Response:
@@ -66,6 +68,17 @@ class WebhookServer:
             return _answer(review, False, status={"code": 403, "reason": "Forbidden",
                                                   "message": f"key {bad[0]!r} is not allowed"})
         return _answer(review, warnings=["checked by the test webhook"])
+
+    async def guard(self, request: web.Request) -> web.Response:
+        """Refuses deleting an object labelled `protected=true`."""
+        review = await request.json()
+        self.calls.append(review["request"])
+        old = review["request"].get("oldObject") or {}
+        if review["request"]["operation"] == "DELETE" and \
+                ((old.get("metadata") or {}).get("labels") or {}).get("protected") == "true":
+            return _answer(review, False, status={"code": 403, "reason": "Forbidden",
+                                                  "message": f"{old['metadata']['name']} is protected"})
+        return _answer(review)
 
     async def mutate(self, request: web.Request) -> web.Response:
         review = await request.json()
@@ -85,15 +98,17 @@ class WebhookServer:
     def app(self) -> web.Application:
         app = web.Application()
         app.add_routes([web.post("/allow", self.allow), web.post("/validate", self.validate),
-                        web.post("/mutate", self.mutate), web.post("/slow", self.slow)])
+                        web.post("/mutate", self.mutate), web.post("/slow", self.slow),
+                        web.post("/guard", self.guard)])
         return app
 
 
 @contextmanager
-def running_webhook(tmp_dir, slow_s: float = 3.0):
-    """A WebhookServer serving on 127.0.0.1 (`.url` its base, `.ca_bundle` base64 PEM) until the block ends."""
+def running_webhook(tmp_dir, slow_s: float = 3.0, dns_names: tuple[str, ...] = ()):
+    """A WebhookServer serving on 127.0.0.1 (`.url` its base, `.port`, `.ca_bundle` base64 PEM) until the
+    block ends; its certificate names 127.0.0.1 and `dns_names` (a Service's `<svc>.<ns>.svc`)."""
     server = WebhookServer(slow_s)
-    cert, key = self_signed(tmp_dir)
+    cert, key = self_signed(tmp_dir, dns_names)
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     context.load_cert_chain(cert, key)
     loop = asyncio.new_event_loop()
@@ -102,7 +117,7 @@ def running_webhook(tmp_dir, slow_s: float = 3.0):
     site = web.TCPSite(runner, "127.0.0.1", 0, ssl_context=context)
     loop.run_until_complete(site.start())
     port = site._server.sockets[0].getsockname()[1]
-    server.url = f"https://127.0.0.1:{port}"
+    server.url, server.port = f"https://127.0.0.1:{port}", port
     with open(cert, "rb") as pem:
         server.ca_bundle = base64.b64encode(pem.read()).decode()
     thread = threading.Thread(target=loop.run_forever, name="webhook-server", daemon=True)

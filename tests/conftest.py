@@ -16,7 +16,7 @@ from actors.proxy import leftovers
 from config.settings import Settings
 from cli.bootstrap import bootstrap, remove_accounts
 from bus.testkit import delete_topology
-from testkit.hosts import kill_containers, remove_runtimes
+from testkit.hosts import kill_containers, remove_runtimes, unmount_all
 from testkit.waiting import wait_until
 from tests.helpers import Procs
 from testkit.people import as_person, write_users_file
@@ -132,6 +132,7 @@ def stop(procs: Procs, settings: Settings, failed: bool) -> None:
     procs.stop_all()
     remove_runtimes(settings.data_dir)
     kill_containers(settings.data_dir)
+    unmount_all(settings.data_dir)  # after the containers: nothing holds the mounts any more
     podnet.clean(settings.cluster)  # pods' network namespaces and the cluster's bridge, where made
     if "actors.proxy" in procs.modules:  # the route is the host's: another test's proxy may be using it
         leftovers.clean(settings.cluster, settings.service_cidr)  # a killed proxy's route and nftables table

@@ -137,7 +137,8 @@ def option_value(key: str):
 def pod(name: str) -> dict:
     return {"apiVersion": "v1", "kind": "Pod",
             "metadata": {"name": name, "labels": {"app": "fz"}, "annotations": {"fz": "1"}},
-            "spec": {"containers": [{"name": "c", "image": "busybox:1.36"}]}}
+            "spec": {"containers": [{"name": "c", "image": "busybox:1.36"}],
+                     "automountServiceAccountToken": False}}  # no injected volume: an update may resend it as is
 
 
 def node(name: str) -> dict:

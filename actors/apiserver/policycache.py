@@ -1,5 +1,6 @@
 """The apiserver's local cache of the objects its chain reads: RBAC, namespaces, ServiceAccounts,
-PriorityClasses, LimitRanges, ResourceQuotas, webhook configurations. Fed by an informer (contract 4),
+PriorityClasses, LimitRanges, ResourceQuotas, webhook configurations, the Services and EndpointSlices
+webhooks are reached through. Fed by an informer (contract 4),
 indexed by kind, namespace and name; it is the RBAC authorizer's source and admission's lister."""
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ RBAC_KINDS = ("Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding")
 POLICY_KINDS = (*RBAC_KINDS, "Namespace", "ServiceAccount", "PriorityClass", "LimitRange", "ResourceQuota",
                 "IngressClass", "CustomResourceDefinition", "StorageClass", "MutatingWebhookConfiguration",
                 "ValidatingWebhookConfiguration", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding",
-                "ConfigMap")  # ConfigMaps: policies' params
+                "ConfigMap",  # ConfigMaps: policies' params
+                "Service", "EndpointSlice")  # where a webhook's clientConfig.service is called
 
 
 class PolicyCache:

@@ -47,6 +47,8 @@ class Writes:
             fieldmanager.stamped(call, body)
         if req.verb == "patch":
             self._patch(call, info, guard)
+        elif req.verb == "delete" and self._admits_deletes():
+            self._get_for(call, info, guard, "old", lambda r: self._admit_delete(call, info, body, unwrap(r)["object"]))
         elif req.verb == "delete" and _dry_run(req):
             self._get_for(call, info, guard, "get", lambda r: self.finish(call, {"ok": True, **unwrap(r)}))
         elif req.verb in ("create", "update", "updateStatus"):
@@ -77,6 +79,34 @@ class Writes:
             return enforced(self.cache, call.req.namespace)
         return info.kind in ("Namespace", "Role", "ClusterRole", "Service") or (
             info.kind == "Node" and node_identity(call.user)[1])
+
+    # ---- delete: through the webhooks and policies when any is configured --------------------------
+    def _admits_deletes(self) -> bool:
+        return bool(self.cache.list("MutatingWebhookConfiguration") or self.cache.list("ValidatingWebhookConfiguration")
+                    or self.cache.list("ValidatingAdmissionPolicyBinding"))
+
+    def _admit_delete(self, call, info: KindInfo, body: dict, old: dict) -> None:
+        """Kubernetes' DELETE admission: operation DELETE, object null, oldObject the stored object; the
+        delete then holds to that object's uid, so admission judged the object it removes."""
+        req = call.req
+        attempt = Attempt("DELETE", info, "", (req.namespace or "") if info.namespaced else "", req.name, None, old,
+                          call.user, self.cache, dry_run=_dry_run(req))
+        fail = lambda exc: self.safe(call, _raise)(exc)  # noqa: E731
+        admission.mutate_delete(attempt)
+
+        def validated() -> None:
+            call.annotations.update(attempt.annotations)
+            if _dry_run(req):
+                self.finish(call, {"ok": True, "object": old})
+                return
+            options = {**(body.get("options") or {})}
+            options["preconditions"] = {"uid": old["metadata"]["uid"], **(options.get("preconditions") or {})}
+            self.forward(call, {**body, "options": options}, attempt.warnings)
+
+        def mutated() -> None:
+            admission.validate_delete(attempt)
+            self.webhooks.validate(attempt, validated, fail)
+        self.webhooks.mutate(attempt, lambda patched: patched, mutated, fail)
 
     def _admit(self, call, info: KindInfo, body: dict, old: dict | None) -> None:
         self.admit_object(call, info, _carried(info, old, body["object"]), old, call.req.verb == "updateStatus",

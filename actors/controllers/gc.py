@@ -1,12 +1,18 @@
 """The garbage collector: dependents whose owners are all gone are deleted (background);
-`foregroundDeletion` owners wait for their blocking dependents; `orphan` owners let them go."""
+`foregroundDeletion` owners wait for their blocking dependents; `orphan` owners let them go.
+
+Custom kinds join the graph as Kubernetes' GC discovers them: a CRD that becomes Established adds a
+cache of its kind (a queue bound to `<kind>.#`), a CRD that goes drops it. Until that cache has loaded
+its snapshot an owner of the kind counts as present, so nothing is collected on a half-known graph."""
 from __future__ import annotations
 
 from typing import Any
 
 from actors.controllers.base import Controller
+from api.apiextensions import is_true
 from api.registry import KINDS
 from api.status import StatusError
+from bus.declare import QueueSpec
 from runtime.cache import Delta
 
 FOREGROUND, ORPHAN = "foregroundDeletion", "orphan"
@@ -24,20 +30,65 @@ def _ident(obj: dict, kind: str) -> Ident:
 class GarbageCollector(Controller):
     name = "controller.gc"
     kinds = ("pod", "replicaset", "deployment", "job", "cronjob", "replicationcontroller", "daemonset", "statefulset",
-             "controllerrevision", "persistentvolumeclaim", "node", "lease", "service",
-             "endpointslice")  # a Node: its Lease
+             "controllerrevision", "persistentvolumeclaim", "node", "lease", "service", "endpointslice",  # Node: Lease
+             "configmap", "secret", "customresourcedefinition")  # CRDs: the custom kinds to follow
 
     def __init__(self, settings, **kw: Any):
         super().__init__(settings, **kw)
         self.by_uid: dict[str, Ident] = {}
         self.dependents: dict[str, set[Ident]] = {}  # owner uid -> dependents
+        self.custom: dict[str, str] = {}  # a followed custom kind -> the CRD's name
+        self.synced: set[str] = set()  # the custom kinds whose cache has loaded
 
     def on_active(self) -> None:
         super().on_active()
         self.by_uid, self.dependents = {}, {}
 
+    # ---- custom kinds ----------------------------------------------------------------------------
+    def _on_crd(self, delta: Delta) -> None:
+        crd = delta.object
+        names = (crd.get("status") or {}).get("acceptedNames") or {}
+        kind = names.get("kind")
+        followed = [k for k, name in self.custom.items() if name == crd["metadata"]["name"]]
+        for old in followed:
+            if delta.type == "DELETED" or old != kind or not is_true(crd, "Established"):
+                self._unfollow(old)
+        if delta.type != "DELETED" and kind and is_true(crd, "Established") and kind not in self.custom \
+                and kind.lower() not in self.kinds:
+            self._follow(kind, crd["metadata"]["name"])
+
+    def _queue(self, kind: str) -> str:
+        return f"{self.names.actor_queue(self.name)}.custom.{kind.lower()}"
+
+    def _follow(self, kind: str, crd: str) -> None:
+        self.log.info("gc.following", kind=kind, crd=crd)
+        self.custom[kind] = crd
+        spec = QueueSpec(self._queue(kind), ((self.names.events, f"{kind.lower()}.#"),), durable=False,
+                         exclusive=True, auto_delete=True)
+        self.add_informer(spec, self._on_delta, lambda: self._synced(kind))
+
+    def _synced(self, kind: str) -> None:
+        """The kind's owners are known now: look again at every dependent that names one."""
+        self.synced.add(kind)
+        for of_kind, objects in self.objects.items():
+            for obj in objects.values():
+                if any(r.get("kind") == kind for r in obj["metadata"].get("ownerReferences") or []):
+                    self.queue.add(_key(_ident(obj, of_kind)))
+        self.kick()
+
+    def _unfollow(self, kind: str) -> None:
+        self.log.info("gc.unfollowing", kind=kind)
+        self.remove_informer(self._queue(kind))
+        self.custom.pop(kind, None)
+        self.synced.discard(kind)
+        for obj in list(self.objects.pop(kind, {}).values()):
+            self.by_uid.pop(obj["metadata"]["uid"], None)
+
     # ---- the graph -----------------------------------------------------------------------------
     def keys_for(self, delta: Delta, old: dict | None) -> list[str]:
+        if delta.kind == "CustomResourceDefinition":
+            self._on_crd(delta)
+            return []
         ident = _ident(delta.object, delta.kind)
         uid = delta.object["metadata"]["uid"]
         for ref in (old or {}).get("metadata", {}).get("ownerReferences") or []:
@@ -59,8 +110,9 @@ class GarbageCollector(Controller):
         return self.get(*ident)
 
     def _owner_present(self, ref: dict, namespace: str) -> bool:
-        """Owners of kinds this collector does not watch count as present (it cannot tell)."""
-        if ref.get("kind") not in {KINDS[k].kind for k in KINDS if k.lower() in self.kinds}:
+        """Owners of kinds this collector does not watch (or whose cache has not loaded yet) count as
+        present: it cannot tell."""
+        if ref.get("kind") not in WATCHED and ref.get("kind") not in self.synced:
             return True
         ident = self.by_uid.get(ref["uid"])
         return ident is not None and ident[2] == ref["name"] and ident[1] in (namespace, "")
@@ -125,3 +177,6 @@ class GarbageCollector(Controller):
                     "resourceVersion": meta["resourceVersion"],
                     "object": {**obj, "metadata": {**meta, "finalizers": rest}}},
                    lambda r: self.retry(key) if isinstance(r, StatusError) and r.reason != "NotFound" else None)
+
+
+WATCHED = frozenset(KINDS[k].kind for k in KINDS if k.lower() in GarbageCollector.kinds)

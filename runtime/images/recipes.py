@@ -211,6 +211,7 @@ class Recipe:
     repository: str
     tags: tuple[str, ...]
     build: Callable[[], oci.Image]
+    optional: bool = False  # skipped, with a line saying why, when what it needs is missing (offline)
 
     @property
     def references(self) -> list[str]:
@@ -218,13 +219,16 @@ class Recipe:
 
 
 def recipes() -> list[Recipe]:
-    """busybox, pause and python, each tagged by the version of the package it is built from."""
+    """busybox, pause and python, each tagged by the version of the package it is built from; kopf by
+    the version of its pinned wheel (`kopf.py`)."""
+    from runtime.images import kopf  # it builds on this module's layers
     box = package_version("busybox-static")
     pause_version = package_version("catatonit")
     py = package_version("python3.11")
     return [Recipe("library/busybox", (box, ".".join(box.split(".")[:2])), busybox),
             Recipe("kubus/pause", (f"catatonit-{pause_version}",), pause),
-            Recipe("kubus/python", (f"{py}-{codename()}",), python), *_client_recipe()]
+            Recipe("kubus/python", (f"{py}-{codename()}",), python), *_client_recipe(),
+            Recipe("kubus/kopf", (kopf.VERSION,), kopf.image, optional=True)]
 
 
 def _client_recipe() -> list[Recipe]:
@@ -242,7 +246,13 @@ def build_and_push(client: Client, progress: Callable[[str], None] = lambda line
     held_by: dict[str, str] = {}  # blob digest → a repository holding it (python's busybox layer is mounted)
     for recipe in recipes():
         progress(f"building {', '.join(recipe.references)}")
-        built = recipe.build()
+        try:
+            built = recipe.build()
+        except MissingPackage as exc:
+            if not recipe.optional:
+                raise
+            progress(f"skipped {recipe.references[0]}: {exc}")
+            continue
         pushed = client.push(recipe.repository, built.blobs(), built.manifest, list(recipe.tags), held_by)
         held_by.update({blob.digest: recipe.repository for blob in built.blobs()})
         size = sum(len(blob.data) for blob in built.blobs())

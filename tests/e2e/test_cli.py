@@ -125,7 +125,7 @@ def test_lists_sorted_labels_shown_and_scale_by_kind_and_name(cluster, procs):
     assert scaled.returncode == 0, scaled.stderr
     assert cluster.get("Deployment", "ticker", "shop")["spec"]["replicas"] == 5
     wrong = kubus(procs, "scale", "pod/web-a", "--replicas", "2")
-    assert wrong.returncode == 2 and "only deployments, replicasets and replicationcontrollers scale" in wrong.stderr
+    assert wrong.returncode == 2 and "only deployments, replicasets, replicationcontrollers and statefulsets scale" in wrong.stderr
 
 
 def test_no_apiserver_is_said_plainly(procs):

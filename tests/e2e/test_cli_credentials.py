@@ -27,6 +27,7 @@ COMMANDS = {  # a command's words → its arguments (None: not a command of the 
     "dead-letters": [], "create namespace": ["team"], "create ns": ["team"],
     "create deployment": ["web", "--image", "nginx"], "create deploy": ["web", "--image", "nginx"],
     "create job": ["pi", "--image", "busybox:1.35", "--", "true"],
+    "create cronjob": ["tick", "--image", "busybox:1.35", "--schedule", "*/1 * * * *"],
     "create configmap": ["cfg", "--from-literal", "a=b"], "create cm": ["cfg", "--from-literal", "a=b"],
     "create secret generic": ["s", "--from-literal", "a=b"],
     "create secret tls": ["t", "--cert", "{manifest}", "--key", "{manifest}"],

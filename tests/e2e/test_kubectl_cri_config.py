@@ -23,7 +23,7 @@ from actors.proxy import leftovers, nftables
 from tests.conftest import cluster_settings, running_procs
 from tests.e2e.conftest import running_gateway
 from tests.e2e.test_kubectl import binary, kubectl_at, ok
-from tests.integration.cri.conftest import start_cri_cluster, unmount_all
+from tests.integration.cri.conftest import start_cri_cluster
 from tests.integration.test_config import database_bytes
 from tests.integration.test_deployment import kubus
 from testkit.people import token_of
@@ -57,7 +57,6 @@ def kube(amqp_url, tmp_path_factory):
         procs.env.update(KUBUS_SERVICE_CIDR=f"172.{second}.0.0/16", KUBUS_CLUSTER_DNS=f"172.{second}.0.10",
                          KUBUS_REGISTRY_HOSTS=private, KUBUS_EVICTION_MONITORING_INTERVAL="1")
         stack.callback(leftovers.clean, settings.cluster, procs.env["KUBUS_SERVICE_CIDR"])
-        stack.callback(unmount_all, settings)
         stack.callback(procs.stop_all)
         client = start_cri_cluster(procs, settings)
         stack.callback(client.close)

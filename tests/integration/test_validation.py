@@ -56,7 +56,9 @@ def test_unknown_fields_that_kubernetes_accepts_are_kept(cluster):
                                     "volumeMounts": [{"name": "v", "mountPath": "/data"}]}]}}
     stored = cluster.create(obj)
     assert stored["spec"]["serviceAccountName"] == "builder"
-    assert stored["spec"]["containers"][0]["volumeMounts"] == [{"name": "v", "mountPath": "/data"}]
+    mine, token = stored["spec"]["containers"][0]["volumeMounts"]  # and the account's token, as Kubernetes adds it
+    assert mine == {"name": "v", "mountPath": "/data"}
+    assert token["mountPath"] == "/var/run/secrets/kubernetes.io/serviceaccount" and token["readOnly"] is True
     assert stored["spec"]["restartPolicy"] == "Always"  # and defaults applied
 
 

@@ -68,6 +68,8 @@ ORDER = (  # a new plugin is one file and one line here
 )
 MUTATING = tuple(plugin for plugin in ORDER if hasattr(plugin, "mutate"))
 VALIDATING = tuple(plugin for plugin in ORDER if hasattr(plugin, "validate"))
+ON_DELETE = (policy.ValidatingAdmissionPolicy, webhook.MutatingAdmissionWebhook,
+             webhook.ValidatingAdmissionWebhook)  # the plugins a DELETE meets (object null, oldObject the stored)
 
 
 def mutate(attempt: Attempt) -> None:
@@ -78,3 +80,15 @@ def mutate(attempt: Attempt) -> None:
 def validate(attempt: Attempt) -> None:
     for plugin in VALIDATING:
         plugin.validate(attempt)
+
+
+def mutate_delete(attempt: Attempt) -> None:
+    for plugin in MUTATING:
+        if isinstance(plugin, ON_DELETE):
+            plugin.mutate(attempt)
+
+
+def validate_delete(attempt: Attempt) -> None:
+    for plugin in VALIDATING:
+        if isinstance(plugin, ON_DELETE):
+            plugin.validate(attempt)

@@ -10,7 +10,6 @@ import pytest
 
 from actors.gateway.tls import alt_names, ensure_certificates
 from actors.kubelet.cri import containerd
-from actors.kubelet.volumes.tmpfs import Tmpfs
 from tests.conftest import control_plane
 from testkit.registry import session_registry
 from testkit.waiting import wait_until
@@ -21,20 +20,6 @@ def own_range(cluster: str) -> str:
     two clusters on one host (other tests at the same time) with the same range would take each
     other's pod traffic — the kubelet's probes and the proxy's DNAT go through the host's routes."""
     return f"10.{128 + zlib.crc32(cluster.encode()) % 64}.0.0/16"
-
-
-@pytest.fixture(autouse=True)
-def no_mounts_left(settings):
-    """Pods still there when a test ends leave their tmpfs mounts (every pod's kube-api-access volume):
-    they go with the test, after its processes (this fixture is set up first, so torn down last)."""
-    yield
-    unmount_all(settings)
-
-
-def unmount_all(settings) -> None:
-    tmpfs = Tmpfs()
-    for point in tmpfs.mounts_under(settings.data_dir) if settings.data_dir.exists() else []:
-        tmpfs.unmount(point)
 
 
 @pytest.fixture

@@ -28,16 +28,18 @@ def _context(ca_bundle: str) -> ssl.SSLContext:
     return ssl.create_default_context(cadata=base64.b64decode(ca_bundle).decode())
 
 
-def post(url: str, ca_bundle: str, body: dict, timeout: int) -> object:
-    """The reply's JSON; CallFailed when there is none to read."""
+def post(url: str, ca_bundle: str, body: dict, timeout: int, dial: tuple[str, int] | None = None) -> object:
+    """The reply's JSON; CallFailed when there is none to read. `dial`: connect there (a Service's
+    endpoint), still verifying the server as the URL's host."""
     target = f"{url}?timeout={timeout}s"
     parts = urlsplit(url)
     host, port = parts.hostname, parts.port or 443
+    where = (host, port, ca_bundle, dial)
     try:
-        status, raw = _exchange(host, port, parts.path, ca_bundle, timeout, json.dumps(body).encode())
+        status, raw = _exchange(where, parts.path, timeout, json.dumps(body).encode())
     except Exception as exc:
-        _drop(host, port, ca_bundle)  # a failed connection is never used again
-        raise CallFailed(f'failed to call webhook: Post "{target}": {_cause(exc, host, port)}') from None
+        _drop(where)  # a failed connection is never used again
+        raise CallFailed(f'failed to call webhook: Post "{target}": {_cause(exc, *(dial or (host, port)))}') from None
     if status != 200:
         raise CallFailed(f"failed to call webhook: the server responded with the status code {status}: "
                          f"{raw[:256].decode(errors='replace')}")
@@ -47,12 +49,12 @@ def post(url: str, ca_bundle: str, body: dict, timeout: int) -> object:
         raise CallFailed(f"failed to call webhook: the response is not JSON: {exc}") from None
 
 
-def _exchange(host: str, port: int, path: str, ca_bundle: str, timeout: int, data: bytes) -> tuple[int, bytes]:
+def _exchange(where: tuple, path: str, timeout: int, data: bytes) -> tuple[int, bytes]:
     try:
-        return _round_trip(_connection(host, port, ca_bundle, timeout), path, timeout, data)
+        return _round_trip(_connection(where, timeout), path, timeout, data)
     except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
-        _drop(host, port, ca_bundle)  # a kept connection the server closed meanwhile: once more, afresh
-        return _round_trip(_connection(host, port, ca_bundle, timeout), path, timeout, data)
+        _drop(where)  # a kept connection the server closed meanwhile: once more, afresh
+        return _round_trip(_connection(where, timeout), path, timeout, data)
 
 
 def _cause(exc: Exception, host: str, port: int) -> str:
@@ -79,17 +81,20 @@ def _round_trip(conn: http.client.HTTPSConnection, path: str, timeout: int, data
     return response.status, response.read()
 
 
-def _connection(host: str, port: int, ca_bundle: str, timeout: int) -> http.client.HTTPSConnection:
+def _connection(where: tuple, timeout: int) -> http.client.HTTPSConnection:
     pool = _local.__dict__.setdefault("connections", {})
-    key = (host, port, ca_bundle)
-    conn = pool.get(key)
+    conn = pool.get(where)
     if conn is None:
-        conn = pool[key] = http.client.HTTPSConnection(host, port, timeout=timeout, context=_context(ca_bundle))
+        host, port, ca_bundle, dial = where
+        conn = http.client.HTTPSConnection(host, port, timeout=timeout, context=_context(ca_bundle))
+        if dial is not None:  # TLS and Host still name `host`; the socket goes to the endpoint
+            conn._create_connection = lambda _addr, *args: socket.create_connection(dial, *args)
+        pool[where] = conn
         conn.connect()  # here, so a refusal is told apart from a kept connection the server closed
     return conn
 
 
-def _drop(host: str, port: int, ca_bundle: str) -> None:
-    conn = _local.__dict__.get("connections", {}).pop((host, port, ca_bundle), None)
+def _drop(where: tuple) -> None:
+    conn = _local.__dict__.get("connections", {}).pop(where, None)
     if conn is not None:
         conn.close()

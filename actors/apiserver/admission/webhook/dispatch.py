@@ -11,7 +11,7 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable
 
-from actors.apiserver.admission.webhook import client, review
+from actors.apiserver.admission.webhook import client, resolve, review
 from actors.apiserver.admission.webhook.matching import Hook
 from api.patch.jsonpatch import apply_json_patch
 from api.status import StatusError
@@ -51,7 +51,7 @@ class Dispatcher:
             seen[(hook.configuration, hook.index)] = copy.deepcopy(attempt.obj)
             self._mutate_from(attempt, hooks, i + 1, rnd, seen, redefault, done, fail)
 
-        self._call(hook, review.request(attempt, uid, attempt.dry_run), answered, fail)
+        self._call(hook, review.request(attempt, uid, attempt.dry_run), attempt.cache, answered, fail)
 
     def _mutated(self, attempt, hook: Hook, uid: str, reply, rnd: int, i: int, redefault) -> None:
         where = f"round_{rnd}_index_{i}"
@@ -93,7 +93,7 @@ class Dispatcher:
 
         for i, hook in enumerate(hooks):
             uid = str(uuid.uuid4())
-            self._call(hook, review.request(attempt, uid, attempt.dry_run),
+            self._call(hook, review.request(attempt, uid, attempt.dry_run), attempt.cache,
                        lambda reply, i=i, uid=uid: answered(i, uid, reply), fail)
 
     def _validated(self, attempt, hooks: list[Hook], replies: dict) -> None:
@@ -106,23 +106,24 @@ class Dispatcher:
                 _record(attempt, hook, result)
 
     # ---- one call, off the actor's thread -----------------------------------------------------------
-    def _call(self, hook: Hook, body: dict, then: Callable[[object], None], fail: Fail) -> None:
+    def _call(self, hook: Hook, body: dict, cache, then: Callable[[object], None], fail: Fail) -> None:
         config = hook.spec.get("clientConfig") or {}
-        url, ca_bundle = config.get("url") or "", config.get("caBundle") or ""
+        ca_bundle = config.get("caBundle") or ""
+        try:
+            where = resolve.target(config, cache)
+        except client.CallFailed as exc:
+            then(exc)
+            return
 
         def work() -> object:
             try:
-                return client.post(url, ca_bundle, body, hook.timeout)
+                return client.post(where.url, ca_bundle, body, hook.timeout, where.dial)
             except client.CallFailed as exc:
                 return exc
 
         def back(fut) -> None:
             self._call_soon(lambda: _guarded(then, fail)(fut.result()))
 
-        if not url:
-            then(client.CallFailed(f"failed to call webhook: service references are not resolved by this kubus; "
-                                   f"use clientConfig.url"))
-            return
         self._pool.submit(work).add_done_callback(back)
 
     def close(self) -> None:
