@@ -89,7 +89,7 @@ def _compare(old: Any, new: Any, shape, path: Path, out: Comparison) -> None:
         out.added.add(path)
     elif new is _ABSENT:
         out.removed.add(path)
-    elif old != new:
+    else:
         out.modified.add(path)
 
 
@@ -101,8 +101,12 @@ def _compare_maps(old: Any, new: Any, shape, path: Path, out: Comparison) -> Non
     if old is _ABSENT or new is _ABSENT:  # a map that appears or disappears is a change itself, as is all below
         (out.added if old is _ABSENT else out.removed).add(path)
         old, new = old if old is not _ABSENT else {}, new if new is not _ABSENT else {}
-    for name in old.keys() | new.keys():
-        _compare(old.get(name, _ABSENT), new.get(name, _ABSENT), shape.child(name), path + (paths.field(name),), out)
+    for name, before in old.items():  # an equal field (most of them) costs a lookup and a comparison
+        after = new.get(name, _ABSENT)
+        if before is not after and before != after:
+            _compare(before, after, shape.child(name), path + (paths.field(name),), out)
+    for name in new.keys() - old.keys():
+        _compare(_ABSENT, new[name], shape.child(name), path + (paths.field(name),), out)
 
 
 def _granular_lists(old: Any, new: Any, shape):
