@@ -111,14 +111,17 @@ def _compare_maps(old: Any, new: Any, shape, path: Path, out: Comparison, skip: 
     if old is _ABSENT or new is _ABSENT:  # a map that appears or disappears is a change itself, as is all below
         (out.added if old is _ABSENT else out.removed).add(path)
         old, new = old if old is not _ABSENT else {}, new if new is not _ABSENT else {}
+    kept = 0  # the old fields the new map has: when they are all of its fields, none was added
     for name, before in old.items():  # an equal field (most of them) costs a lookup and a comparison
         after = new.get(name, _ABSENT)
+        if after is not _ABSENT:
+            kept += 1
         if name not in skip and before is not after and before != after:
             if inner and name in inner and isinstance(before, dict) and isinstance(after, dict):
                 _compare_maps(before, after, shape.child(name), path + (paths.field(name),), out, inner[name])
             else:
                 _compare(before, after, shape.child(name), path + (paths.field(name),), out)
-    for name in new.keys() - old.keys() - skip:
+    for name in new.keys() - old.keys() - skip if kept < len(new) else ():
         _compare(_ABSENT, new[name], shape.child(name), path + (paths.field(name),), out)
 
 
