@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections import Counter
 
 from api import customkinds
 from bench.harness import Cluster, CpuMeter, median, result_line, serving, wait_for
@@ -80,7 +81,8 @@ class Load:
         self.watch = watcher.watch(kind, "default", handler=self.seen)
         self.watch.wait_synced()
 
-    def round(self, writes: int) -> float:
+    def round(self, writes: int) -> tuple[float, int]:
+        """Writes per second of about `writes` CAS updates (a multiple of the clients), and how many."""
         per = max(1, writes // len(self.objects))
         total, seen = per * len(self.objects), self.seen.count
         chains = Chains(self.writer, self.objects, per)
@@ -90,7 +92,7 @@ class Load:
         if chains.failed:
             raise SystemExit(f"a {self.kind} write failed: {chains.failed[0]}")
         self.objects = chains.objects
-        return total / (self.seen.last_at - started)
+        return total / (self.seen.last_at - started), total
 
 
 def established(client: Client) -> bool:
@@ -108,24 +110,33 @@ def measure(cluster: Cluster, clients: int, writes: int, rounds: int) -> dict[st
     loads = {"custom": Load(writer, watcher, "Gadget", gadget, clients), "pod": Load(writer, watcher, "Pod", payload, clients),
              "configmap": Load(writer, watcher, "ConfigMap", configmap, clients)}
     store, apiserver = (proc.pid for proc in cluster.procs[:2])
-    cpu = CpuMeter({"store": store, "apiserver": apiserver})
-    rates: dict[str, list[float]] = {name: [] for name in loads}
-    spent: dict[str, dict[str, float]] = {name: {} for name in loads}
-    for r in range(rounds):
-        for name in list(loads)[r % 3:] + list(loads)[:r % 3]:  # each kind goes first in turn
-            cpu.start()
-            rates[name].append(loads[name].round(writes // rounds))
-            for k, v in cpu.per(writes // rounds, "write").items():
-                spent[name][k] = spent[name].get(k, 0.0) + v / rounds
-    for name, values in rates.items():
-        print(f"{name:>6}: " + " ".join(f"{v:,.0f}" for v in values) + f"  median {median(values):,.0f} writes/s  "
-              + " ".join(f"{k}={v:.3f}" for k, v in spent[name].items()), flush=True)
+    rates, spent = take_turns(loads, CpuMeter({"store": store, "apiserver": apiserver}), writes // rounds, rounds)
     writer.close(), watcher.close()
     figures = {f"{name}_writes_per_s": median(values) for name, values in rates.items()}
     for builtin in ("pod", "configmap"):
         figures[f"custom_vs_{builtin}"] = figures["custom_writes_per_s"] / figures[f"{builtin}_writes_per_s"]
     figures.update({f"{name}_{k}": v for name, cpu_ms in spent.items() for k, v in cpu_ms.items()})
     return figures
+
+
+def take_turns(loads: dict[str, Load], cpu: CpuMeter, writes: int, rounds: int):
+    """Each kind's writes/s of every round, and its processes' CPU ms a write over the rounds; each kind
+    goes first in turn."""
+    rates: dict[str, list[float]] = {name: [] for name in loads}
+    used: dict[str, Counter] = {name: Counter() for name in loads}
+    done: Counter = Counter()
+    for r in range(rounds):
+        for name in list(loads)[r % len(loads):] + list(loads)[:r % len(loads)]:
+            cpu.start()
+            rate, total = loads[name].round(writes)
+            rates[name].append(rate)
+            used[name].update(cpu.used())
+            done[name] += total
+    spent = {name: {f"{k}_cpu_ms_per_write": 1000 * v / done[name] for k, v in used[name].items()} for name in loads}
+    for name, values in rates.items():
+        print(f"{name:>9}: " + " ".join(f"{v:,.0f}" for v in values) + f"  median {median(values):,.0f} writes/s  "
+              + " ".join(f"{k}={v:.3f}" for k, v in spent[name].items()), flush=True)
+    return rates, spent
 
 
 def main() -> None:
