@@ -103,5 +103,5 @@ class SchemaShape:
 def of_kind(kind: str, schema: dict | None = None) -> Shape | SchemaShape:
     """The root shape of an object of `kind`; a custom kind's `schema` is its storage version's."""
     if schema is None:
-        return Shape(kind)
+        return _child(kind, "", "")  # Shape(kind), made once
     return SchemaShape({**schema, "type": "object", "x-root": True})
