@@ -67,7 +67,10 @@ def decode(kind: str, obj: Any, namespace: str | None = None) -> dict:
             raise bad_request(f"the namespace of the provided object ({meta['namespace']}) does not match the "
                               f"namespace sent on the request ({namespace})")
         meta.setdefault("namespace", namespace or "default")
+    managed = meta.pop("managedFields", None)  # kept as sent: the model would copy each of its small maps
     parsed = _parse(info, obj)
+    if managed is not None:
+        parsed.setdefault("metadata", {})["managedFields"] = managed
     schema = info.schema_for(obj.get("apiVersion")) if isinstance(info, CustomKind) else None
     if schema is not None:
         customobjects.prepare(info, parsed, schema)

@@ -5,8 +5,15 @@ import time
 from datetime import datetime, timezone
 
 
+_LAST: tuple[int, str] = (-1, "")  # the last second formatted: a store stamps thousands of writes in one
+
+
 def rfc3339(t: float) -> str:
-    return datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    global _LAST
+    second, last = int(t // 1), _LAST
+    if last[0] != second:
+        last = _LAST = (second, datetime.fromtimestamp(second, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
+    return last[1]
 
 
 def micro_time(t: float) -> str:

@@ -78,6 +78,15 @@ def compare(old: Any, new: Any, shape) -> Comparison:
     return result
 
 
+def compare_maps(old: dict, new: dict, shape, skip: frozenset, inner: dict[str, frozenset]) -> Comparison:
+    """What `compare` finds between copies of two maps without the fields `skip` names, and without the
+    fields `inner` names in their maps by those names (when both are maps) — without making the copies:
+    the store compares each write's owned part of the stored object and the new one."""
+    result = Comparison()
+    _compare_maps(old, new, shape, (), result, skip, inner)
+    return result
+
+
 def _compare(old: Any, new: Any, shape, path: Path, out: Comparison) -> None:
     if old == new:  # most of an update is unchanged: compared at C speed, not walked
         return
@@ -89,7 +98,7 @@ def _compare(old: Any, new: Any, shape, path: Path, out: Comparison) -> None:
         out.added.add(path)
     elif new is _ABSENT:
         out.removed.add(path)
-    elif old != new:
+    else:
         out.modified.add(path)
 
 
@@ -97,12 +106,23 @@ def _granular_map(value: Any, shape) -> bool:
     return value is _ABSENT or (isinstance(value, dict) and not shape.atomic_map())
 
 
-def _compare_maps(old: Any, new: Any, shape, path: Path, out: Comparison) -> None:
+def _compare_maps(old: Any, new: Any, shape, path: Path, out: Comparison, skip: frozenset = frozenset(),
+                  inner: dict[str, frozenset] | None = None) -> None:
     if old is _ABSENT or new is _ABSENT:  # a map that appears or disappears is a change itself, as is all below
         (out.added if old is _ABSENT else out.removed).add(path)
         old, new = old if old is not _ABSENT else {}, new if new is not _ABSENT else {}
-    for name in old.keys() | new.keys():
-        _compare(old.get(name, _ABSENT), new.get(name, _ABSENT), shape.child(name), path + (paths.field(name),), out)
+    kept = 0  # the old fields the new map has: when they are all of its fields, none was added
+    for name, before in old.items():  # an equal field (most of them) costs a lookup and a comparison
+        after = new.get(name, _ABSENT)
+        if after is not _ABSENT:
+            kept += 1
+        if name not in skip and before is not after and before != after:
+            if inner and name in inner and isinstance(before, dict) and isinstance(after, dict):
+                _compare_maps(before, after, shape.child(name), path + (paths.field(name),), out, inner[name])
+            else:
+                _compare(before, after, shape.child(name), path + (paths.field(name),), out)
+    for name in new.keys() - old.keys() - skip if kept < len(new) else ():
+        _compare(_ABSENT, new[name], shape.child(name), path + (paths.field(name),), out)
 
 
 def _granular_lists(old: Any, new: Any, shape):

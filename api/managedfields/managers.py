@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from api.managedfields import paths
-from api.managedfields.fieldset import compare, of
+from api.managedfields.fieldset import Comparison, compare, compare_maps, of
 from api.managedfields.merge import merge, remove
 from api.managedfields.paths import FieldSet
 from api.managedfields.shape import Shape
@@ -62,6 +62,19 @@ def encode(entries: list[Entry]) -> list[dict]:
              **({"subresource": e.subresource} if e.subresource else {})} for e in ordered]
 
 
+_NOT_OWNED = frozenset(("apiVersion", "kind", "status"))
+_INNER = {"metadata": frozenset(STRIPPED_META)}
+
+
+def owned_changes(old: Any, new: Any, shape, subresource: str = "") -> Comparison:
+    """`compare` of the two objects' owned parts (below); the common write's, two objects with their
+    metadata, compared in place."""
+    if not subresource and isinstance(old, dict) and isinstance(new, dict) and \
+            isinstance(old.get("metadata"), dict) and isinstance(new.get("metadata"), dict):
+        return compare_maps(old, new, shape, _NOT_OWNED, _INNER)
+    return compare(owned_part(old, subresource), owned_part(new, subresource), shape)
+
+
 def owned_part(obj: Any, subresource: str = "") -> dict:
     """What of an object can be owned: its status through /status; otherwise all but status and the
     server's metadata (Kubernetes' reset fields and stripped fields)."""
@@ -83,7 +96,7 @@ def _without_meta_node(fields: FieldSet) -> FieldSet:
 def update(entries: list[Entry], old: dict | None, new: dict, shape, who: Entry) -> list[Entry]:
     """The entries after `who` (its fields unused) wrote `new` over `old` (None: a create)."""
     base = old if old is not None else _zero(new, shape)
-    change = compare(owned_part(base, who.subresource), owned_part(new, who.subresource), shape)
+    change = owned_changes(base, new, shape, who.subresource)
     changed = _without_meta_node(change.changed)
     if not changed and not change.removed:
         return entries

@@ -5,8 +5,7 @@ fields it already owns and no one else does — only moves its entry's time, fou
 from __future__ import annotations
 
 from api.managedfields import managers
-from api.managedfields.fieldset import compare
-from api.managedfields.managers import Entry, owned_part
+from api.managedfields.managers import Entry, owned_changes
 from api.managedfields.paths import Path
 
 
@@ -16,7 +15,7 @@ def recorded(old: dict | None, new: dict, shape, who: Entry) -> list[dict]:
     raw = (new.get("metadata") or {}).get("managedFields") or (old or {}).get("metadata", {}).get("managedFields")
     raw = raw if isinstance(raw, list) else []
     if old is not None and raw:
-        change = compare(owned_part(old, who.subresource), owned_part(new, who.subresource), shape)
+        change = owned_changes(old, new, shape, who.subresource)
         if not change.changed and not change.removed:
             return raw
         quick = _only_time(raw, change.changed, change.removed, who)
@@ -28,7 +27,8 @@ def recorded(old: dict | None, new: dict, shape, who: Entry) -> list[dict]:
 
 def _only_time(raw: list[dict], changed: set, removed: set, who: Entry) -> list[dict] | None:
     """The entries with the writer's time moved, when that is all that changes; None otherwise."""
-    mine = [i for i, e in enumerate(raw) if _key(e) == who.key]
+    key = who.key
+    mine = [i for i, e in enumerate(raw) if _key(e) == key]
     if len(mine) != 1 or removed:
         return None
     for i, entry in enumerate(raw):

@@ -7,6 +7,7 @@ it says otherwise, as Kubernetes treats them)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from api.patch.mergekeys import STRATEGIES, Strategy, _META, _POD_SPEC, _under
 
@@ -45,17 +46,29 @@ class Shape:
     path: str = ""
 
     def child(self, name: str) -> "Shape":
-        return Shape(self.kind, f"{self.path}.{name}" if self.path else name)
+        return _child(self.kind, self.path, name)
 
     def item(self) -> "Shape":
         return self
 
     def list_type(self) -> ListType:
-        table = STRATEGIES.get(self.kind) or {**_META, **_EXTRA.get(self.kind, {})}
-        return _list_type(table.get(self.path))
+        return _list_type_at(self.kind, self.path)
 
     def atomic_map(self) -> bool:
         return self.path in _ATOMIC_MAPS.get(self.kind, ())
+
+
+# Every write of a kind walks the same few places: their shapes and list types are made once (bounded:
+# the names of labels, annotations and data keys are places too)
+@lru_cache(maxsize=4096)
+def _child(kind: str, path: str, name: str) -> Shape:
+    return Shape(kind, f"{path}.{name}" if path else name)
+
+
+@lru_cache(maxsize=1024)
+def _list_type_at(kind: str, path: str) -> ListType:
+    table = STRATEGIES.get(kind) or {**_META, **_EXTRA.get(kind, {})}
+    return _list_type(table.get(path))
 
 
 @dataclass(frozen=True)
@@ -90,5 +103,5 @@ class SchemaShape:
 def of_kind(kind: str, schema: dict | None = None) -> Shape | SchemaShape:
     """The root shape of an object of `kind`; a custom kind's `schema` is its storage version's."""
     if schema is None:
-        return Shape(kind)
+        return _child(kind, "", "")  # Shape(kind), made once
     return SchemaShape({**schema, "type": "object", "x-root": True})
