@@ -13,13 +13,23 @@ from api.errors import invalid
 from api.registry import KindInfo, lookup
 from api.status import Cause, bad_request
 
+# ObjectMeta's maps and lists that Go writes `omitempty`: one sent empty is not stored (an
+# `annotations: {}` in a patch leaves none, as a Kubernetes round trip through its types does)
+OMIT_EMPTY = ("labels", "annotations", "ownerReferences", "finalizers")
+
+
 def _parse(info: KindInfo, obj: dict) -> dict:
     try:
-        return info.model.model_validate(obj).to_dict()
+        parsed = info.model.model_validate(obj).to_dict()
     except ValidationError as exc:
         meta = obj["metadata"]
         causes = _meta_causes(info, meta) + causes_of(exc.errors(), model=info.model)
         raise invalid(info.kind, meta.get("name") or meta.get("generateName") or "", causes) from None
+    meta = parsed["metadata"]
+    for key in OMIT_EMPTY:
+        if key in meta and not meta[key]:
+            del meta[key]
+    return parsed
 
 
 def _meta_causes(info: KindInfo, meta: dict) -> list[Cause]:

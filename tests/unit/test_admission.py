@@ -71,3 +71,13 @@ def test_kind_mismatch_is_bad_request():
     with pytest.raises(StatusError) as err:
         admit("Node", _pod())
     assert err.value.reason == "BadRequest"
+
+
+@pytest.mark.parametrize("kind, obj", [("Pod", _pod()), ("ConfigMap", {"apiVersion": "v1", "kind": "ConfigMap"})])
+def test_empty_metadata_maps_and_lists_are_not_stored(kind, obj):
+    """ObjectMeta writes them `omitempty` (kubectl diff's dry-run patch carries `annotations: {}`)."""
+    meta = {"name": "x", "labels": {}, "annotations": {}, "finalizers": [], "ownerReferences": []}
+    stored = admit(kind, {**obj, "metadata": meta})["metadata"]
+    assert stored == {"name": "x", "namespace": "default"}
+    kept = admit(kind, {**obj, "metadata": {"name": "x", "labels": {"a": "b"}}})["metadata"]
+    assert kept["labels"] == {"a": "b"}
