@@ -10,6 +10,7 @@ from api import customobjects, defaults, validation
 from api.causes import causes_of
 from api.customkinds import CustomKind
 from api.errors import invalid
+from api.qos import qos_class
 from api.registry import KindInfo, lookup
 from api.status import Cause, bad_request
 
@@ -84,6 +85,13 @@ def decode(kind: str, obj: Any, namespace: str | None = None) -> dict:
     else:
         defaults.apply(info.kind, parsed)
     return parsed
+
+
+def prepare_for_create(kind: str, obj: dict) -> None:
+    """What a kind's strategy sets on a new object whatever it was sent with, after mutating
+    admission: a Pod's status is Pending with its QoS class (podStrategy.PrepareForCreate)."""
+    if kind == "Pod":
+        obj["status"] = {"phase": "Pending", "qosClass": qos_class(obj)}
 
 
 def checked(kind: str, parsed: dict, old: dict | None = None) -> dict:

@@ -5,6 +5,7 @@ kubectl's source and Kubernetes' documentation). One cluster (two hollow nodes, 
 controllers) serves the whole module. 1.33 runs by default; 1.31 and 1.27 are slow."""
 from __future__ import annotations
 
+import json
 import os
 import re
 import stat
@@ -12,18 +13,16 @@ import subprocess
 
 from concurrent.futures import ThreadPoolExecutor
 
-import kubernetes.client as k8s_models
 import pytest
 import yaml
 
-from api.openapi_describe import FIELDS, k8s_type
-from api.openapi_schema import schema_name, schemas
 from api.registry import KINDS
 from runtime.client import Client
 from testkit.people import token_of
 from testkit.waiting import wait_until
 from tests.conftest import wait_serving
 from tests.e2e.conftest import running_gateway
+from tests.e2e.explaining import explain_cases
 from tests.e2e.shared_cluster import module_cluster
 from tests.e2e.test_kubectl import binary, kubectl_at, lines_until, ok, streaming
 
@@ -268,31 +267,44 @@ def test_explain_every_kind(kube):
         assert expected in " ".join(answer.stdout.split()), (path, expected, answer.stdout)
 
 
-def explain_cases(info) -> list[tuple[str, str, str]]:
-    """(kind, what to explain, the text its answer holds): the kind and its description, then a
-    field of its spec (or its first field) and that field's, from k8s.io/api."""
-    k8s = getattr(k8s_models, k8s_type(info.kind))
-    top = schemas()[schema_name(info.model.__name__)]["properties"]
-    name = "spec" if "spec" in top else next(f for f in top if f not in ("apiVersion", "kind", "metadata"))
-    nested, path = top[name], f"{info.plural}.{name}"
-    ref = nested.get("$ref") or (nested.get("items") or {}).get("$ref")
-    if ref:
-        k8s = getattr(k8s_models, FIELDS["types"][k8s.__name__][name].strip("[]{}"))
-        inner = schemas()[ref.rsplit("/", 1)[1]]["properties"]
-        name = next((f for f in inner if _description(k8s, f)), next(iter(inner)))
-        path = f"{path}.{name}"
-    return [(info.kind, info.plural, " ".join(k8s_doc(info.kind).split())),
-            (info.kind, path, f"FIELD: {name} <") if not _description(k8s, name) else
-            (info.kind, path, " ".join(_description(k8s, name).split()))]
+def test_what_the_conformance_suite_tripped_on(kube):
+    """Issue 40 §2, as the suite meets them: its setup's node list, a new pod's status, a watch from
+    a list's version, a foreground delete of an ownership cycle, what kube-system holds."""
+    kubectl, client, _ = kube
+    ns = ("-n", NS)
+    assert ok(kubectl("get", "nodes", "--field-selector=spec.unschedulable=false", "-o", "name")).split() == [
+        "node/hollow-0", "node/hollow-1"]
+    made = json.loads(ok(kubectl("run", "fresh", "--image=nginx", "-o", "json", *ns,
+                                 '--overrides={"spec": {"nodeSelector": {"nowhere": "x"}}}')))
+    assert (made["status"]["phase"], made["status"]["qosClass"]) == ("Pending", "BestEffort")
+    path = f"/api/v1/namespaces/{NS}/configmaps?labelSelector=watched%3Dyes"
+    version = json.loads(ok(kubectl("get", "--raw", path)))["metadata"]["resourceVersion"]
+    ok(kubectl("create", "configmap", "elsewhere", "-n", "default"))  # the cluster's version moves on
+    ok(kubectl("apply", "-f", "-", stdin=yaml.safe_dump({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {
+        "name": "watched", "namespace": NS, "labels": {"watched": "yes"}}})))
+    events = [json.loads(line) for line in ok(kubectl("get", "--raw", f"{path}&watch=1&resourceVersion={version}"
+                                                      "&timeoutSeconds=2")).splitlines()]
+    assert [(e["type"], e["object"]["metadata"]["name"]) for e in events] == [("ADDED", "watched")]
+    _ownership_cycle(kubectl, client)
+    none = kubectl("get", "pods", "-n", "kube-system")  # kubus's system parts are actors, not pods
+    assert (none.returncode, none.stderr.strip()) == (0, "No resources found in kube-system namespace.")
 
 
-def k8s_doc(kind: str) -> str:
-    return getattr(k8s_models, k8s_type(kind)).__doc__.split("Attributes:")[0]
-
-
-def _description(k8s, field: str) -> str:
-    return next((f.description or "" for attr, f in k8s.model_fields.items()
-                 if (f.serialization_alias or f.alias or attr) == field), "")
+def _ownership_cycle(kubectl, client) -> None:
+    """pod1 → pod3 → pod2 → pod1, each owner blocking: deleting pod1 in the foreground ends."""
+    pods = {}
+    for name in ("pod1", "pod2", "pod3"):
+        pods[name] = client.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": NS},
+                                    "spec": {"nodeSelector": {"nowhere": "x"},
+                                             "containers": [{"name": "c", "image": "nginx"}]}})
+    for child, owner in (("pod1", "pod3"), ("pod3", "pod2"), ("pod2", "pod1")):
+        ref = {"apiVersion": "v1", "kind": "Pod", "name": owner, "uid": pods[owner]["metadata"]["uid"],
+               "blockOwnerDeletion": True}
+        client.patch("Pod", child, {"metadata": {"ownerReferences": [ref]}}, namespace=NS)
+    deleted = kubectl("delete", "pod", "pod1", "--cascade=foreground", "--timeout=60s", "-n", NS)
+    assert deleted.stdout.strip() == 'pod "pod1" deleted', deleted.stderr
+    wait_until(lambda: not {p["metadata"]["name"] for p in client.list("Pod", NS).items} & set(pods), 30,
+               what="the cycle collected")
 
 
 def field(described: str, name: str) -> str:

@@ -81,3 +81,14 @@ def test_empty_metadata_maps_and_lists_are_not_stored(kind, obj):
     assert stored == {"name": "x", "namespace": "default"}
     kept = admit(kind, {**obj, "metadata": {"name": "x", "labels": {"a": "b"}}})["metadata"]
     assert kept["labels"] == {"a": "b"}
+
+
+@pytest.mark.parametrize("resources, qos", [
+    ({}, "BestEffort"), ({"requests": {"cpu": "100m"}}, "Burstable"),
+    ({"limits": {"cpu": "1", "memory": "1Gi"}}, "Guaranteed")])
+def test_a_new_pods_status_is_pending_with_its_qos_class_whatever_it_was_sent_with(resources, qos):
+    from api.admission import prepare_for_create
+    pod = admit("Pod", {**_pod(), "status": {"phase": "Running", "podIP": "10.0.0.9"}})
+    pod["spec"]["containers"][0]["resources"] = resources
+    prepare_for_create("Pod", pod)
+    assert pod["status"] == {"phase": "Pending", "qosClass": qos}
