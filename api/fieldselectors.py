@@ -44,6 +44,8 @@ def parse_fields(text: str | None) -> FieldSelector:
 
 
 def _value(obj: dict, path: tuple[str, ...]) -> str:
+    if path == ("source",) and obj.get("kind") == "Event":  # an Event's `source` is its component's name
+        return _text(_at(obj, ("source", "component")) or obj.get("reportingComponent"))
     found = _at(obj, path)
     return DEFAULTED.get((obj.get("kind"), path), "") if found is None else _text(found)
 

@@ -17,6 +17,8 @@ NODE = {"kind": "Node", "metadata": {"name": "n"}, "spec": {}}
     ({"kind": "ReplicaSet", "metadata": {}, "status": {"replicas": 2}}, "status.replicas=0", False),
     ({"kind": "Pod", "metadata": {}, "status": {}}, "status.podIP=", True),  # a string's zero value is ""
     ({"kind": "ConfigMap", "metadata": {}}, "spec.unschedulable=false", False),  # only where the kind has it
+    ({"kind": "Event", "source": {"component": "kubelet", "host": "n"}}, "source=kubelet", True),
+    ({"kind": "Event", "source": {}, "reportingComponent": "kubus-scheduler"}, "source=kubus-scheduler", True),
 ])
 def test_absent_fields_read_as_their_zero_value(obj, selector, selected):
     assert parse_fields(selector).matches(obj) is selected
