@@ -284,17 +284,25 @@ def test_what_the_conformance_suite_tripped_on(kube):
     made = json.loads(ok(kubectl("run", "fresh", "--image=nginx", "-o", "json", *ns,
                                  '--overrides={"spec": {"nodeSelector": {"nowhere": "x"}}}')))
     assert (made["status"]["phase"], made["status"]["qosClass"]) == ("Pending", "BestEffort")
-    path = f"/api/v1/namespaces/{NS}/configmaps?labelSelector=watched%3Dyes"
-    version = json.loads(ok(kubectl("get", "--raw", path)))["metadata"]["resourceVersion"]
-    ok(kubectl("create", "configmap", "elsewhere", "-n", "default"))  # the cluster's version moves on
-    ok(kubectl("apply", "-f", "-", stdin=yaml.safe_dump({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {
-        "name": "watched", "namespace": NS, "labels": {"watched": "yes"}}})))
-    events = [json.loads(line) for line in ok(kubectl("get", "--raw", f"{path}&watch=1&resourceVersion={version}"
-                                                      "&timeoutSeconds=2")).splitlines()]
-    assert [(e["type"], e["object"]["metadata"]["name"]) for e in events] == [("ADDED", "watched")]
+    _watch_from_a_lists_version(kubectl, NS, f"/api/v1/namespaces/{NS}/configmaps", "one")
+    ok(kubectl("create", "namespace", "watched"))  # listed across namespaces, watched in one not watched before
+    _watch_from_a_lists_version(kubectl, "watched", "/api/v1/configmaps", "two")
     _ownership_cycle(kubectl, client)
     none = kubectl("get", "pods", "-n", "kube-system")  # kubus's system parts are actors, not pods
     assert (none.returncode, none.stderr.strip()) == (0, "No resources found in kube-system namespace.")
+
+
+def _watch_from_a_lists_version(kubectl, namespace: str, listed: str, name: str) -> None:
+    """A list's resourceVersion, the cluster's moving on, then a watch in the namespace from that version."""
+    selector = f"?labelSelector=watched%3D{name}"
+    version = json.loads(ok(kubectl("get", "--raw", listed + selector)))["metadata"]["resourceVersion"]
+    ok(kubectl("create", "configmap", f"elsewhere-{name}", "-n", "default"))  # the cluster's version moves on
+    ok(kubectl("apply", "-f", "-", stdin=yaml.safe_dump({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {
+        "name": f"watched-{name}", "namespace": namespace, "labels": {"watched": name}}})))
+    watched = kubectl("get", "--raw", f"/api/v1/namespaces/{namespace}/configmaps{selector}&watch=1"
+                                      f"&resourceVersion={version}&timeoutSeconds=2")
+    events = [json.loads(line) for line in ok(watched).splitlines()]
+    assert [(e["type"], e["object"]["metadata"]["name"]) for e in events] == [("ADDED", f"watched-{name}")]
 
 
 def _ownership_cycle(kubectl, client) -> None:
