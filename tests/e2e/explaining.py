@@ -2,10 +2,12 @@
 Kubernetes' OpenAPI carries them, read from the official client's models (not from kubus)."""
 from __future__ import annotations
 
+from functools import cache
+
 import kubernetes.client as k8s_models
 
 from api.openapi_describe import FIELDS, k8s_type
-from api.openapi_schema import schema_name, schemas
+from api.openapi_schema import schema_name, schemas as built
 
 
 def explain_cases(info) -> list[tuple[str, str, str]]:
@@ -33,3 +35,8 @@ def k8s_doc(kind: str) -> str:
 def _description(k8s, field: str) -> str:
     return next((f.description or "" for attr, f in k8s.model_fields.items()
                  if (f.serialization_alias or f.alias or attr) == field), "")
+
+
+@cache
+def schemas() -> dict[str, dict]:
+    return built()  # (building them takes a quarter of a second: once)
