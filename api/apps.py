@@ -1,4 +1,4 @@
-"""ReplicaSet, Deployment, DaemonSet and ControllerRevision (apps/v1)."""
+"""ReplicaSet, Deployment, DaemonSet, StatefulSet and ControllerRevision (apps/v1)."""
 from __future__ import annotations
 
 from typing import Literal
@@ -7,6 +7,7 @@ from pydantic import Field
 
 from api.meta import Condition, K8sModel, LabelSelector, Resource
 from api.pod import PodTemplateSpec
+from api.storage import PersistentVolumeClaim
 
 TEMPLATE_GENERATION = "deprecated.daemonset.template.generation"  # apps/v1's spec.templateGeneration
 
@@ -117,3 +118,56 @@ class ControllerRevision(Resource):
     KIND = "ControllerRevision"
     data: dict | None = None
     revision: int = 0
+
+
+class RollingUpdateStatefulSetStrategy(K8sModel):
+    partition: int | None = None
+    maxUnavailable: int | str | None = None
+
+
+class StatefulSetUpdateStrategy(K8sModel):
+    type: str | None = None
+    rollingUpdate: RollingUpdateStatefulSetStrategy | None = None
+
+
+class StatefulSetPersistentVolumeClaimRetentionPolicy(K8sModel):
+    whenDeleted: str | None = None
+    whenScaled: str | None = None
+
+
+class StatefulSetOrdinals(K8sModel):
+    start: int = 0
+
+
+class StatefulSetSpec(K8sModel):
+    replicas: int | None = None
+    selector: LabelSelector
+    template: PodTemplateSpec
+    volumeClaimTemplates: list[PersistentVolumeClaim] | None = None
+    serviceName: str | None = None
+    podManagementPolicy: str | None = None
+    updateStrategy: StatefulSetUpdateStrategy | None = None
+    revisionHistoryLimit: int | None = None
+    minReadySeconds: int | None = None
+    persistentVolumeClaimRetentionPolicy: StatefulSetPersistentVolumeClaimRetentionPolicy | None = None
+    ordinals: StatefulSetOrdinals | None = None
+
+
+class StatefulSetStatus(K8sModel):
+    observedGeneration: int | None = None
+    replicas: int = 0
+    readyReplicas: int | None = None
+    currentReplicas: int | None = None
+    updatedReplicas: int | None = None
+    currentRevision: str | None = None
+    updateRevision: str | None = None
+    collisionCount: int | None = None
+    conditions: list[Condition] | None = None
+    availableReplicas: int | None = None
+
+
+class StatefulSet(Resource):
+    API_VERSION = "apps/v1"
+    KIND = "StatefulSet"
+    spec: StatefulSetSpec
+    status: StatefulSetStatus | None = None

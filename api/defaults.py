@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from api import (admissionpolicy, admissionregistration, apiextensions, apps_validation, batch, config, cronjob,
-                 pdb, rbac, storage)
+from api import (admissionpolicy, admissionregistration, apiextensions, apps_validation, autoscaling, batch, config,
+                 cronjob, pdb, rbac, statefulset_validation, storage)
 
 
 def _pull_policy(image: str | None) -> str:
@@ -125,6 +125,11 @@ def daemonset(obj: dict) -> None:
     _template(obj["spec"])
 
 
+def statefulset(obj: dict) -> None:
+    statefulset_validation.defaults(obj)
+    _template(obj["spec"])
+
+
 def event(obj: dict) -> None:
     obj.setdefault("type", "Normal")
     obj.setdefault("count", 1)
@@ -162,9 +167,10 @@ def endpoint_slice(obj: dict) -> None:
 
 DEFAULTERS: dict[str, Callable[[dict], Any]] = {
     "Pod": pod, "Node": node, "Namespace": namespace, "ReplicaSet": replicaset,
-    "Deployment": deployment, "DaemonSet": daemonset, "Job": job, "CronJob": cron_job, "ReplicationController": replication_controller,
+    "Deployment": deployment, "DaemonSet": daemonset, "StatefulSet": statefulset, "Job": job, "CronJob": cron_job, "ReplicationController": replication_controller,
     "PodTemplate": _template, "Event": event, "Service": service, "EndpointSlice": endpoint_slice,
     "ConfigMap": config.configmap, "Secret": config.secret, "PodDisruptionBudget": pdb.defaults,
+    "HorizontalPodAutoscaler": autoscaling.defaults,
     "PersistentVolume": storage.pv_defaults, "PersistentVolumeClaim": storage.pvc_defaults,
     "StorageClass": storage.class_defaults,
     "RoleBinding": rbac.set_binding_defaults, "ClusterRoleBinding": rbac.set_binding_defaults,

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from api.admissionregistration import MutatingWebhookConfiguration, ValidatingWebhookConfiguration
 from api.admissionpolicy import ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding
 from api.apiextensions import CustomResourceDefinition
-from api.apps import ControllerRevision, DaemonSet, Deployment, ReplicaSet
+from api.apps import ControllerRevision, DaemonSet, Deployment, ReplicaSet, StatefulSet
+from api.autoscaling import HorizontalPodAutoscaler
 from api.batch import Job
 from api.config import ConfigMap, Secret
 from api.cronjob import CronJob
@@ -60,12 +61,15 @@ KINDS: dict[str, KindInfo] = {
         KindInfo("Deployment", Deployment, "apps/v1", True, "deployments", ("deploy",),
                  has_spec_generation=True),
         KindInfo("DaemonSet", DaemonSet, "apps/v1", True, "daemonsets", ("ds",), has_spec_generation=True),
+        KindInfo("StatefulSet", StatefulSet, "apps/v1", True, "statefulsets", ("sts",), has_spec_generation=True),
         KindInfo("ControllerRevision", ControllerRevision, "apps/v1", True, "controllerrevisions"),
         KindInfo("Job", Job, "batch/v1", True, "jobs", has_spec_generation=True),
         KindInfo("CronJob", CronJob, "batch/v1", True, "cronjobs", ("cj",), has_spec_generation=True),
         KindInfo("ReplicationController", ReplicationController, "v1", True, "replicationcontrollers", ("rc",),
                  has_spec_generation=True),
         KindInfo("PodTemplate", PodTemplate, "v1", True, "podtemplates"),
+        KindInfo("HorizontalPodAutoscaler", HorizontalPodAutoscaler, "autoscaling/v2", True,
+                 "horizontalpodautoscalers", ("hpa",), has_spec_generation=True),
         KindInfo("PodDisruptionBudget", PodDisruptionBudget, "policy/v1", True, "poddisruptionbudgets", ("pdb",),
                  has_spec_generation=True),
         KindInfo("ServiceAccount", ServiceAccount, "v1", True, "serviceaccounts", ("sa",),

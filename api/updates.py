@@ -4,7 +4,7 @@ from __future__ import annotations
 import copy
 
 from api import (apps_validation, batch_validation, config_validation, crd_validation, ingress_validation,
-                 pdb_validation, policy_validation, rbac, service_validation, storage_validation)
+                 pdb_validation, policy_validation, rbac, service_validation, statefulset_validation, storage_validation)
 from api.gojson import go_key
 from api.status import Cause
 
@@ -96,8 +96,10 @@ UPDATE_CHECKS = {"CustomResourceDefinition": crd_validation.update_causes,
                  "EndpointSlice": service_validation.endpoint_slice_update,
                  "IngressClass": ingress_validation.ingress_class_update,
                  "Job": batch_validation.job_update, "DaemonSet": apps_validation.daemonset_update,
+                 "StatefulSet": statefulset_validation.statefulset_update,
                  "ControllerRevision": apps_validation.controller_revision_update, "ConfigMap": config_validation.configmap_update,
                  "Secret": config_validation.secret_update, "PersistentVolume": storage_validation.pv_update,
                  "PersistentVolumeClaim": storage_validation.pvc_update, "StorageClass": storage_validation.class_update}
 STATUS_CHECKS = {"Job": batch_validation.job_status_update,
+                 "StatefulSet": statefulset_validation.statefulset_status_update,
                  "PodDisruptionBudget": pdb_validation.pdb_status_update}

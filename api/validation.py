@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from api import (admissionpolicy_validation, apps_validation, batch_validation, config_validation, crd_validation,
-                 cronjob_validation, ingress_validation, names, pdb_validation, policy_validation, quantity, rbac,
-                 replication_validation, selectors, service_validation, storage_validation, volume_validation,
-                 webhook_validation)
+from api import (admissionpolicy_validation, apps_validation, autoscaling_validation, batch_validation,
+                 config_validation, crd_validation, cronjob_validation, ingress_validation, names, pdb_validation,
+                 policy_validation, quantity, rbac, replication_validation, selectors, service_validation,
+                 statefulset_validation, storage_validation, volume_validation, webhook_validation)
 from api.registry import KindInfo
 from api.status import Cause
 
@@ -159,6 +159,12 @@ def _daemonset(obj: dict) -> list[Cause]:
     return apps_validation.validate_daemonset(obj) + pod_spec("spec.template.spec", template.get("spec") or {})
 
 
+def _statefulset(obj: dict) -> list[Cause]:
+    spec = obj.get("spec") or {}
+    return statefulset_validation.validate_statefulset(obj) + \
+        pod_spec("spec.template.spec", statefulset_validation.with_claim_volumes(spec))
+
+
 def _cronjob(obj: dict) -> list[Cause]:
     template = ((obj.get("spec") or {}).get("jobTemplate") or {}).get("spec") or {}
     return cronjob_validation.validate_cronjob(obj) + \
@@ -170,7 +176,7 @@ VALIDATORS: dict[str, Callable[[dict], list[Cause]]] = {
     "ValidatingWebhookConfiguration": webhook_validation.validate_validating,
     "MutatingWebhookConfiguration": webhook_validation.validate_mutating,
     "Pod": pod, "ReplicaSet": _workload, "Deployment": _workload, "Job": _job, "CronJob": _cronjob,
-    "DaemonSet": _daemonset, "ControllerRevision": apps_validation.validate_controller_revision,
+    "DaemonSet": _daemonset, "StatefulSet": _statefulset, "ControllerRevision": apps_validation.validate_controller_revision,
     "ReplicationController": lambda obj: replication_validation.validate_rc(obj, pod_spec),
     "PodTemplate": lambda obj: replication_validation.validate_pod_template(obj, pod_spec),
     "Role": rbac.validate_role, "ClusterRole": rbac.validate_cluster_role,
@@ -181,6 +187,7 @@ VALIDATORS: dict[str, Callable[[dict], list[Cause]]] = {
     "IngressClass": ingress_validation.validate_ingress_class,
     "ConfigMap": config_validation.validate_configmap, "Secret": config_validation.validate_secret,
     "PodDisruptionBudget": pdb_validation.validate_pdb,
+    "HorizontalPodAutoscaler": autoscaling_validation.validate_hpa,
     "PersistentVolume": storage_validation.validate_pv, "PersistentVolumeClaim": storage_validation.validate_pvc,
     "StorageClass": storage_validation.validate_class,
     "ValidatingAdmissionPolicy": admissionpolicy_validation.validate_policy,

@@ -133,8 +133,15 @@ def _scheduler(names: Names, _name: str | None, _nodes: tuple[str, ...]) -> Gran
     return _actor(names, (queue,), (queue + r"\.lock",), EVERYTHING)
 
 
+METRICS_SERVER = "metrics-server"  # its samples come through the default exchange; it answers apiservers itself
+
+
 def _controller(names: Names, name: str | None, _nodes: tuple[str, ...]) -> Grants:
-    return _singleton(names, f"controller.{name}")
+    grants = _singleton(names, f"controller.{name}")
+    if name != METRICS_SERVER:
+        return grants
+    return Grants(configure=grants.configure, write=grants.write + literal(DEFAULT_EXCHANGE), read=grants.read,
+                  events=grants.events)
 
 
 def _networking(actor: str, kinds: tuple[str, ...]) -> Callable[[Names, str | None, tuple[str, ...]], Grants]:

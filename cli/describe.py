@@ -11,10 +11,12 @@ from api.printers.workloads import age, pod_status
 from api.resources import pod_requests, quantity_of
 from api.times import seconds
 from cli.apply import LAST_APPLIED
-from cli.describe_apps import daemonset_lines
+from cli.describe_apps import daemonset_lines, statefulset_lines
+from cli.describe_autoscaling import hpa_lines
 from cli.describe_batch import cronjob_lines, job_lines
 from cli.describe_config import configmap_lines, secret_lines
 from cli.describe_net import service_lines
+from cli.describe_policy import budget_lines
 from cli.describe_storage import claim_lines, class_lines, volume_lines
 from runtime.client import Client
 
@@ -40,14 +42,19 @@ def describe(client: Client, kind: str, obj: dict) -> str:
         lines += job_lines(obj)
     elif kind == "CronJob":
         lines += cronjob_lines(obj)
-    elif kind == "DaemonSet":
-        lines += daemonset_lines(obj, client.list("Pod", meta["namespace"]).items)
+    elif kind in ("DaemonSet", "StatefulSet"):
+        lines += (daemonset_lines if kind == "DaemonSet" else statefulset_lines)(
+            obj, client.list("Pod", meta["namespace"]).items)
+    elif kind == "HorizontalPodAutoscaler":
+        lines += hpa_lines(obj)
     elif kind in ("ConfigMap", "Secret"):
         lines += (configmap_lines if kind == "ConfigMap" else secret_lines)(obj)
     elif kind in ("PersistentVolume", "StorageClass"):
         lines += (volume_lines if kind == "PersistentVolume" else class_lines)(obj)
     elif kind == "PersistentVolumeClaim":
         lines += claim_lines(client, obj)
+    elif kind == "PodDisruptionBudget":
+        lines += budget_lines(obj)
     elif kind == "Node":
         on_node = client.list("Pod", None, field_selector=f"spec.nodeName={meta['name']}").items
         lines += node_lines(obj, on_node)

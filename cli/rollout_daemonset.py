@@ -1,9 +1,9 @@
-"""`kubus rollout status|history|undo daemonset/NAME`, as kubectl's DaemonSet status viewer, history
-viewer and rollbacker word them: the history is the DaemonSet's ControllerRevisions, and an undo
-applies the chosen revision's patch."""
+"""`kubus rollout status|history|undo daemonset/NAME` (and history|undo of statefulset/NAME), as
+kubectl's DaemonSet status viewer and its history viewer and rollbacker of both word them: the history
+is the workload's ControllerRevisions, and an undo applies the chosen revision's patch."""
 from __future__ import annotations
 
-from actors.controllers import daemonhistory
+from actors.controllers.history import matches
 from api.printers.columns import table
 from api.status import StatusError
 from cli.rollout import CHANGE_CAUSE
@@ -29,24 +29,25 @@ def status_line(ds: dict) -> tuple[str, bool]:
 
 
 def _revisions(client: Client, ds: dict) -> list[dict]:
-    """The ControllerRevisions the DaemonSet controls, oldest first."""
+    """The ControllerRevisions the workload controls, oldest first."""
     uid = ds["metadata"]["uid"]
     owned = [r for r in client.list("ControllerRevision", ds["metadata"]["namespace"]).items
              if any(o.get("uid") == uid and o.get("controller") for o in r["metadata"].get("ownerReferences") or [])]
     return sorted(owned, key=lambda r: r.get("revision", 0))
 
 
-def history(client: Client, name: str, namespace: str) -> str:
-    revisions = _revisions(client, client.get("DaemonSet", name, namespace))
+def history(client: Client, name: str, namespace: str, kind: str = "DaemonSet") -> str:
+    revisions = _revisions(client, client.get(kind, name, namespace))
     rows = [["REVISION", "CHANGE-CAUSE"]] + [
         [str(r.get("revision", 0)), (r["metadata"].get("annotations") or {}).get(CHANGE_CAUSE) or "<none>"]
         for r in revisions]
-    return f"daemonset.apps/{name}\n{table(rows)}"
+    return f"{kind.lower()}.apps/{name}\n{table(rows)}"
 
 
-def undo(client: Client, name: str, namespace: str, to_revision: int | None) -> str:
-    """kubectl's DaemonSetRollbacker: the previous revision (or --to-revision) patched back."""
-    ds = client.get("DaemonSet", name, namespace)
+def undo(client: Client, name: str, namespace: str, to_revision: int | None, kind: str = "DaemonSet") -> str:
+    """kubectl's DaemonSetRollbacker (and StatefulSetRollbacker): the previous revision (or --to-revision)
+    patched back."""
+    ds = client.get(kind, name, namespace)
     revisions = _revisions(client, ds)
     if to_revision:
         target = next((r for r in revisions if r.get("revision") == to_revision), None)
@@ -56,8 +57,32 @@ def undo(client: Client, name: str, namespace: str, to_revision: int | None) -> 
         raise StatusError("BadRequest", "no last revision to roll back to")
     else:
         target = revisions[-2]
-    if daemonhistory.matches(ds, target):
-        return f"daemonset.apps/{name} skipped rollback (current template already matches revision " \
+    if matches(ds, target):
+        return f"{kind.lower()}.apps/{name} skipped rollback (current template already matches revision " \
                f"{target.get('revision')})"
-    client.patch("DaemonSet", name, target["data"], namespace)
-    return f"daemonset.apps/{name} rolled back"
+    client.patch(kind, name, target["data"], namespace)
+    return f"{kind.lower()}.apps/{name} rolled back"
+
+
+def statefulset_status_line(sts: dict) -> tuple[str, bool]:
+    """(message, done) of kubectl's StatefulSetStatusViewer."""
+    spec, status = sts["spec"], sts.get("status") or {}
+    strategy = spec.get("updateStrategy") or {}
+    if strategy.get("type", "RollingUpdate") != "RollingUpdate":
+        raise StatusError("BadRequest", "rollout status is only available for RollingUpdate strategy type")
+    if not status.get("observedGeneration") or sts["metadata"].get("generation", 1) > status["observedGeneration"]:
+        return "Waiting for statefulset spec update to be observed...", False
+    replicas = spec.get("replicas", 1)
+    if status.get("readyReplicas", 0) < replicas:
+        return f"Waiting for {replicas - status.get('readyReplicas', 0)} pods to be ready...", False
+    partition = (strategy.get("rollingUpdate") or {}).get("partition")
+    if partition is not None:
+        if status.get("updatedReplicas", 0) < replicas - partition:
+            return f"Waiting for partitioned roll out to finish: {status.get('updatedReplicas', 0)} out of " \
+                   f"{replicas - partition} new pods have been updated...", False
+        return f"partitioned roll out complete: {status.get('updatedReplicas', 0)} new pods have been updated...", True
+    if status.get("updateRevision") != status.get("currentRevision"):
+        return f"waiting for statefulset rolling update to complete {status.get('updatedReplicas', 0)} pods at " \
+               f"revision {status.get('updateRevision')}...", False
+    return f"statefulset rolling update complete {status.get('currentReplicas', 0)} pods at revision " \
+           f"{status.get('currentRevision')}...", True

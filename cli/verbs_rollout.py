@@ -1,5 +1,5 @@
 """`kubus rollout` (status, undo, history, restart, pause, resume) and `kubus scale`: kubectl's verbs of a
-Deployment's (and status, undo, history of a DaemonSet's) rollout and of a workload's replicas."""
+Deployment's (and status, undo, history of a DaemonSet's and a StatefulSet's) rollout and of a workload's replicas."""
 from __future__ import annotations
 
 import click
@@ -10,7 +10,7 @@ from cli.session import connected, kind_info as _kind
 
 @click.group()
 def rollout() -> None:
-    """Follow or undo a Deployment's or a DaemonSet's rollout."""
+    """Follow or undo a Deployment's, a DaemonSet's or a StatefulSet's rollout."""
 
 
 @rollout.command("status")
@@ -20,13 +20,14 @@ def rollout() -> None:
 def rollout_status(target: str, namespace: str, watch: bool) -> None:
     """Print the rollout's progress until it completes (exit 0) or misses its deadline (exit 1)."""
     kind, name = _rolled(target)
-    view = rollout_daemonset if kind == "DaemonSet" else rollout_view
+    status_line = {"DaemonSet": rollout_daemonset.status_line,
+                   "StatefulSet": rollout_daemonset.statefulset_status_line}.get(kind, rollout_view.status_line)
     with connected() as client:
         events = client.watch(kind, namespace) if watch else None
         last = None
         d = client.get(kind, name, namespace)
         while True:
-            message, done = view.status_line(d)
+            message, done = status_line(d)
             if message != last:
                 click.echo(message)
                 last = message
@@ -43,8 +44,10 @@ def rollout_undo(target: str, namespace: str, to_revision: int | None) -> None:
     """Roll back to the previous revision (or --to-revision)."""
     kind, name = _rolled(target)
     with connected() as client:
-        view = rollout_daemonset if kind == "DaemonSet" else rollout_view
-        click.echo(view.undo(client, name, namespace, to_revision))
+        if kind == "Deployment":
+            click.echo(rollout_view.undo(client, name, namespace, to_revision))
+        else:
+            click.echo(rollout_daemonset.undo(client, name, namespace, to_revision, kind))
 
 
 def _rollout_action(action, *args) -> None:
@@ -52,8 +55,8 @@ def _rollout_action(action, *args) -> None:
     def command(target: str, namespace: str) -> None:
         kind, name = _rolled(target)
         with connected() as client:
-            if kind == "DaemonSet" and action is rollout_view.history:
-                click.echo(rollout_daemonset.history(client, name, namespace))
+            if kind != "Deployment" and action is rollout_view.history:
+                click.echo(rollout_daemonset.history(client, name, namespace, kind))
             else:
                 click.echo(action(client, _deployment_name(target), namespace, *args))
     return command
@@ -74,14 +77,16 @@ for _name, _help, _action, _args in (
 @click.option("--replicas", type=int, required=True)
 @click.option("-n", "--namespace", default="default")
 def scale(target: str, name: str | None, replicas: int, namespace: str) -> None:
-    """Set replicas of a Deployment, ReplicaSet or RC: `kubus scale deployment/web --replicas 5` (or `deployment web`)."""
+    """Set replicas of a Deployment, ReplicaSet, RC or StatefulSet: `kubus scale deployment/web --replicas 5`
+    (or `deployment web`)."""
     kind, _, slashed = target.partition("/")
     if slashed and name:
         raise click.UsageError("give the target as KIND/NAME or KIND NAME, not both")
     name = slashed or name
     info = _kind(kind if name else "deployment")
-    if info.kind not in ("Deployment", "ReplicaSet", "ReplicationController"):
-        raise click.BadParameter(f"{target}: only deployments, replicasets and replicationcontrollers scale",
+    if info.kind not in ("Deployment", "ReplicaSet", "ReplicationController", "StatefulSet"):
+        raise click.BadParameter(f"{target}: only deployments, replicasets, replicationcontrollers and "
+                                 "statefulsets scale",
                                  param_hint="target")
     name = name or kind
     with connected() as client:
@@ -90,10 +95,10 @@ def scale(target: str, name: str | None, replicas: int, namespace: str) -> None:
 
 
 def _rolled(target: str) -> tuple[str, str]:
-    """(kind, name) of `daemonset/NAME` (or `ds/NAME`); a Deployment otherwise."""
+    """(kind, name) of `daemonset/NAME` or `statefulset/NAME` (or `ds/NAME`, `sts/NAME`); a Deployment otherwise."""
     kind, _, name = target.partition("/")
-    if name and _kind(kind).kind == "DaemonSet":
-        return "DaemonSet", name
+    if name and _kind(kind).kind in ("DaemonSet", "StatefulSet"):
+        return _kind(kind).kind, name
     return "Deployment", _deployment_name(target)
 
 

@@ -7,6 +7,7 @@ the broker refuses one that names another user).
 | `{c}.api` | an apiserver, or the store it handed the command to (the store answers the caller itself) |
 | `{c}.api`, verb `logs`, `exec`, `attach`, `portforward` | also a kubelet: the apiserver hands it to the pod's node (the caller knows not which) |
 | `{c}.store`, `{c}.store.replica` | a store |
+| `{c}.controller.metrics-server` (an apiserver's metrics read) | the metrics actor |
 """
 from __future__ import annotations
 
@@ -39,6 +40,11 @@ def api_answerers(cluster: str, verb: str | None = None) -> Answerers:
     if verb not in ("logs", "exec", "attach", "portforward"):
         return Answerers(users)
     return Answerers(users | {broker_user_of(cluster, "hollow")}, (node_user_prefix(cluster),))
+
+
+@functools.lru_cache(maxsize=64)
+def metrics_answerers(cluster: str) -> Answerers:
+    return Answerers(frozenset((broker_user_of(cluster, "controller", "metrics-server"),)))
 
 
 def node_user_prefix(cluster: str) -> str:

@@ -50,6 +50,8 @@ def role_of_actor(module: str, args: list[str] | tuple[str, ...]) -> tuple[str, 
         return "controller", args[0]
     if module == "actors.localpath":
         return "controller", "local-path-provisioner"  # a controller's broker user, its own ServiceAccount
+    if module == "actors.metrics":
+        return "controller", "metrics-server"  # answers the apiservers' metrics reads: permissions.py
     if module == "actors.kubelet":
         if "--hollow" in args:
             return "hollow", None

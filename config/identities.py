@@ -45,10 +45,12 @@ CONTROLLER_ACCOUNTS = {  # controller -> its ServiceAccount in kube-system, as k
     "deployment": "deployment-controller",
     "job": "job-controller",
     "daemonset": "daemon-set-controller",
+    "statefulset": "statefulset-controller",
     "ttlafterfinished": "ttl-after-finished-controller",
     "cronjob": "cronjob-controller",
     "replication": "replication-controller",
     "disruption": "disruption-controller",
+    "hpa": "horizontal-pod-autoscaler",
     "persistentvolume": "persistent-volume-binder",  # it also runs the pvc- and pv-protection controllers' part
     "gc": "generic-garbage-collector",
     "namespace": "namespace-controller",
@@ -62,6 +64,7 @@ CONTROLLER_ACCOUNTS = {  # controller -> its ServiceAccount in kube-system, as k
     "root-ca-cert-publisher": "root-ca-cert-publisher",
     "crd": "apiextensions-controller",  # kube-apiserver runs these in process; kubus gives them an account
     "local-path-provisioner": "local-path-provisioner-service-account",  # actors.localpath, as rancher names it
+    "metrics-server": "metrics-server",  # actors.metrics: metrics.k8s.io, as metrics-server's manifest names it
 }
 
 Identity = tuple[str, tuple[str, ...]]

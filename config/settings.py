@@ -72,10 +72,16 @@ class Settings(BaseSettings):
     ingress_class_create: bool = True  # with no IngressClass of that name, the controller makes it (the default class)
     gateway_address: str = "127.0.0.1:6443"  # where a gateway serves the Kubernetes REST API (HTTPS)
     gateway_watch_window: int = Field(5000, ge=1)  # changes a gateway keeps per watch cache to resume watches from
+    # autoscaling (kube-controller-manager's --horizontal-pod-autoscaler-* flags; the kubelet's resource metrics)
+    hpa_sync_period_s: float = Field(15.0, gt=0)  # how often each HPA is looked at
+    hpa_downscale_window_s: int = Field(300, ge=0)  # scale-down stabilization when the HPA has no behavior
+    hpa_tolerance: float = Field(0.1, ge=0)
+    metrics_resolution_s: float = Field(15.0, gt=0)  # how often a kubelet sends its nodes' usage (metrics.k8s.io)
     # containers' logs (the kubelet's containerLogMaxSize and containerLogMaxFiles, Kubernetes' defaults)
     container_log_max_size: int = Field(10 << 20, ge=1024)  # bytes a log file reaches before it is rotated
     container_log_max_files: int = Field(5, ge=2)  # a container's log files kept, the current one included
     container_log_monitor_interval: float = Field(10.0, gt=0)  # seconds between cri log rotation rounds
+    eviction_monitoring_interval: float = Field(10.0, gt=0)  # seconds between the eviction manager's rounds
     # the cri runtime (docs/containers.md): a node's kubelet starts its own containerd unless given a socket
     cri_endpoint: str = ""  # KUBUS_CRI_ENDPOINT: the unix socket of a containerd that is already running
     sandbox_image: str = "kubus/pause:catatonit-0.1.7"  # each pod's pause container (from the local registry)

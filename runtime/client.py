@@ -5,6 +5,7 @@ waits on a future. `request_async` returns the future itself, for many calls in 
 """
 from __future__ import annotations
 
+import copy
 import queue
 import sys
 import uuid
@@ -48,6 +49,7 @@ class Client:
     def __init__(self, settings: Settings | None = None, name: str | None = None,
                  on_warning: Callable[[str], None] = print_warning):
         self.settings = settings or load_settings()
+        self.namespace = "default"  # where a request that names none goes (kubectl's context namespace)
         self.on_warning = on_warning  # admission's warnings (Pod Security's `would violate …`)
         self.names = Names(self.settings.cluster)
         user = self.settings.amqp_user
@@ -72,6 +74,13 @@ class Client:
         self.bus.call_soon(lambda: side.consumer_count(self.bus, self.names.apiserver_queue, fut.set_result))
         return fut.result(timeout) or 0
 
+    def in_namespace(self, namespace: str) -> "Client":
+        """This client, on its connection, with `namespace` where a request names none (a test's own
+        namespace on a shared control plane); close this client, not the view."""
+        view = copy.copy(self)
+        view.namespace = namespace
+        return view
+
     def close(self) -> None:
         self.bus.stop()
         self.bus.join(5)
@@ -81,6 +90,13 @@ class Client:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+    def _ns(self, kind: str, namespace: str | None) -> str | None:
+        """The namespace a request names: the kind's scope decides; a kind this process does not know (a
+        custom one) is sent as asked, and the apiserver, which knows it, places it."""
+        if not known(kind):
+            return namespace
+        return (namespace or self.namespace) if lookup(kind).namespaced else None
 
     # ---- requests -------------------------------------------------------------------------------
     def request_async(self, verb: str, kind: str, *, namespace: str | None = None, name: str | None = None,
@@ -113,13 +129,14 @@ class Client:
         return reply
 
     def create(self, obj: dict, namespace: str | None = None, **kw: Any) -> dict:
-        """In `namespace`, else the object's own, else `default` (a request names its scope, contract 5)."""
+        """In `namespace`, else the object's own, else the client's (a request names its scope, contract 5)."""
         kind = obj.get("kind", "")
         ns = namespace or (obj.get("metadata") or {}).get("namespace")
-        return self.request("create", kind, namespace=_ns(kind, ns) if known(kind) else ns, obj=obj, **kw)["object"]
+        ns = self._ns(kind, ns)
+        return self.request("create", kind, namespace=ns, obj=obj, **kw)["object"]
 
     def get(self, kind: str, name: str, namespace: str | None = None) -> dict:
-        return self.request("get", kind, namespace=_ns(kind, namespace), name=name)["object"]
+        return self.request("get", kind, namespace=self._ns(kind, namespace), name=name)["object"]
 
     def list(self, kind: str, namespace: str | None = None, label_selector: str | None = None,
              field_selector: str | None = None) -> ListResult:
@@ -129,13 +146,13 @@ class Client:
 
     def update(self, obj: dict, **kw: Any) -> dict:
         meta = obj["metadata"]
-        return self.request("update", obj["kind"], namespace=_ns(obj["kind"], meta.get("namespace")),
+        return self.request("update", obj["kind"], namespace=self._ns(obj["kind"], meta.get("namespace")),
                             name=meta.get("name"), obj=obj, resource_version=meta.get("resourceVersion"),
                             **kw)["object"]
 
     def update_status(self, obj: dict, **kw: Any) -> dict:
         meta = obj["metadata"]
-        return self.request("updateStatus", obj["kind"], namespace=_ns(obj["kind"], meta.get("namespace")),
+        return self.request("updateStatus", obj["kind"], namespace=self._ns(obj["kind"], meta.get("namespace")),
                             name=meta.get("name"), obj=obj, resource_version=meta.get("resourceVersion"),
                             **kw)["object"]
 
@@ -143,17 +160,18 @@ class Client:
               subresource: str | None = None, patch_type: str | None = None) -> dict:
         """`patch_type`: merge (the default), json (a list of RFC 6902 operations) or strategic."""
         options = {k: v for k, v in (("subresource", subresource), ("patchType", patch_type)) if v}
-        return self.request("patch", kind, namespace=_ns(kind, namespace), name=name, obj=patch,
+        return self.request("patch", kind, namespace=self._ns(kind, namespace), name=name, obj=patch,
                             options=options)["object"]
 
     def delete(self, kind: str, name: str, namespace: str | None = None, grace_period: int | None = None,
                propagation: str | None = None, preconditions: dict | None = None) -> dict:
         options = {k: v for k, v in (("gracePeriodSeconds", grace_period), ("propagationPolicy", propagation),
                                      ("preconditions", preconditions)) if v is not None}
-        return self.request("delete", kind, namespace=_ns(kind, namespace), name=name, options=options)["object"]
+        return self.request("delete", kind, namespace=self._ns(kind, namespace), name=name, options=options)["object"]
 
-    def bind(self, name: str, node: str, namespace: str = "default", uid: str | None = None,
+    def bind(self, name: str, node: str, namespace: str | None = None, uid: str | None = None,
              resource_version: str | None = None) -> dict:
+        namespace = namespace or self.namespace
         binding = {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": name, "namespace": namespace},
                    "target": {"apiVersion": "v1", "kind": "Node", "name": node}}
         return self.request("bind", "Pod", namespace=namespace, name=name, obj=binding,
@@ -171,7 +189,7 @@ class Client:
         options = {k: v for k, v in (("container", container), ("tail", tail), ("previous", previous or None),
                                      ("offset", offset), ("limitBytes", limit_bytes), ("timestamps", timestamps or None),
                                      ("sinceSeconds", since_seconds)) if v is not None}
-        return self.request("logs", "Pod", namespace=_ns("Pod", namespace), name=name, options=options)
+        return self.request("logs", "Pod", namespace=self._ns("Pod", namespace), name=name, options=options)
 
     # ---- watching -------------------------------------------------------------------------------
     def watch(self, kind: str, namespace: str | None = None, node: str | None = None,
@@ -294,12 +312,3 @@ def _delta(item: Delta | StatusError) -> Delta:
     if isinstance(item, StatusError):
         raise item
     return item
-
-
-def _ns(kind: str, namespace: str | None) -> str | None:
-    """The namespace a request names: the kind's scope decides; a kind this process does not know (a custom
-    one) is sent as asked, and the apiserver, which knows it, places it."""
-    if not known(kind):
-        return namespace
-    info = lookup(kind)
-    return (namespace or "default") if info.namespaced else None

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What real containers need from the host (issue 36): containerd and runc, the CNI plugins, the
 # registry images are served from, and the binaries kubus builds its images from (busybox-static,
-# catatonit). Installed from the OS packages when root; otherwise say what is missing and go on.
+# catatonit; python3-kubernetes for kubus/python-kubernetes). Installed from the OS packages when
+# root; otherwise say what is missing and go on.
 set -uo pipefail
 declare -A needs=(
   [containerd]=/usr/bin/containerd
@@ -10,9 +11,10 @@ declare -A needs=(
   [docker-registry]=/usr/bin/docker-registry
   [busybox-static]=/bin/busybox
   [catatonit]=/usr/bin/catatonit
+  [python3-kubernetes]=/usr/lib/python3/dist-packages/kubernetes/__init__.py
 )
 missing=()
-for package in containerd runc containernetworking-plugins docker-registry busybox-static catatonit; do
+for package in "${!needs[@]}"; do
   dpkg-query -W -f '${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' ||
     [ -x "${needs[$package]}" ] || missing+=("$package")
 done

@@ -9,9 +9,10 @@ host=(tests/integration/cri tests/e2e/test_kubectl_exec.py tests/e2e/test_kubect
       tests/integration/attacks/test_small_holes.py tests/integration/test_dns.py
       tests/integration/test_pod_network.py tests/integration/test_service_traffic.py
       tests/integration/test_ingress.py tests/integration/test_images_containerd.py)
-# and, to even the two runs out, the CLI's end-to-end tests (they touch no network but loopback)
-host+=(tests/e2e/test_cli.py tests/e2e/test_cli_verbs.py tests/e2e/test_cli_output.py tests/e2e/test_kubectl.py
-       tests/e2e/test_python_client.py)
+# and, to even the two runs out, the CLI's end-to-end tests (they touch no network but loopback); the
+# other run lost about 100 s to shared control planes (tests/conftest.py `plane`), so test_kubectl,
+# test_python_client and test_cli_output went back to it
+host+=(tests/e2e/test_cli.py tests/e2e/test_cli_verbs.py)
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 .venv/bin/pytest -q "$@" "${host[@]}" > "$log" 2>&1 &

@@ -2,8 +2,11 @@
 cluster name per test, and store/apiserver processes."""
 from __future__ import annotations
 
+import contextlib
 import os
 import uuid
+from types import SimpleNamespace
+from typing import Callable, Iterator
 
 import pika
 import pytest
@@ -57,20 +60,53 @@ def cluster_name() -> str:
 
 
 @pytest.fixture
-def settings(amqp_url, cluster_name, tmp_path) -> Settings:
+def settings(amqp_url, cluster_name, tmp_path, request) -> Settings:
     """A bootstrapped cluster (its secret, shared names and accounts); the settings connect as
-    `admin` (system:masters), a person of its users file; `admin_url` is the broker's administrator."""
-    base = Settings(amqp_url=amqp_url, admin_url=amqp_url, cluster=cluster_name, data_dir=tmp_path / "data",
+    `admin` (system:masters), a person of its users file; `admin_url` is the broker's administrator.
+    A test marked `shared_plane` gets its module's plane's settings instead (see `plane`)."""
+    if shared(request):
+        yield request.getfixturevalue("plane").settings
+        return
+    base = bootstrapped(amqp_url, cluster_name, tmp_path)
+    yield as_person(base, "admin")
+    unbootstrap(base)
+
+
+def bootstrapped(amqp_url: str, cluster: str, tmp_path) -> Settings:
+    base = Settings(amqp_url=amqp_url, admin_url=amqp_url, cluster=cluster, data_dir=tmp_path / "data",
                     secrets_dir=tmp_path / "secrets", users_file=write_users_file(tmp_path / "users.yaml"),
                     request_timeout_s=10, bookmark_interval_s=0.5)
     bootstrap(base, None, [])
-    yield as_person(base, "admin")
+    return base
+
+
+def unbootstrap(base: Settings) -> None:
     remove_accounts(base)
     delete_topology(base.admin_url, base.cluster)  # bootstrap declared the shared names
 
 
+@contextlib.contextmanager
+def cluster_settings(amqp_url: str, cluster_name: str, tmp_path) -> Iterator[Settings]:
+    """`settings` for fixtures of a wider scope (a module's one cluster)."""
+    base = bootstrapped(amqp_url, cluster_name, tmp_path)
+    try:
+        yield as_person(base, "admin")
+    finally:
+        unbootstrap(base)
+
+
 @pytest.fixture
 def procs(settings, tmp_path, request):
+    if shared(request):  # the plane's: stopped with the plane (a shared test starts no actor of its own)
+        yield request.getfixturevalue("plane").procs
+        return
+    procs = procs_of(settings, tmp_path)
+    yield procs
+    stop(procs, settings, failed(request.node))
+
+
+def procs_of(settings: Settings, tmp_path) -> Procs:
+    """The actor processes of one cluster (none started yet), their logs under tmp_path/logs."""
     env = {**os.environ, "KUBUS_AMQP_URL": settings.amqp_url,  # `admin`; an actor runs as its own user
            "KUBUS_CLUSTER": settings.cluster, "KUBUS_ADMIN_URL": settings.admin_url,
            "KUBUS_SECRETS_DIR": str(settings.secrets_dir), "KUBUS_USERS_FILE": str(settings.users_file),
@@ -78,17 +114,34 @@ def procs(settings, tmp_path, request):
            "KUBUS_AUDIT_LOG": str(tmp_path / "audit.log")}
     logdir = tmp_path / "logs"
     logdir.mkdir()
-    procs = Procs(env, logdir, settings)
-    yield procs
+    return Procs(env, logdir, settings)
+
+
+@contextlib.contextmanager
+def running_procs(settings: Settings, tmp_path, failed: Callable[[], bool]) -> Iterator[Procs]:
+    """`procs` for fixtures of a wider scope: the logs printed at the end if `failed()` says so."""
+    procs = procs_of(settings, tmp_path)
+    try:
+        yield procs
+    finally:
+        stop(procs, settings, failed())
+
+
+def stop(procs: Procs, settings: Settings, failed: bool) -> None:
+    """Stop a cluster's processes and undo what they may have left on the host and the broker."""
     procs.stop_all()
     remove_runtimes(settings.data_dir)
     kill_containers(settings.data_dir)
     podnet.clean(settings.cluster)  # pods' network namespaces and the cluster's bridge, where made
     if "actors.proxy" in procs.modules:  # the route is the host's: another test's proxy may be using it
         leftovers.clean(settings.cluster, settings.service_cidr)  # a killed proxy's route and nftables table
-    if any(getattr(getattr(request.node, f"rep_{when}", None), "failed", False) for when in ("setup", "call")):
+    if failed:
         print(procs.logs())
     delete_topology(settings.admin_url, settings.cluster)
+
+
+def failed(node) -> bool:
+    return any(getattr(getattr(node, f"rep_{when}", None), "failed", False) for when in ("setup", "call"))
 
 
 @pytest.hookimpl(hookwrapper=True, tryfirst=True)
@@ -115,9 +168,49 @@ def control_plane(procs, settings):
 
 
 @pytest.fixture
-def cluster(procs, settings):
-    """A store and an apiserver as real processes, and a connected client."""
+def cluster(procs, settings, request):
+    """A store and an apiserver as real processes, and a connected client. Marked `shared_plane`: the
+    module's plane's client, whose requests that name no namespace go to the test's own (`namespace`)."""
+    if shared(request):
+        yield request.getfixturevalue("plane").client.in_namespace(request.getfixturevalue("namespace"))
+        return
     client = control_plane(procs, settings)
     yield client
     client.close()
 
+
+# ---- one control plane for a read-mostly module ------------------------------------------------
+def shared(request) -> bool:
+    return request.node.get_closest_marker("shared_plane") is not None
+
+
+@pytest.fixture(scope="module")
+def plane(amqp_url, tmp_path_factory, request):
+    """One control plane for the tests of a module marked `shared_plane` (store, apiserver and the
+    namespace controller, started once a module instead of once a test): `.settings` (admin),
+    `.procs`, `.client` and `.tmp`. Each test works in a namespace of its own (`namespace`), deleted
+    after it with all it holds, and names any cluster-scoped object it makes after that namespace;
+    a test that starts or kills actors, or changes what every namespace sees, keeps a cluster of its own."""
+    tmp = tmp_path_factory.mktemp("plane")
+    base = bootstrapped(amqp_url, f"t{uuid.uuid4().hex[:10]}", tmp)
+    settings = as_person(base, "admin")
+    procs = procs_of(settings, tmp)
+    failures = request.session.testsfailed
+    try:
+        client = control_plane(procs, settings)
+        procs.start("actors.controllers", "namespace", label="namespace-controller")
+        yield SimpleNamespace(settings=settings, procs=procs, client=client, tmp=tmp)
+        client.close()
+    finally:
+        stop(procs, settings, request.session.testsfailed > failures)
+        unbootstrap(base)
+
+
+@pytest.fixture
+def namespace(plane) -> str:
+    """A namespace of this test's own on its module's plane; deleted after the test (the namespace
+    controller empties it), so what one test made no other test sees."""
+    name = f"t-{uuid.uuid4().hex[:8]}"
+    plane.client.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})
+    yield name
+    plane.client.delete("Namespace", name)

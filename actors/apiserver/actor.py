@@ -30,6 +30,7 @@ from actors.apiserver.tokens import Tokens
 from actors.apiserver.watches import WatchBounds, Watches
 from actors.apiserver.writes import Writes
 from api import customkinds, scope
+from api import metrics as metrics_api
 from api.registry import REVIEWS
 from api.status import StatusError, bad_request, internal_error, too_large
 from bus.declare import QueueSpec, apiserver_queue
@@ -153,6 +154,8 @@ class ApiServer(Writes, Evictions, Collections, NodeGraph, Services, Tokens, Tok
             self.review_token(call)
         elif req.kind in REVIEWS:
             self.review(call)
+        elif req.kind in metrics_api.KINDS:
+            self.serve_metrics(call)
         elif req.verb in ("watch", "logs", "token", "evict", "deletecollection"):
             getattr(self, f"serve_{req.verb}")(call)
         elif req.verb in STREAM_VERBS:

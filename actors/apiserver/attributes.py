@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from actors.apiserver.authz.node import node_identity
 from actors.apiserver.authz.rules import Attributes, UserInfo
+from api import metrics
 from api.registry import REVIEWS, known, lookup
 from bus.messages import Request
 from bus.topology import NONE, word
@@ -26,6 +27,10 @@ def of_request(user: UserInfo, req: Request) -> list[Attributes]:
     if req.kind in REVIEWS:
         group, resource = REVIEWS[req.kind]
         return [Attributes(user, "create", resource, group)]
+    if req.kind in metrics.KINDS:  # metrics.k8s.io: served beside the registry, read only
+        resource, namespaced = metrics.KINDS[req.kind]
+        return [Attributes(user, VERBS.get(req.verb, (req.verb, ""))[0], resource, metrics.GROUP, "",
+                           (req.namespace or "") if namespaced else "", req.name or "")]
     info = lookup(req.kind)
     if req.verb == "patch":
         verb, sub = "patch", req.options.get("subresource") or ""

@@ -6,9 +6,11 @@ from __future__ import annotations
 from actors.apiserver.attributes import of_request
 from actors.apiserver.audit import user_info
 from actors.apiserver.authz.rules import Attributes, UserInfo
+from api import metrics as metrics_api
 from api.status import StatusError, bad_request
 from bus.messages import STREAM_VERBS, USER_HEADER
 from bus.rpc import unwrap
+from config.answerers import metrics_answerers
 
 
 class Services:
@@ -50,6 +52,26 @@ class Services:
                          headers={USER_HEADER: msg.user_id},  # whose frames a stream session believes
                          on_return=unserved)
         msg.ack()
+
+    # ---- metrics.k8s.io: read from the metrics actor, answered as this apiserver's own reply ---------
+    def serve_metrics(self, call) -> None:
+        req = call.req
+        if req.verb not in ("get", "list"):
+            raise StatusError("MethodNotAllowed", "the server does not allow this method on the requested resource")
+        resource = metrics_api.KINDS[req.kind][0]
+
+        def answered(reply) -> None:
+            if isinstance(reply, StatusError):  # no metrics actor answered in time
+                reply = StatusError("ServiceUnavailable", f"the server is currently unable to handle the request "
+                                                          f"({req.verb} {resource}.{metrics_api.GROUP})")
+                return self.refuse(call, reply)
+            self.finish(call, reply)
+
+        body = {"verb": req.verb, "kind": req.kind, "namespace": req.namespace, "name": req.name,
+                "options": {k: v for k, v in req.options.items() if k in ("labelSelector", "fieldSelector")}}
+        self.rpc.call("", self.names.actor_queue(f"controller.{metrics_api.SERVICE}"), body, answered,
+                      self.settings.request_timeout_s, answerers=metrics_answerers(self.names.cluster),
+                      user_id=self.bus.user)
 
     # ---- access reviews --------------------------------------------------------------------------
     def review(self, call) -> None:

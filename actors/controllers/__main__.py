@@ -10,6 +10,7 @@ from actors.controllers.disruption import DisruptionController
 from actors.controllers.endpoints import EndpointsController
 from actors.controllers.endpointslice import EndpointSliceController
 from actors.controllers.gc import GarbageCollector
+from actors.controllers.hpa import HorizontalPodAutoscalerController
 from actors.controllers.job import JobController
 from actors.controllers.namespace import NamespaceController
 from actors.controllers.nodehealth import Rates
@@ -21,6 +22,7 @@ from actors.controllers.replication import ReplicationManager
 from actors.controllers.resourcequota import ResourceQuotaController
 from actors.controllers.rootca import RootCAPublisher
 from actors.controllers.serviceaccount import ServiceAccountController
+from actors.controllers.statefulset import StatefulSetController
 from actors.controllers.ttlafterfinished import TTLAfterFinishedController
 from config.settings import load_settings
 
@@ -32,7 +34,8 @@ CONTROLLERS = {"replicaset": ReplicaSetController, "deployment": DeploymentContr
                "root-ca-cert-publisher": RootCAPublisher, "job": JobController,
                "ttlafterfinished": TTLAfterFinishedController, "cronjob": CronJobController,
                "replication": ReplicationManager, "crd": CRDController, "disruption": DisruptionController,
-               "persistentvolume": PersistentVolumeController, "daemonset": DaemonSetController}
+               "persistentvolume": PersistentVolumeController, "daemonset": DaemonSetController,
+               "statefulset": StatefulSetController, "hpa": HorizontalPodAutoscalerController}
 
 
 def main() -> None:

@@ -8,11 +8,11 @@ from __future__ import annotations
 import copy
 
 from actors.controllers.claims import controller_ref
+from actors.controllers.history import HASH_LABEL
 from api.apps import TEMPLATE_GENERATION
 from api.selectors import requirement
 from api.tolerations import tolerates
 
-HASH_LABEL = "controller-revision-hash"
 GENERATION_LABEL = "pod-template-generation"
 NAME_FIELD = "metadata.name"
 _NODE = "node.kubernetes.io/"

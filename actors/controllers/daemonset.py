@@ -1,4 +1,4 @@
-"""The DaemonSet controller: for each DaemonSet, its history in ControllerRevisions (daemonhistory.py),
+"""The DaemonSet controller: for each DaemonSet, its history in ControllerRevisions (history.py),
 then the Plan of daemonsync.py carried out through the apiserver — a pod per eligible node created
 (slow start, under expectations) with the node's affinity term for the scheduler to bind, unwanted,
 failed (with a per-node back-off) and rolled pods deleted, old revisions cleaned, the status written."""
@@ -7,10 +7,12 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from actors.controllers import daemonhistory, daemonsync
+from actors.controllers import daemonsync
 from actors.controllers.base import Controller
 from actors.controllers.claims import claim, controller_of, matching
-from actors.controllers.daemonnodes import HASH_LABEL, placement, pod_for
+from actors.controllers.daemonnodes import placement, pod_for
+from actors.controllers.slowstart import SlowStart
+from actors.controllers.history import HASH_LABEL, Recorder, construct, to_clean
 from actors.controllers.expectations import Expectations
 from api.status import StatusError
 from runtime.cache import Delta
@@ -19,7 +21,7 @@ BURST = 250  # Kubernetes' burstReplicas
 BACKOFF_S, MAX_BACKOFF_S = 1.0, 900.0
 
 
-class DaemonSetController(Controller):
+class DaemonSetController(Recorder, SlowStart, Controller):
     name = "controller.daemonset"
     kinds = ("daemonset", "pod", "node", "controllerrevision")
 
@@ -72,9 +74,9 @@ class DaemonSetController(Controller):
             return
         pods = claim(ds, self.in_namespace("Pod", ns), self.set_owners)
         revisions = claim(ds, self.in_namespace("ControllerRevision", ns), self.set_owners)
-        history = daemonhistory.construct(ds, revisions)
-        if history.create is not None or history.renumber is not None:
-            self._record_history(key, ds, history)
+        history = construct(ds, revisions)
+        if history.pending:
+            self.record_history(key, ds, history)
             return
         places, grouped = placement(ds, list(self.objects.get("Node", {}).values())), daemonsync.by_node(pods)
         now = self.clock()
@@ -92,60 +94,13 @@ class DaemonSetController(Controller):
         if plan.writes:  # one record for both: expecting one must not forget the other
             self.expectations.expect(key, adds=len(creates), deletes={p["metadata"]["uid"] for p in deletes})
         if creates:
-            self._create_batch(key, ds, creates, history.hash, 1)
+            self.create_slowly(key, ds, [pod_for(ds, node, history.hash) for node in creates])
         self._delete(key, ds, deletes)
         if not plan.writes:
             live = {(p["metadata"].get("labels") or {}).get(HASH_LABEL) for p in pods}
-            for revision in daemonhistory.to_clean(ds, history.old, live) + history.duplicates:
+            for revision in to_clean(ds, history.old, live) + history.duplicates:
                 self._delete_object(revision)
         self._write_status(key, ds, daemonsync.status(ds, places, grouped, history.hash, now))
-
-    # ---- history -------------------------------------------------------------------------------
-    def _record_history(self, key: str, ds: dict, history: daemonhistory.History) -> None:
-        """The current revision created (a name taken by another template counts a collision), or
-        renumbered as the newest after a rollback; the sync goes on when the change comes back."""
-        def done(result) -> None:
-            self.recording.discard(key)
-            if isinstance(result, StatusError) and result.reason == "AlreadyExists" and history.create:
-                self._already_there(key, ds, history.create)
-            elif isinstance(result, StatusError):
-                self.retry(key)
-            else:
-                self.queue.add(key)
-                self.kick()
-
-        self.recording.add(key)
-        if history.create is not None:
-            self.write({"verb": "create", "kind": "ControllerRevision", "namespace": ds["metadata"]["namespace"],
-                        "object": history.create}, done)
-            return
-        cur = history.current
-        self.write({"verb": "update", "kind": "ControllerRevision", "namespace": cur["metadata"]["namespace"],
-                    "name": cur["metadata"]["name"], "resourceVersion": cur["metadata"]["resourceVersion"],
-                    "object": {**cur, "revision": history.renumber}}, done)
-
-    def _already_there(self, key: str, ds: dict, made: dict) -> None:
-        """The revision's name is taken: by this template (made before, not seen yet: go on) or by
-        another one (a hash collision: count it, the next hash differs)."""
-        def got(result) -> None:
-            if isinstance(result, StatusError):
-                self.retry(key)
-            elif daemonhistory.matches(ds, result):
-                self.queue.add(key)
-                self.kick()
-            else:
-                self._collided(key, ds)
-
-        meta = made["metadata"]
-        self.write({"verb": "get", "kind": "ControllerRevision", "namespace": meta["namespace"], "name": meta["name"]},
-                   got)
-
-    def _collided(self, key: str, ds: dict) -> None:
-        status = ds.get("status") or {}
-        self.write({"verb": "updateStatus", "kind": "DaemonSet", "namespace": ds["metadata"]["namespace"],
-                    "name": ds["metadata"]["name"], "resourceVersion": ds["metadata"]["resourceVersion"],
-                    "object": {**ds, "status": {**status, "collisionCount": status.get("collisionCount", 0) + 1}}},
-                   lambda r: self.retry(key) if isinstance(r, StatusError) else None)
 
     # ---- pods ----------------------------------------------------------------------------------
     def _backing_off(self, key: str, node: str, now: float) -> bool:
@@ -156,32 +111,6 @@ class DaemonSetController(Controller):
         _, delay = self.backoff.get((key, node), (0.0, 0.0))
         delay = min(MAX_BACKOFF_S, delay * 2 if delay else BACKOFF_S)
         self.backoff[(key, node)] = (now + delay, delay)
-
-    def _create_batch(self, key: str, ds: dict, nodes: list[str], hash_: str, size: int) -> None:
-        """Slow start, as Kubernetes' syncNodes: a batch of 1, then 2, 4, ...; a failure skips the rest."""
-        batch, rest = nodes[:size], nodes[size:]
-        outcome = {"left": len(batch), "failed": False}
-
-        def created(result) -> None:
-            outcome["left"] -= 1
-            if isinstance(result, StatusError):
-                outcome["failed"] = True
-                self.expectations.created(key)
-                self.event(ds, "FailedCreate", f"Error creating: {result.message}", "Warning")
-            else:
-                self.event(ds, "SuccessfulCreate", f"Created pod: {result['metadata']['name']}")
-            if outcome["left"]:
-                return
-            if outcome["failed"]:
-                for _ in rest:
-                    self.expectations.created(key)
-                self.retry(key)
-            elif rest:
-                self._create_batch(key, ds, rest, hash_, size * 2)
-
-        for node in batch:
-            self.write({"verb": "create", "kind": "Pod", "namespace": ds["metadata"]["namespace"],
-                        "object": pod_for(ds, node, hash_)}, created)
 
     def _delete(self, key: str, ds: dict, pods: list[dict]) -> None:
         for pod in pods:

@@ -23,8 +23,8 @@ def _ident(obj: dict, kind: str) -> Ident:
 
 class GarbageCollector(Controller):
     name = "controller.gc"
-    kinds = ("pod", "replicaset", "deployment", "job", "cronjob", "replicationcontroller", "daemonset",
-             "controllerrevision", "node", "lease", "service",
+    kinds = ("pod", "replicaset", "deployment", "job", "cronjob", "replicationcontroller", "daemonset", "statefulset",
+             "controllerrevision", "persistentvolumeclaim", "node", "lease", "service",
              "endpointslice")  # a Node: its Lease
 
     def __init__(self, settings, **kw: Any):

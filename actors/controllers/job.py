@@ -13,6 +13,7 @@ from actors.controllers.jobpods import tracked
 from actors.controllers.base import Controller
 from actors.controllers.claims import claim, controller_of, controller_ref
 from actors.controllers.expectations import Expectations
+from actors.controllers.slowstart import SlowStart
 from api import batch
 from api.status import StatusError
 from runtime.cache import Delta
@@ -21,7 +22,7 @@ ORPHAN = "pod:"  # the key of a pod whose Job is gone and that still carries the
 BURST = 500
 
 
-class JobController(Controller):
+class JobController(SlowStart, Controller):
     name = "controller.job"
     kinds = ("job", "pod")
 
@@ -118,35 +119,8 @@ class JobController(Controller):
     def _create(self, job: dict, key: str, indexes: list[int | None], failures: dict[int, int]) -> None:
         if indexes:
             self.expectations.expect(key, adds=len(indexes))
-            self._create_batch(job, key, indexes, failures, 1)
-
-    def _create_batch(self, job: dict, key: str, indexes: list[int | None], failures: dict[int, int],
-                      size: int) -> None:
-        """Slow start, as Kubernetes' manageJob: a batch of 1, then 2, 4, ...; a failure skips the rest."""
-        batch_, rest = indexes[:size], indexes[size:]
-        outcome = {"left": len(batch_), "failed": False}
-
-        def created(result) -> None:
-            outcome["left"] -= 1
-            if isinstance(result, StatusError):
-                outcome["failed"] = True
-                self.expectations.created(key)
-                self.event(job, "FailedCreate", f"Error creating: {result.message}", "Warning")
-            else:
-                self.event(job, "SuccessfulCreate", f"Created pod: {result['metadata']['name']}")
-            if outcome["left"]:
-                return
-            if outcome["failed"]:
-                for _ in rest:  # never attempted: the next sync tries again
-                    self.expectations.created(key)
-                self.retry(key)
-            elif rest:
-                self._create_batch(job, key, rest, failures, size * 2)
-
-        for index in batch_:
-            self.write({"verb": "create", "kind": "Pod", "namespace": job["metadata"]["namespace"],
-                        "object": pod_for(job, index, failures.get(index, 0) if index is not None else 0)},
-                       created)
+            self.create_slowly(key, job, [pod_for(job, index, failures.get(index, 0) if index is not None else 0)
+                                         for index in indexes])
 
     def _delete(self, job: dict, key: str, pods: list[dict]) -> None:
         """Finalizer off, then delete: pods the controller removes are not failures."""

@@ -9,6 +9,7 @@ from typing import Any
 from actors.controllers.base import Controller
 from actors.controllers.claims import claim, controller_of, controller_ref, matching
 from actors.controllers.expectations import Expectations
+from actors.controllers.slowstart import SlowStart
 from actors.controllers.ranking import is_ready, pods_to_delete
 from api.status import StatusError
 from api.times import rfc3339, seconds
@@ -29,7 +30,7 @@ def ready_for(pod: dict) -> float:
     return time.time() - seconds(since) if since else 0.0
 
 
-class ReplicaSetController(Controller):
+class ReplicaSetController(SlowStart, Controller):
     name = "controller.replicaset"
     kinds = ("replicaset", "pod")
     owner_kind = "ReplicaSet"
@@ -93,7 +94,7 @@ class ReplicaSetController(Controller):
         if diff < 0:
             count = min(-diff, BURST)
             self.expectations.expect(key, adds=count)
-            self._create_batch(rs, key, count, 1)
+            self.create_slowly(key, rs, [self._pod_from_template(rs) for _ in range(count)])
         elif diff > 0:
             related = [p for p in self.in_namespace("Pod", rs["metadata"]["namespace"]) if is_active(p)]
             victims = pods_to_delete(active, related, min(diff, BURST))
@@ -103,35 +104,11 @@ class ReplicaSetController(Controller):
             return victims
         return []
 
-    def _create_batch(self, rs: dict, key: str, remaining: int, size: int) -> None:
-        """Slow start: a batch of 1, then 2, 4, ...; a failure skips the batches left."""
-        batch = min(size, remaining)
-        outcome = {"left": batch, "failed": False}
+    def create_failed(self, key: str, message: str) -> None:
+        self.failures[key] = ("FailedCreate", message)
 
-        def created(result) -> None:
-            outcome["left"] -= 1
-            if isinstance(result, StatusError):
-                outcome["failed"] = True
-                self.expectations.created(key)
-                self.failures[key] = ("FailedCreate", result.message)
-                self.event(rs, "FailedCreate", f"Error creating: {result.message}", "Warning")
-            else:
-                self.event(rs, "SuccessfulCreate", f"Created pod: {result['metadata']['name']}")
-            if outcome["left"] == 0:
-                after = remaining - batch
-                if outcome["failed"] or after == 0:
-                    for _ in range(after):  # never attempted: observed now, so the next sync retries
-                        self.expectations.created(key)
-                    if outcome["failed"]:
-                        self.retry(key)
-                    else:
-                        self.failures.pop(key, None)  # every pod asked for was created
-                else:
-                    self._create_batch(rs, key, after, size * 2)
-
-        for _ in range(batch):
-            self.write({"verb": "create", "kind": "Pod", "namespace": rs["metadata"]["namespace"],
-                        "object": self._pod_from_template(rs)}, created)
+    def all_created(self, key: str) -> None:
+        self.failures.pop(key, None)
 
     def _pod_from_template(self, rs: dict) -> dict:
         template = rs["spec"].get("template") or {}

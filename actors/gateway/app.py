@@ -6,7 +6,7 @@ from __future__ import annotations
 import structlog
 from aiohttp import web
 
-from actors.gateway import aggregated, discovery, openapi, served, subresources, writes
+from actors.gateway import aggregated, discovery, metricsapi, openapi, served, subresources, writes
 from actors.gateway.bodies import object_body
 from actors.gateway.calls import call, with_warnings
 from actors.gateway.clients import ClientPool
@@ -15,6 +15,7 @@ from actors.gateway.paths import Target, review_kind, split, target
 from actors.gateway.reads import read
 from actors.gateway.responses import json_response, not_found_path, object_response, status_response
 from actors.gateway.watch import serve_watch
+from api import metrics
 from api.crdversions import deprecation
 from api.customkinds import CustomKind
 from api.status import StatusError, internal_error
@@ -69,6 +70,8 @@ async def serve(request: web.Request, address: str, max_bytes: int) -> web.Strea
     if located is None:
         raise not_found_path(path)
     api_version, rest = located
+    if api_version == metrics.API_VERSION:
+        return await metricsapi.serve(request, client, rest)
     if path.startswith("/apis/") and rest and not review_kind(api_version, rest) and target(api_version, rest) is None:
         await served.refresh(client)  # a kind just established, perhaps
     if not rest:

@@ -3,15 +3,18 @@ from the kind registry; the aggregated form kubectl asks for first is built from
 (aggregated.py). Clients that ask for plain JSON read this form and ask for each group-version."""
 from __future__ import annotations
 
+from actors.gateway import metricsapi
 from actors.gateway.paths import REVIEW_PATHS
 from actors.gateway.subresources import STATUS_KINDS, scalable
+from api import metrics
 from api.customkinds import CustomKind
 from api.registry import all_kinds, KindInfo
 
 # kubectl reads discovery for what it may ask: only what is served is listed
 VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
 SUB_VERBS = ["get", "patch", "update"]
-CATEGORY_ALL = {"Pod", "ReplicaSet", "Deployment", "DaemonSet", "Job", "CronJob", "ReplicationController"}  # `kubectl get all`
+CATEGORY_ALL = {"Pod", "ReplicaSet", "Deployment", "DaemonSet", "StatefulSet", "Job", "CronJob",
+                "ReplicationController", "HorizontalPodAutoscaler"}  # `kubectl get all`
 VERSION = {"major": "1", "minor": "35", "gitVersion": "v1.35.4-kubus", "gitCommit": "", "gitTreeState": "clean",
            "buildDate": "1970-01-01T00:00:00Z", "goVersion": "go1.24", "compiler": "gc",
            "platform": "linux/amd64"}
@@ -26,6 +29,7 @@ def group_versions() -> dict[str, list[KindInfo]]:
             found.setdefault(f"{info.group}/{version}" if info.group else version, []).append(info)
     for api_version, _ in REVIEW_PATHS:
         found.setdefault(api_version, [])
+    found.setdefault(metrics.API_VERSION, [])  # the resource metrics API (metrics-server's APIService)
     return found
 
 
@@ -47,6 +51,8 @@ def api_group_list() -> dict:
 
 
 def api_resource_list(api_version: str) -> dict | None:
+    if api_version == metrics.API_VERSION:
+        return metricsapi.resource_list()
     kinds = group_versions().get(api_version)
     if kinds is None:
         return None

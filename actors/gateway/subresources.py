@@ -21,9 +21,10 @@ from api.registry import KindInfo
 from api.status import StatusError, bad_request
 from runtime.client import Client
 
-SCALABLE = {"Deployment", "ReplicaSet", "ReplicationController"}
+SCALABLE = {"Deployment", "ReplicaSet", "ReplicationController", "StatefulSet"}
 STATUS_KINDS = {"Pod", "Node", "Namespace", "Deployment", "ReplicaSet", "ResourceQuota", "Service", "Ingress",
-                "Job", "CronJob", "ReplicationController", "PodDisruptionBudget", "DaemonSet"}
+                "Job", "CronJob", "ReplicationController", "PodDisruptionBudget", "DaemonSet",
+                "StatefulSet"}
 FOLLOW_POLL_S = 0.5
 
 

@@ -6,7 +6,7 @@ import random
 from pathlib import Path
 from typing import Any, Callable
 
-from actors.kubelet import podnet, sysctls
+from actors.kubelet import podnet, sysctls, usage
 from actors.kubelet.cri import cni, containerd, upkeep
 from actors.kubelet.cri.client import RuntimeClient
 from actors.kubelet.agent import NodeAgent
@@ -53,7 +53,7 @@ class Kubelet(Actor):
         self.services: dict[str, dict[str, dict]] = {}  # namespace -> name -> Service (containers' env)
         self.namespaces: dict[str, dict | None] = {}  # name -> labels (Pod Security's level)
         for agent in self.agents.values():
-            agent.services = self.services_in
+            agent.services, agent.eviction_interval = self.services_in, settings.eviction_monitoring_interval
             if agent.runtime.name == "process":
                 agent.admit = self._process_admits
             elif agent.runtime.name == "containerd":
@@ -184,6 +184,7 @@ class Kubelet(Actor):
         if not self._timers:
             self._timers = True
             self.every(SYNC_EVERY_S, self.sync)
+            self.every(self.settings.metrics_resolution_s, self.send_usage)
             metrics.KUBELET_RUNNING_PODS.set_function(self.running_pods)  # counted when scraped
             for agent in self.agents.values():  # spread the renewals over the interval
                 self.bus.call_later(random.uniform(0, self.renew_interval), lambda a=agent: self._renewing(a))
@@ -244,6 +245,10 @@ class Kubelet(Actor):
     def sync(self) -> None:
         for agent in self.agents.values():
             agent.sync_all()
+
+    def send_usage(self) -> None:
+        for agent in self.agents.values():
+            usage.publish(self, agent)
 
 
 def _memory(cfg: NodeConfig) -> int:

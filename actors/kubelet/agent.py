@@ -7,7 +7,7 @@ from typing import Any, Callable
 
 import structlog
 
-from actors.kubelet import status as pod_status
+from actors.kubelet import eviction, status as pod_status
 from actors.kubelet.probes import Offload
 from actors.kubelet.nodeinfo import LEASE_NAMESPACE, NodeConfig, lease_object, node_object, ready_condition
 from actors.kubelet.podips import PodAddresses
@@ -48,6 +48,7 @@ class NodeAgent(TokenFetching):
         self.runtime_checked = 0.0
         self.readiness = getattr(runtime, "not_ready", None)  # the runtime's own readiness, if it has one
         self.due = 0.0  # no worker's quiet_to is earlier: sync_all has nothing to do before then
+        self.eviction_interval, self.evictions_checked = eviction.MONITORING_INTERVAL_S, 0.0
 
     # ---- the Node and its Lease ----------------------------------------------------------------
     def register(self) -> None:
@@ -198,6 +199,7 @@ class NodeAgent(TokenFetching):
         pods is due is not even looked through (5,000 hollow nodes are, twice a second)."""
         now = self.clock()
         self.check_runtime()
+        self.check_evictions()
         if now < self.due:
             return
         self.due = math.inf
@@ -206,6 +208,20 @@ class NodeAgent(TokenFetching):
                 self.sync_pod(worker)
             else:
                 self.due = min(self.due, worker.quiet_to)
+
+    def check_evictions(self) -> None:
+        """The eviction manager's round, each monitoring interval: pods whose emptyDir outgrew its sizeLimit."""
+        if self.clock() < self.evictions_checked + self.eviction_interval or \
+                getattr(self.runtime, "pods_root", None) is None:
+            return  # (a runtime that mounts no volumes: hollow nodes hold thousands of pods and no emptyDir)
+        self.evictions_checked = self.clock()
+        for worker, message in [(w, w.over_limit()) for w in list(self.workers.values())]:
+            if not message:
+                continue
+            log.info("kubelet.pod_evicted", node=self.cfg.name, pod=worker.key, message=message)
+            worker.evict(message)
+            worker.quiet_to = self.due = 0.0
+            self.call(eviction.recorded(worker.pod, message), lambda reply: None)
 
     def _admitted(self, worker: PodWorker) -> bool:
         """Whether the node may run the pod (asked once: a refusal fails the pod, as the kubelet's

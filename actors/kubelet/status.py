@@ -25,7 +25,8 @@ def container_status(worker: PodWorker, c: Container) -> dict:
         state = _waiting(c)
         last = {"terminated": c.terminated} if c.terminated else last
     running = "running" in state
-    status = {"name": c.name, "image": c.spec.get("image", ""), "imageID": "", "ready": running and c.ready,
+    ready = running and c.ready and not worker.refused  # an evicted pod's container, still being killed, is not
+    status = {"name": c.name, "image": c.spec.get("image", ""), "imageID": "", "ready": ready,
               "started": running and c.started_ok, "restartCount": c.restarts, "state": state, "lastState": last}
     reference = container_ref(worker, c.cid) if c.cid else (c.terminated or {}).get("containerID")
     if reference:
@@ -48,7 +49,7 @@ def _waiting_to_start(worker: PodWorker, c: Container) -> dict:
 
 
 def _restarting(worker: PodWorker, c: Container) -> bool:
-    if worker.terminating:
+    if worker.terminating or worker.refused:
         return False
     return c.should_restart(worker.policy_of(c))
 

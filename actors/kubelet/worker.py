@@ -7,7 +7,7 @@ from typing import Callable
 
 import structlog
 
-from actors.kubelet import probes, termination
+from actors.kubelet import eviction, probes, termination
 from actors.kubelet.containers import Container
 from actors.kubelet.envfrom import ConfigError, container_env
 from actors.kubelet.fieldpath import PodFacts
@@ -89,14 +89,16 @@ class PodWorker:
             if c.running and c.killed_by and now >= c.kill_at and c.signaled != "KILL":
                 self.runtime.stop(c.cid, "KILL")
                 c.signaled = "KILL"
-        if self.terminating:
-            self._stop_all(now)
-        elif self.refused or self.credentials is None or not self.objects.ready or not self._inits_done(now):
+        if self.terminating or self.refused:
+            self._stop_all(now)  # a pod refused or evicted runs nothing (whatever ran is killed)
+            if self.refused and self.refused[0] == eviction.REASON and self.volumes is not None and self.stopped():
+                self.volumes.teardown()  # as the kubelet unmounts a terminated pod's volumes: the disk given back
+        if self.terminating or self.refused or self.credentials is None or not self.objects.ready or \
+                not self._inits_done(now):
             return
-        else:
-            for c in [i for i in self.inits if i.sidecar] + self.apps:
-                if not c.running and self._wants_run(c) and now >= c.next_start:
-                    self._start(c, now)
+        for c in [i for i in self.inits if i.sidecar] + self.apps:
+            if not c.running and self._wants_run(c) and now >= c.next_start:
+                self._start(c, now)
 
     def quiet_until(self, synced_at: float) -> float:
         """Until when, after a sync that began at `synced_at`, another changes nothing by itself: its
@@ -223,6 +225,17 @@ class PodWorker:
             if c.running and c.signaled != signal_name:
                 self.runtime.stop(c.cid, signal_name)
                 c.signaled = signal_name
+
+    def over_limit(self) -> str | None:
+        """The eviction manager's message if one of its emptyDirs holds more than its sizeLimit (cri nodes)."""
+        if self.volumes is None or self.refused or self.terminating or not eviction.limits(self.pod):
+            return None
+        volumes = {v["name"]: v for v in self.pod["spec"].get("volumes") or []}
+        return eviction.exceeded(self.pod, lambda name: eviction.disk_usage(self.volumes.path(volumes[name])))
+
+    def evict(self, message: str) -> None:
+        """The eviction manager's kill: at once (grace 0), the pod Failed with reason Evicted."""
+        self.refused, self.kill_at = (eviction.REASON, message), self.clock()
 
     def stopped(self) -> bool:
         return not any(c.running for c in self.inits + self.apps)

@@ -57,6 +57,7 @@ STRATEGIES: dict[str, dict[str, Strategy]] = {
     "Deployment": {**_META, "spec.strategy": RETAIN_KEYS, **_under("spec.template", _TEMPLATE), **_CONDITIONS},
     "ReplicaSet": {**_META, **_under("spec.template", _TEMPLATE), **_CONDITIONS},
     "DaemonSet": {**_META, **_under("spec.template", _TEMPLATE), **_CONDITIONS},
+    "StatefulSet": {**_META, **_under("spec.template", _TEMPLATE), **_CONDITIONS},
     "Node": {**_META, "spec.podCIDRs": merged(), **_CONDITIONS, "status.addresses": merged("type")},
     "Namespace": {**_META, **_CONDITIONS},
     "ServiceAccount": {**_META, "secrets": merged("name")},

@@ -1,4 +1,5 @@
-"""kubectl's columns of a DaemonSet (`printDaemonSet`) and a ControllerRevision (`printControllerRevision`)."""
+"""kubectl's columns of a DaemonSet (`printDaemonSet`), a StatefulSet (`printStatefulSet`) and a ControllerRevision
+(`printControllerRevision`)."""
 from __future__ import annotations
 
 from api.printers.workloads import Row, age, template_cells
@@ -18,6 +19,13 @@ def _daemonset(ds: dict, wide: bool) -> list[str]:
             age(ds["metadata"].get("creationTimestamp"))] + template_cells(ds, wide)
 
 
+def _statefulset(sts: dict, wide: bool) -> list[str]:
+    """READY is readyReplicas/spec.replicas; wide adds CONTAINERS and IMAGES (no SELECTOR)."""
+    ready = (sts.get("status") or {}).get("readyReplicas", 0)
+    return [sts["metadata"]["name"], f"{ready}/{sts['spec'].get('replicas', 1)}",
+            age(sts["metadata"].get("creationTimestamp"))] + template_cells(sts, wide)[:2]
+
+
 def _controller_revision(cr: dict, wide: bool) -> list[str]:
     owner = next((r for r in cr["metadata"].get("ownerReferences") or [] if r.get("controller")), None)
     controller = "<none>"
@@ -31,5 +39,6 @@ def _controller_revision(cr: dict, wide: bool) -> list[str]:
 COLUMNS: dict[str, tuple[list[str], list[str], Row]] = {
     "DaemonSet": (["NAME", "DESIRED", "CURRENT", "READY", "UP-TO-DATE", "AVAILABLE", "NODE SELECTOR", "AGE"],
                   ["CONTAINERS", "IMAGES", "SELECTOR"], _daemonset),
+    "StatefulSet": (["NAME", "READY", "AGE"], ["CONTAINERS", "IMAGES"], _statefulset),
     "ControllerRevision": (["NAME", "CONTROLLER", "REVISION", "AGE"], [], _controller_revision),
 }

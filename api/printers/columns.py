@@ -1,15 +1,17 @@
 """Tables like kubectl's: one row per object, columns per kind (`workloads.py`, `networking.py`,
-`config.py`, `batch.py`, `apps.py`, `replication.py`, `policy.py`, `storage.py`, `admission.py`),
-wide adds more."""
+`config.py`, `batch.py`, `apps.py`, `replication.py`, `policy.py`, `storage.py`, `admission.py`,
+`autoscaling.py`), wide adds more."""
 from __future__ import annotations
 
-from api.printers import admission, apps, batch, config, networking, policy, replication, storage, workloads
+from api.printers import (admission, apps, autoscaling, batch, config, networking, policy, replication, storage,
+                          workloads)
 from api.printers.workloads import Row, named
 
 COLUMNS: dict[str, tuple[list[str], list[str], Row]] = {**workloads.COLUMNS, **networking.COLUMNS,
                                                          **config.COLUMNS, **batch.COLUMNS,
                                                          **replication.COLUMNS, **policy.COLUMNS,
-                                                         **storage.COLUMNS, **apps.COLUMNS, **admission.COLUMNS}
+                                                         **storage.COLUMNS, **apps.COLUMNS, **admission.COLUMNS,
+                                                         **autoscaling.COLUMNS}
 GENERIC = (["NAME", "AGE"], [], named)  # a kind without columns of its own
 
 

@@ -15,12 +15,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from api.protobuf import wire
-from api.protobuf.tables import (admissionregistration, apps, authentication, authorization, autoscaling, batch,
-                                 coordination, core, core_storage, core_volumes, discovery, meta, networking, policy,
-                                 rbac, scheduling, storage)
+from api.protobuf.tables import (admissionregistration, apps, authentication, authorization, autoscaling,
+                                 autoscaling_v2, batch, coordination, core, core_storage, core_volumes, discovery,
+                                 meta, networking, policy, rbac, scheduling, storage)
 
 TABLES = (meta, core, core_volumes, core_storage, apps, batch, admissionregistration, rbac, scheduling, networking,
-          discovery, coordination, policy, autoscaling, authorization, authentication, storage)
+          discovery, coordination, policy, autoscaling, autoscaling_v2, authorization, authentication, storage)
 SCALARS = frozenset({"s", "i32", "i64", "b", "y"})
 SPECIAL = frozenset({"time", "mtime", "qty", "ios", "raw"})
 ZERO = {"s": "", "i32": 0, "i64": 0, "b": False, "y": ""}

@@ -4,9 +4,13 @@ the image is not: `library/busybox:1.35.0` is Debian's busybox-static 1.35.0, an
 - busybox: the static /bin/busybox and a relative symlink per applet, root and nobody/nogroup, /tmp 1777
 - pause: catatonit in pause mode (`-P`), the sandbox image
 - python: Debian's python3.11 (the interpreter, its minimal and standard library, the shared libraries
-  `ldd` names and the dynamic loader) over the busybox layer, so `sh` works too"""
+  `ldd` names and the dynamic loader) over the busybox layer, so `sh` works too
+- python-kubernetes: python and a layer of Debian's python3-kubernetes (the official client) and the
+  python3-* packages it depends on (their dist-packages, the libraries their extensions need); built
+  where that package is installed (`make containers` installs it)"""
 from __future__ import annotations
 
+import functools
 import os
 import re
 import stat
@@ -25,6 +29,8 @@ PYTHON_PACKAGES = ("python3.11-minimal", "libpython3.11-minimal", "libpython3.11
 PYTHON_KEEP = ("usr/bin/", "usr/lib/python3.11/", "etc/python3.11/")
 PYTHON_SKIP_DIRS = frozenset({"test", "tests", "idlelib", "tkinter", "ensurepip", "__pycache__", "turtledemo"})
 PYTHON_SKIP_MODULES = re.compile(r"^(_test|_ctypes_test|_xxtestfuzz|xxlimited|_xxsubinterpreters)")
+CLIENT = "python3-kubernetes"
+DIST_PACKAGES = "usr/lib/python3/dist-packages/"
 PASSWD = "root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n"
 GROUP = "root:x:0:\nnogroup:x:65534:\n"
 
@@ -136,6 +142,61 @@ def python() -> oci.Image:
     return oci.image(layers, oci.Config(env=env, cmd=("python3",), labels=_labels(*PYTHON_PACKAGES)))
 
 
+def python_closure(package: str) -> list[str]:
+    """`package` and the installed python3-* packages it depends on, all the way down (the interpreter's own
+    aside; an optional dependency not installed, or a virtual one, left out)."""
+    seen, found, todo = set(), [], [package]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        out = subprocess.run(["dpkg-query", "-W", "-f", "${Status}|${Depends}", name], capture_output=True, text=True)
+        status, _, depends = out.stdout.partition("|")
+        if out.returncode or not status.endswith(" installed"):
+            todo += _providers().get(name, [])  # a virtual package: whoever installed provides it
+            continue
+        found.append(name)
+        for choice in depends.split(","):
+            dep = choice.split("|")[0].split("(")[0].strip().partition(":")[0]
+            if dep.startswith("python3-") and dep not in ("python3-minimal", "python3-distutils"):
+                todo.append(dep)
+    return sorted(found)
+
+
+@functools.cache
+def _providers() -> dict[str, list[str]]:
+    """Virtual package → the installed packages that provide it."""
+    out = subprocess.run(["dpkg-query", "-W", "-f", "${Package}|${Provides}\n"], capture_output=True, text=True)
+    found: dict[str, list[str]] = {}
+    for line in out.stdout.splitlines():
+        package, _, provides = line.partition("|")
+        for virtual in filter(None, (p.split("(")[0].strip() for p in provides.split(","))):
+            found.setdefault(virtual, []).append(package)
+    return found
+
+
+def dist_packages_entries(packages: list[str]) -> list[oci.Entry]:
+    entries: list[oci.Entry] = []
+    binaries = []
+    for path in _packaged_files(tuple(packages)):
+        if not str(path).lstrip("/").startswith(DIST_PACKAGES) or "__pycache__" in path.parts:
+            continue
+        if path.is_symlink():
+            entries.append(_relative_link(path))
+        elif path.is_file():
+            entries.append(_read(path))
+            binaries += [path] if path.suffix == ".so" else []
+    return [*entries, *shared_libraries(binaries)]
+
+
+def python_kubernetes() -> oci.Image:
+    layers = [oci.layer(busybox_entries()), oci.layer(python_entries()),
+              oci.layer(dist_packages_entries(python_closure(CLIENT)))]
+    env = ("PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8")
+    return oci.image(layers, oci.Config(env=env, cmd=("python3",), labels=_labels(*PYTHON_PACKAGES, CLIENT)))
+
+
 def _labels(*packages: str) -> tuple[tuple[str, str], ...]:
     """Where the image comes from, in the OCI annotation keys' words."""
     versions = " ".join(f"{p}={package_version(p)}" for p in packages)
@@ -163,7 +224,16 @@ def recipes() -> list[Recipe]:
     py = package_version("python3.11")
     return [Recipe("library/busybox", (box, ".".join(box.split(".")[:2])), busybox),
             Recipe("kubus/pause", (f"catatonit-{pause_version}",), pause),
-            Recipe("kubus/python", (f"{py}-{codename()}",), python)]
+            Recipe("kubus/python", (f"{py}-{codename()}",), python), *_client_recipe()]
+
+
+def _client_recipe() -> list[Recipe]:
+    """kubus/python-kubernetes:<client version>-<codename>, where the client's package is installed."""
+    try:
+        version = package_version(CLIENT)
+    except MissingPackage:
+        return []
+    return [Recipe("kubus/python-kubernetes", (f"{version}-{codename()}",), python_kubernetes)]
 
 
 def build_and_push(client: Client, progress: Callable[[str], None] = lambda line: None) -> dict[str, str]:

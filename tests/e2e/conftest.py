@@ -15,15 +15,26 @@ import yaml
 from runtime import spawn
 from runtime.spawn import ROOT
 from testkit.waiting import wait_until
+from tests.conftest import shared
 from testkit.hosts import free_port
 
 KUBECTL = os.environ.get("KUBUS_KUBECTL", "kubectl")
 
 
 @pytest.fixture
-def gateway(cluster, procs, settings, tmp_path):
-    """A gateway process on a free port; (its URL, its CA file)."""
+def gateway(cluster, procs, settings, tmp_path, request):
+    """A gateway process on a free port; (its URL, its CA file). Marked `shared_plane`: the plane's one."""
+    if shared(request):
+        yield request.getfixturevalue("plane_gateway")
+        return
     with running_gateway(procs, settings, tmp_path) as found:
+        yield found
+
+
+@pytest.fixture(scope="module")
+def plane_gateway(plane):
+    """One gateway for a module's shared plane (tests/conftest.py `plane`)."""
+    with running_gateway(plane.procs, plane.settings, plane.tmp) as found:
         yield found
 
 
@@ -50,19 +61,21 @@ def _answers(url: str, ca) -> bool:
         return answer.status == 200
 
 
-def kubeconfig_for(tmp_path, url: str, ca, token: str):
-    """A kubeconfig file for the gateway at `url` with a person's token; its path."""
+def kubeconfig_for(tmp_path, url: str, ca, token: str, namespace: str | None = None):
+    """A kubeconfig file for the gateway at `url` with a person's token (and its context's namespace,
+    if given); its path."""
+    context = {"cluster": "kubus", "user": "me", **({"namespace": namespace} if namespace else {})}
     config = {"apiVersion": "v1", "kind": "Config", "current-context": "kubus",
               "clusters": [{"name": "kubus", "cluster": {"server": url, "certificate-authority": str(ca)}}],
               "users": [{"name": "me", "user": {"token": token}}],
-              "contexts": [{"name": "kubus", "context": {"cluster": "kubus", "user": "me"}}]}
+              "contexts": [{"name": "kubus", "context": context}]}
     path = tmp_path / f"kubeconfig-{abs(hash(token))}"
     path.write_text(yaml.safe_dump(config))
     return path
 
 
-def kubectl_for(tmp_path, url: str, ca, token: str):
-    path = kubeconfig_for(tmp_path, url, ca, token)
+def kubectl_for(tmp_path, url: str, ca, token: str, namespace: str | None = None):
+    path = kubeconfig_for(tmp_path, url, ca, token, namespace)
     cache = tmp_path / f"kube-cache-{abs(hash(token))}"
 
     def argv(*args: str) -> list[str]:

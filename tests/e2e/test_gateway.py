@@ -11,13 +11,15 @@ from testkit.people import as_person, token_of
 from tests.e2e.conftest import kubectl_for
 from tests.fuzz_strategies import node, pod
 
-pytestmark = pytest.mark.skipif(shutil.which("kubectl") is None, reason="no kubectl on the PATH")
+pytestmark = [pytest.mark.skipif(shutil.which("kubectl") is None, reason="no kubectl on the PATH"),
+              pytest.mark.shared_plane]  # one control plane and gateway for the module, a namespace per test
 
 
-def test_kubectl_reads_through_the_gateway(cluster, settings, gateway, tmp_path):
-    cluster.create(pod("web"), namespace="default")
-    cluster.create(node("node-1"))
-    kubectl = kubectl_for(tmp_path, *gateway, token_of(settings, "admin"))
+def test_kubectl_reads_through_the_gateway(cluster, settings, gateway, tmp_path, namespace):
+    cluster.create(pod("web"))
+    node_name = f"node-{namespace}"  # cluster-scoped: named after the test's namespace
+    cluster.create(node(node_name))
+    kubectl = kubectl_for(tmp_path, *gateway, token_of(settings, "admin"), namespace)
 
     version = kubectl("version")
     assert "Server Version: v1.35.4-kubus" in version.stdout, version.stderr
@@ -31,7 +33,7 @@ def test_kubectl_reads_through_the_gateway(cluster, settings, gateway, tmp_path)
     pods = kubectl("get", "pods", "-A")
     assert pods.returncode == 0, pods.stderr
     assert pods.stdout.split()[:6] == ["NAMESPACE", "NAME", "READY", "STATUS", "RESTARTS", "AGE"]
-    assert pods.stdout.splitlines()[1].split()[:5] == ["default", "web", "0/1", "Pending", "0"]
+    assert [namespace, "web", "0/1", "Pending", "0"] in [line.split()[:5] for line in pods.stdout.splitlines()]
 
     wide = kubectl("get", "pods", "-o", "wide", "-l", "app=fz")
     assert wide.stdout.splitlines()[0].endswith("IP       NODE     NOMINATED NODE"), wide.stderr
@@ -45,12 +47,12 @@ def test_kubectl_reads_through_the_gateway(cluster, settings, gateway, tmp_path)
 
     nodes = kubectl("get", "nodes")
     assert nodes.stdout.split()[:5] == ["NAME", "STATUS", "ROLES", "AGE", "VERSION"], nodes.stderr
-    assert nodes.stdout.splitlines()[1].split()[:3] == ["node-1", "Unknown", "<none>"]
+    assert [node_name, "Unknown", "<none>"] in [line.split()[:3] for line in nodes.stdout.splitlines()]
 
     single = kubectl("get", "pod", "web")  # one object, as a one-row Table
     assert single.stdout.splitlines()[1].split()[:3] == ["web", "0/1", "Pending"], single.stderr
     namespaces = kubectl("get", "namespaces")
-    assert "default" in namespaces.stdout.split() and "deployments.apps" not in namespaces.stderr
+    assert {"default", namespace} <= set(namespaces.stdout.split()) and "deployments.apps" not in namespaces.stderr
     assert kubectl("get", "deployments", "-A").returncode == 0
 
     missing = kubectl("get", "pod", "nope")

@@ -12,10 +12,11 @@ import requests
 import yaml
 
 from testkit.people import token_of
-from tests.e2e.conftest import kubectl_for, running_gateway
+from tests.e2e.conftest import kubectl_for
 
 KUBECTL = "/usr/lib/google-cloud-sdk/bin/kubectl.1.33"
-pytestmark = pytest.mark.skipif(not Path(KUBECTL).exists(), reason="no kubectl 1.33")
+pytestmark = [pytest.mark.skipif(not Path(KUBECTL).exists(), reason="no kubectl 1.33"),
+              pytest.mark.shared_plane]  # one control plane and gateway for the module, a namespace per test
 TYPO = 'unknown field "spec.containers[0].imagePullPolice"'
 
 
@@ -25,22 +26,23 @@ def pod(name: str, **container) -> dict:
 
 
 @pytest.fixture
-def front(cluster, procs, settings, tmp_path):
-    with running_gateway(procs, settings, tmp_path) as (url, ca):
-        token = token_of(settings, "admin")
-        argv = kubectl_for(tmp_path, url, ca, token).argv
+def front(gateway, settings, tmp_path, namespace):
+    """(kubectl 1.33's apply as admin in the test's namespace, a raw POST of a pod there)."""
+    url, ca = gateway
+    token = token_of(settings, "admin")
+    argv = kubectl_for(tmp_path, url, ca, token, namespace).argv
 
-        def apply(manifest: dict, *flags: str) -> subprocess.CompletedProcess:
-            path = tmp_path / f"{manifest['metadata']['name']}.yaml"
-            path.write_text(yaml.safe_dump(manifest))
-            return subprocess.run([KUBECTL, *argv("apply", "-f", str(path), *flags)[1:]], capture_output=True,
-                                  text=True, timeout=90)
+    def apply(manifest: dict, *flags: str) -> subprocess.CompletedProcess:
+        path = tmp_path / f"{manifest['metadata']['name']}.yaml"
+        path.write_text(yaml.safe_dump(manifest))
+        return subprocess.run([KUBECTL, *argv("apply", "-f", str(path), *flags)[1:]], capture_output=True,
+                              text=True, timeout=90)
 
-        def post(raw: bytes, query: str) -> requests.Response:
-            return requests.post(f"{url}/api/v1/namespaces/default/pods?{query}", data=raw, verify=str(ca),
-                                 headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
-                                 timeout=30)
-        yield apply, post
+    def post(raw: bytes, query: str) -> requests.Response:
+        return requests.post(f"{url}/api/v1/namespaces/{namespace}/pods?{query}", data=raw, verify=str(ca),
+                             headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+                             timeout=30)
+    return apply, post
 
 
 @pytest.mark.parametrize("flags, created, said", [
@@ -57,7 +59,7 @@ def test_an_unknown_field_under_each_validation(front, cluster, tmp_path, flags,
         assert said.replace("{path}", str(tmp_path / "typo.yaml")) in done.stderr
     else:
         assert "unknown field" not in done.stderr
-    assert bool(cluster.list("Pod", "default").items) == created
+    assert bool(cluster.list("Pod", cluster.namespace).items) == created
 
 
 def test_fields_kubernetes_knows_pass_strict(front, cluster):
@@ -66,7 +68,7 @@ def test_fields_kubernetes_knows_pass_strict(front, cluster):
     manifest["spec"].update({"os": {"name": "linux"}, "hostUsers": True})
     done = apply(manifest)
     assert done.returncode == 0 and "Warning" not in done.stderr, done.stderr
-    assert cluster.get("Pod", "modern", "default")["spec"]["os"] == {"name": "linux"}  # kept as sent
+    assert cluster.get("Pod", "modern")["spec"]["os"] == {"name": "linux"}  # kept as sent
 
 
 def test_a_duplicate_field_is_refused_under_strict(front, cluster):
@@ -80,4 +82,4 @@ def test_a_duplicate_field_is_refused_under_strict(front, cluster):
     warned = post(raw, "fieldValidation=Warn")
     assert warned.status_code == 201 and warned.json()["metadata"]["name"] == "b"  # the last one, as Kubernetes
     assert 'duplicate field \\"metadata.name\\"' in warned.headers["Warning"]
-    assert cluster.get("Pod", "b", "default")["spec"]["containers"][0]["image"] == "nginx"
+    assert cluster.get("Pod", "b")["spec"]["containers"][0]["image"] == "nginx"

@@ -62,68 +62,73 @@ def names(items) -> list[str]:
     return sorted(f"{item.metadata.namespace}/{item.metadata.name}" for item in items)
 
 
-def test_lists_select_by_label_in_a_namespace_and_across_all(api):
+@pytest.mark.shared_plane
+def test_lists_select_by_label_in_a_namespace_and_across_all(api, namespace):
     core = k8s.CoreV1Api(api)
     assert k8s.VersionApi(api).get_code().git_version == "v1.35.4-kubus"
-    core.create_namespace({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "other"}})
-    for namespace, name, tier in [("default", "a", "front"), ("default", "b", "back"), ("other", "c", "front")]:
-        core.create_namespaced_pod(namespace, pod(name, tier=tier))
-    listed = core.list_namespaced_pod("default")
-    assert names(listed.items) == ["default/a", "default/b"] and int(listed.metadata.resource_version) > 0
-    assert names(core.list_namespaced_pod("default", label_selector="tier=front").items) == ["default/a"]
-    assert names(core.list_namespaced_pod("other", label_selector="tier!=front").items) == []
+    other = f"{namespace}-other"  # cluster-scoped: named after the test's namespace
+    core.create_namespace({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": other}})
+    for where, name, tier in [(namespace, "a", "front"), (namespace, "b", "back"), (other, "c", "front")]:
+        core.create_namespaced_pod(where, pod(name, tier=tier))
+    listed = core.list_namespaced_pod(namespace)
+    assert names(listed.items) == [f"{namespace}/a", f"{namespace}/b"] and int(listed.metadata.resource_version) > 0
+    assert names(core.list_namespaced_pod(namespace, label_selector="tier=front").items) == [f"{namespace}/a"]
+    assert names(core.list_namespaced_pod(other, label_selector="tier!=front").items) == []
     everywhere = core.list_pod_for_all_namespaces(label_selector="tier in (front)")
-    assert names(everywhere.items) == ["default/a", "other/c"]
-    assert names(core.list_pod_for_all_namespaces(field_selector="metadata.name=b").items) == ["default/b"]
+    assert names(everywhere.items) == sorted([f"{namespace}/a", f"{other}/c"])
+    assert names(core.list_pod_for_all_namespaces(field_selector="metadata.name=b").items) == [f"{namespace}/b"]
+    core.delete_namespace(other)
 
 
-def test_create_read_and_the_three_patch_types(api):
+@pytest.mark.shared_plane
+def test_create_read_and_the_three_patch_types(api, namespace):
     core, apps = k8s.CoreV1Api(api), k8s.AppsV1Api(api)
-    created = core.create_namespaced_pod("default", POD)
+    created = core.create_namespaced_pod(namespace, POD)
     assert created.metadata.uid and created.metadata.creation_timestamp and created.spec.restart_policy == "Always"
-    assert apps.create_namespaced_deployment("default", DEPLOYMENT).spec.template.spec.containers[0].image == "nginx"
-    assert core.read_namespaced_pod("py1", "default").metadata.uid == created.metadata.uid
+    assert apps.create_namespaced_deployment(namespace, DEPLOYMENT).spec.template.spec.containers[0].image == "nginx"
+    assert core.read_namespaced_pod("py1", namespace).metadata.uid == created.metadata.uid
 
-    core.patch_namespaced_pod("py1", "default", {"metadata": {"labels": {"smp": "1"}}})  # a dict: strategic
-    core.patch_namespaced_pod("py1", "default", [{"op": "add", "path": "/metadata/annotations", "value": {"j": "1"}},
+    core.patch_namespaced_pod("py1", namespace, {"metadata": {"labels": {"smp": "1"}}})  # a dict: strategic
+    core.patch_namespaced_pod("py1", namespace, [{"op": "add", "path": "/metadata/annotations", "value": {"j": "1"}},
                                                  {"op": "test", "path": "/metadata/labels/smp", "value": "1"}])
-    merged = core.patch_namespaced_pod("py1", "default", {"metadata": {"labels": {"app": None, "m": "1"}}},
+    merged = core.patch_namespaced_pod("py1", namespace, {"metadata": {"labels": {"app": None, "m": "1"}}},
                                        _content_type=MERGE)
     assert merged.metadata.labels == {"smp": "1", "m": "1"} and merged.metadata.annotations == {"j": "1"}
     with pytest.raises(k8s.ApiException) as failed_test:
-        core.patch_namespaced_pod("py1", "default", [{"op": "test", "path": "/metadata/labels/m", "value": "2"},
+        core.patch_namespaced_pod("py1", namespace, [{"op": "test", "path": "/metadata/labels/m", "value": "2"},
                                                      {"op": "add", "path": "/metadata/labels/x", "value": "1"}])
     assert failed_test.value.status == 422 and status_of(failed_test.value)["reason"] == "Invalid"
-    assert "x" not in core.read_namespaced_pod("py1", "default").metadata.labels
+    assert "x" not in core.read_namespaced_pod("py1", namespace).metadata.labels
 
-    strategic = apps.patch_namespaced_deployment("web", "default", {"spec": {"template": {"spec": {
+    strategic = apps.patch_namespaced_deployment("web", namespace, {"spec": {"template": {"spec": {
         "containers": [{"name": "web", "env": [{"name": "X", "value": "1"}]}]}}}})
     container = strategic.spec.template.spec.containers[0]
     assert (container.image, container.env[0].name) == ("nginx", "X")  # merged into the container of that name
-    merge = apps.patch_namespaced_deployment("web", "default", {"spec": {"template": {"spec": {
+    merge = apps.patch_namespaced_deployment("web", namespace, {"spec": {"template": {"spec": {
         "containers": [{"name": "web", "image": "nginx:2"}]}}}}, _content_type=MERGE)
     assert [(c.image, c.env) for c in merge.spec.template.spec.containers] == [("nginx:2", None)]  # the list replaced
-    json_patched = apps.patch_namespaced_deployment("web", "default", [
+    json_patched = apps.patch_namespaced_deployment("web", namespace, [
         {"op": "replace", "path": "/spec/replicas", "value": 4}])
     assert json_patched.spec.replicas == 4
-    assert apps.patch_namespaced_deployment_scale("web", "default", {"spec": {"replicas": 3}}).spec.replicas == 3
-    assert apps.read_namespaced_deployment("web", "default").spec.replicas == 3
+    assert apps.patch_namespaced_deployment_scale("web", namespace, {"spec": {"replicas": 3}}).spec.replicas == 3
+    assert apps.read_namespaced_deployment("web", namespace).spec.replicas == 3
 
-    stale = core.read_namespaced_pod("py1", "default")
+    stale = core.read_namespaced_pod("py1", namespace)
     stale.metadata.resource_version = created.metadata.resource_version
     with pytest.raises(k8s.ApiException) as conflict:
-        core.replace_namespaced_pod("py1", "default", stale)
+        core.replace_namespaced_pod("py1", namespace, stale)
     assert conflict.value.status == 409 and status_of(conflict.value)["reason"] == "Conflict"
 
 
-def test_a_watch_from_a_lists_version_sees_every_change_in_order_then_a_bookmark(api):
+@pytest.mark.shared_plane
+def test_a_watch_from_a_lists_version_sees_every_change_in_order_then_a_bookmark(api, namespace):
     core = k8s.CoreV1Api(api)
-    rv = core.list_namespaced_pod("default").metadata.resource_version
-    core.create_namespaced_pod("default", POD)
-    core.patch_namespaced_pod("py1", "default", {"metadata": {"labels": {"v": "2"}}})
-    core.delete_namespaced_pod("py1", "default", grace_period_seconds=0)
+    rv = core.list_namespaced_pod(namespace).metadata.resource_version
+    core.create_namespaced_pod(namespace, POD)
+    core.patch_namespaced_pod("py1", namespace, {"metadata": {"labels": {"v": "2"}}})
+    core.delete_namespaced_pod("py1", namespace, grace_period_seconds=0)
     seen = [(event["type"], event["raw_object"]) for event in watch.Watch().stream(
-        core.list_namespaced_pod, "default", resource_version=rv, allow_watch_bookmarks=True, timeout_seconds=7)]
+        core.list_namespaced_pod, namespace, resource_version=rv, allow_watch_bookmarks=True, timeout_seconds=7)]
     changes = [(kind, obj["metadata"]["name"], obj["metadata"].get("labels")) for kind, obj in seen
                if kind != "BOOKMARK"]
     assert changes == [("ADDED", "py1", {"app": "py"}), ("MODIFIED", "py1", {"app": "py", "v": "2"}),
@@ -167,15 +172,16 @@ def test_a_version_the_window_has_moved_past_is_410_and_one_inside_it_replays(sm
     assert expired.value.reason == f"Expired: too old resource version: {revisions[0]} ({revisions[1]})"
 
 
-def test_errors_are_kubernetes_status_objects(api):
+@pytest.mark.shared_plane
+def test_errors_are_kubernetes_status_objects(api, namespace):
     core = k8s.CoreV1Api(api)
-    status = not_found(lambda: core.read_namespaced_pod("nope", "default"))
+    status = not_found(lambda: core.read_namespaced_pod("nope", namespace))
     assert (status["reason"], status["message"]) == ("NotFound", 'pods "nope" not found')
     assert status["details"] == {"name": "nope", "kind": "pods"}
 
     bad = {**POD, "metadata": {"name": "Bad_Name"}, "spec": {"containers": [{"name": "c"}]}}
     with pytest.raises(k8s.ApiException) as invalid:
-        core.create_namespaced_pod("default", bad)
+        core.create_namespaced_pod(namespace, bad)
     assert invalid.value.status == 422
     status = status_of(invalid.value)
     assert status["reason"] == "Invalid" and status["message"].startswith('Pod "Bad_Name" is invalid: [')

@@ -2,6 +2,7 @@
 `bus.permissions`, each tried with raw pika. Every refusal is the broker's own."""
 from __future__ import annotations
 
+import contextlib
 import time
 import uuid
 from dataclasses import dataclass
@@ -61,7 +62,24 @@ class Cluster:
 
 
 @pytest.fixture
-def cluster(amqp_url):
+def cluster(amqp_url, request):
+    """A fresh cluster's users; marked `shared_plane` (a test whose operations are all refused, or
+    read-only: it changes nothing on the broker), the module's one."""
+    if request.node.get_closest_marker("shared_plane"):
+        yield request.getfixturevalue("shared_cluster")
+        return
+    with _made(amqp_url) as made:
+        yield made
+
+
+@pytest.fixture(scope="module")
+def shared_cluster(amqp_url):
+    with _made(amqp_url) as made:
+        yield made
+
+
+@contextlib.contextmanager
+def _made(amqp_url: str):
     names = Names(f"t{uuid.uuid4().hex[:10]}")
     users = {short: broker_user_of(names.cluster, role, name) for short, (role, name) in ROLES.items()}
     try:
@@ -122,6 +140,7 @@ def test_the_broker_holds_what_was_applied(cluster):
     assert accounts.delete_user(cluster.url, f"{c}.nobody") is False
 
 
+@pytest.mark.shared_plane
 def test_refusals_carry_the_brokers_text(cluster):
     with pytest.raises(accounts.AccountError, match="invalid_regexp") as err:
         accounts.set_permissions(cluster.url, cluster.users["bob"], "(", "^$", "^$")
@@ -129,6 +148,7 @@ def test_refusals_carry_the_brokers_text(cluster):
 
 
 # ---- identity ------------------------------------------------------------------------------------
+@pytest.mark.shared_plane
 @pytest.mark.parametrize("who,claimed", [("alice", "apiserver"), ("node-1", "node-2"), ("scheduler", "store")])
 def test_a_forged_user_id_is_refused(cluster, who, claimed):
     outcome = cluster.attempt(who, publish(cluster.names.api, "apiserver", user_id=cluster.users[claimed]))
@@ -141,11 +161,13 @@ def test_the_own_user_id_passes(cluster):
 
 
 # ---- who writes what -----------------------------------------------------------------------------
+@pytest.mark.shared_plane
 @pytest.mark.parametrize("who", ["alice", "builder", "scheduler", "rs", "node-1", "hollow", "store"])
 def test_only_apiservers_write_the_store_exchange(cluster, who):
     assert _is_refused(cluster.attempt(who, publish(cluster.names.store, "store")), f"exchange '{cluster.names.store}'")
 
 
+@pytest.mark.shared_plane
 @pytest.mark.parametrize("who", ["alice", "builder", "scheduler", "rs", "node-1", "hollow", "apiserver"])
 def test_only_the_store_writes_events(cluster, who):
     outcome = cluster.attempt(who, publish(cluster.names.events, "pod.default.node-1"))
@@ -159,6 +181,7 @@ def test_the_store_publishes_events_and_apiservers_commands(cluster):
     assert _queue_user_ids(cluster, names.store_queue) == [cluster.users["apiserver"]]
 
 
+@pytest.mark.shared_plane
 @pytest.mark.parametrize("who", ["alice", "builder", "scheduler"])
 def test_who_answers_nobody_cannot_use_the_default_exchange(cluster, who):
     outcome = cluster.attempt(who, publish("", "amq.rabbitmq.reply-to.g1h2AA5yZXBseUAxAAAAAAAAAAAAAAA"))
@@ -166,6 +189,7 @@ def test_who_answers_nobody_cannot_use_the_default_exchange(cluster, who):
 
 
 # ---- locks and shared names ----------------------------------------------------------------------
+@pytest.mark.shared_plane
 @pytest.mark.parametrize("who", ["apiserver", "scheduler", "rs", "node-1", "hollow", "alice", "builder"])
 def test_only_the_store_takes_its_lock(cluster, who):
     lock = f"{cluster.names.store_queue}.lock"
@@ -182,12 +206,14 @@ def test_the_store_takes_its_lock_and_consumes_its_queue(cluster):
     assert cluster.attempt("store", take) is None
 
 
+@pytest.mark.shared_plane
 @pytest.mark.parametrize("who", ["apiserver", "scheduler", "node-1", "alice"])
 def test_only_store_processes_consume_the_store_queue(cluster, who):
     outcome = cluster.attempt(who, lambda ch: ch.basic_consume(cluster.names.store_queue, lambda *_: None))
     assert _is_refused(outcome, f"queue '{cluster.names.store_queue}'")
 
 
+@pytest.mark.shared_plane
 @pytest.mark.parametrize("who", list(ROLES))
 @pytest.mark.parametrize("operation", ["declare-exchange", "delete-exchange", "delete-queue"])
 def test_nobody_but_the_admin_configures_shared_names(cluster, who, operation):
@@ -198,6 +224,7 @@ def test_nobody_but_the_admin_configures_shared_names(cluster, who, operation):
     assert _is_refused(cluster.attempt(who, act))
 
 
+@pytest.mark.shared_plane
 @pytest.mark.parametrize("who", list(ROLES))
 def test_passive_declares_need_no_permission(cluster, who):
     names = cluster.names
@@ -212,6 +239,7 @@ def test_passive_declares_need_no_permission(cluster, who):
 
 
 # ---- people ---------------------------------------------------------------------------------------
+@pytest.mark.shared_plane
 @pytest.mark.parametrize("operation", [
     pytest.param(lambda n: declare(watch_queue(n, "alice", "1")), id="declare-own-watch-name"),
     pytest.param(lambda n: declare("", exclusive=True), id="declare-server-named"),

@@ -9,6 +9,8 @@ import pytest
 
 from api.status import StatusError
 
+pytestmark = pytest.mark.shared_plane  # one control plane for the module, a namespace per test
+
 
 def pod(name: str | None = None, generate: str | None = None, **spec) -> dict:
     meta = {"name": name} if name else {"generateName": generate}
@@ -18,7 +20,7 @@ def pod(name: str | None = None, generate: str | None = None, **spec) -> dict:
 
 def test_create_get_update_and_stale_update_conflicts(cluster):
     created = cluster.create(pod("web"))
-    assert created["metadata"]["uid"] and created["metadata"]["namespace"] == "default"
+    assert created["metadata"]["uid"] and created["metadata"]["namespace"] == cluster.namespace
     assert cluster.get("Pod", "web") == created
 
     changed = copy.deepcopy(created)
@@ -61,13 +63,13 @@ def test_create_in_missing_namespace_is_not_found(cluster):
 
 
 def test_thousand_concurrent_creates_get_distinct_increasing_revisions(cluster):
-    futures = [cluster.request_async("create", "Pod", namespace="default", obj=pod(f"p-{i}"), timeout=60)
+    futures = [cluster.request_async("create", "Pod", namespace=cluster.namespace, obj=pod(f"p-{i}"), timeout=60)
                for i in range(1000)]
     replies = [f.result(90) for f in futures]
     assert all(isinstance(r, dict) and r["ok"] for r in replies), [r for r in replies if not isinstance(r, dict)][:3]
     revs = [int(r["object"]["metadata"]["resourceVersion"]) for r in replies]
     assert len(set(revs)) == 1000
-    listed = cluster.list("Pod", "default")
+    listed = cluster.list("Pod", cluster.namespace)
     assert {p["metadata"]["name"] for p in listed.items} >= {f"p-{i}" for i in range(1000)}
     assert listed.rev >= max(revs)
 
@@ -99,15 +101,16 @@ def test_bound_pod_deletes_gracefully_and_binding_is_a_cas(cluster):
 
 
 def test_finalizers_hold_deletion_until_removed(cluster):
-    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "held", "finalizers": ["example.com/x"]}}
+    name = f"held-{cluster.namespace}"  # cluster-scoped: named after the test's namespace
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "finalizers": ["example.com/x"]}}
     cluster.create(node)
-    held = cluster.delete("Node", "held")
+    held = cluster.delete("Node", name)
     assert held["metadata"]["deletionTimestamp"]
     with pytest.raises(StatusError):
         cluster.update({**held, "metadata": {**held["metadata"], "finalizers": ["example.com/x", "new/one"]}})
     cluster.update({**held, "metadata": {**held["metadata"], "finalizers": []}})
     with pytest.raises(StatusError) as err:
-        cluster.get("Node", "held")
+        cluster.get("Node", name)
     assert err.value.reason == "NotFound"
 
 
@@ -131,7 +134,7 @@ def test_a_reply_callback_sends_the_next_request_of_a_chain(cluster):
 
     def step(n: int, obj: dict) -> None:
         obj["metadata"]["labels"] = {"n": str(n)}
-        fut = cluster.request_async("update", "Pod", namespace="default", name="chain", obj=obj,
+        fut = cluster.request_async("update", "Pod", namespace=cluster.namespace, name="chain", obj=obj,
                                     resource_version=obj["metadata"]["resourceVersion"], timeout=30)
         fut.add_done_callback(lambda f: next_or_done(n, f.result()))
 
@@ -148,3 +151,14 @@ def test_a_reply_callback_sends_the_next_request_of_a_chain(cluster):
     assert last["ok"] and last["object"]["metadata"]["labels"] == {"n": "20"}
     assert threads == {f"bus-{cluster.bus.connection_name}"}  # every link ran on the connection's thread
     assert in_flight == [1] * 19  # sent at once: already waiting for its reply
+
+
+def test_a_namespace_view_sends_there_and_leaves_its_client_as_it_was(cluster, plane):
+    """What the shared plane's tests stand on: `in_namespace` places requests that name no namespace,
+    on the client's connection, and the client itself still sends them to `default`."""
+    made = cluster.create(pod("placed"))
+    assert made["metadata"]["namespace"] == cluster.namespace != "default"
+    assert cluster.bus is plane.client.bus and plane.client.namespace == "default"
+    with pytest.raises(StatusError) as err:
+        plane.client.get("Pod", "placed")
+    assert err.value.message == 'pods "placed" not found'

@@ -47,11 +47,13 @@ CASES = [
 ]
 
 
+@pytest.mark.shared_plane  # the module's one plane; its dead queue emptied before each message
 @pytest.mark.parametrize("target", ["apiserver", "store"])
 @pytest.mark.parametrize("body,headers,reason", CASES)
 def test_bad_messages_are_dead_lettered_with_reason(cluster, procs, settings, amqp_url, target, body, headers,
                                                     reason):
     names = Names(cluster.names.cluster)
+    assert read_queue(amqp_url, names.dead_queue) == []  # nothing an earlier test sent is still on its way
     exchange = names.api if target == "apiserver" else names.store
     _publish(sender(procs, settings, target), exchange, target, body, headers)
     dead = wait_until(lambda: read_queue(amqp_url, names.dead_queue), what="the message in the dead queue")

@@ -26,6 +26,7 @@ def _alive(procs) -> None:
     assert [p.poll() for p in procs.procs] == [None] * len(procs.procs), "an actor process exited"
 
 
+@pytest.mark.shared_plane
 @pytest.mark.parametrize("options, field", [
     pytest.param({"fieldSelector": 5}, "options.fieldSelector", id="field-selector-int"),
     pytest.param({"labelSelector": ["a"]}, "options.labelSelector", id="label-selector-list"),
@@ -40,6 +41,7 @@ def test_bad_list_options_are_400_naming_the_field(cluster, procs, options, fiel
     assert cluster.create(_pod("after"))["metadata"]["name"] == "after"
 
 
+@pytest.mark.shared_plane
 def test_the_issue_repro_list_with_an_int_field_selector(cluster, procs):
     with pytest.raises(StatusError) as err:
         cluster.list("Pod", field_selector=5)
@@ -47,6 +49,7 @@ def test_the_issue_repro_list_with_an_int_field_selector(cluster, procs):
     _alive(procs)
 
 
+@pytest.mark.shared_plane
 @pytest.mark.parametrize("options, field", [
     pytest.param({"gracePeriodSeconds": -3}, "options.gracePeriodSeconds", id="negative-grace"),
     pytest.param({"gracePeriodSeconds": True}, "options.gracePeriodSeconds", id="bool-grace"),
@@ -57,7 +60,7 @@ def test_the_issue_repro_list_with_an_int_field_selector(cluster, procs):
 def test_bad_delete_options_are_400_naming_the_field(cluster, procs, options, field):
     cluster.create(_pod("victim"))
     with pytest.raises(StatusError) as err:
-        cluster.request("delete", "Pod", namespace="default", name="victim", options=options)
+        cluster.request("delete", "Pod", namespace=cluster.namespace, name="victim", options=options)
     assert err.value.code == 400 and err.value.causes[0].field == field
     assert cluster.get("Pod", "victim")  # nothing happened to it
     _alive(procs)
@@ -121,11 +124,12 @@ def test_patches_without_message_ids_never_share_an_answer(cluster, settings):
         assert reply["object"]["metadata"]["labels"] == {"n": value}
 
 
+@pytest.mark.shared_plane
 def test_update_whose_name_differs_from_the_objects_is_400(cluster):
     pod = cluster.create(_pod("named"))
     pod["metadata"]["name"] = "other"
     with pytest.raises(StatusError) as err:
-        cluster.request("update", "Pod", namespace="default", name="named", obj=pod)
+        cluster.request("update", "Pod", namespace=cluster.namespace, name="named", obj=pod)
     assert err.value.code == 400
     assert err.value.message == "the name of the object (other) does not match the name on the URL (named)"
 
@@ -145,6 +149,7 @@ def test_a_reply_to_that_is_not_direct_reply_to_is_dead_lettered(cluster, procs,
     assert [p["metadata"]["name"] for p in cluster.list("Pod").items] == []
 
 
+@pytest.mark.shared_plane
 @pytest.mark.parametrize("binding, field", [
     pytest.param({"target": {"name": 5}}, "object.target.name", id="name-int"),
     pytest.param({"target": ["node-1"]}, "object.target", id="target-list"),
@@ -153,7 +158,7 @@ def test_a_reply_to_that_is_not_direct_reply_to_is_dead_lettered(cluster, procs,
 def test_a_bind_with_a_bad_target_is_400_naming_the_field(cluster, procs, binding, field):
     cluster.create(_pod("to-bind"))
     with pytest.raises(StatusError) as err:
-        cluster.request("bind", "Pod", namespace="default", name="to-bind", obj=binding)
+        cluster.request("bind", "Pod", namespace=cluster.namespace, name="to-bind", obj=binding)
     assert err.value.code == 400 and err.value.causes[0].field == field
     assert not cluster.get("Pod", "to-bind")["spec"].get("nodeName")
     _alive(procs)

@@ -24,6 +24,7 @@ def _env(obj: dict, container: int = 0) -> list:
     return obj["spec"]["template"]["spec"]["containers"][container]["env"]
 
 
+@pytest.mark.shared_plane
 def test_strategic_patch_merges_env_by_name(cluster):
     cluster.create(deployment([{"name": "web", "image": "nginx:1.25", "env": ENV}]))
     patch = {"spec": {"template": {"spec": {"containers": [
@@ -34,6 +35,7 @@ def test_strategic_patch_merges_env_by_name(cluster):
     assert cluster.get("Deployment", "web")["spec"]["template"]["spec"]["containers"][0]["image"] == "nginx:1.25"
 
 
+@pytest.mark.shared_plane
 def test_failed_json_patch_test_leaves_the_object_as_it_was(cluster):
     created = cluster.create(deployment([{"name": "web", "image": "nginx:1.25", "env": ENV}]))
     ops = [{"op": "replace", "path": "/spec/replicas", "value": 5},
@@ -48,6 +50,7 @@ def test_failed_json_patch_test_leaves_the_object_as_it_was(cluster):
     assert cluster.patch("Deployment", "web", ops, patch_type="json")["spec"]["replicas"] == 5
 
 
+@pytest.mark.shared_plane
 def test_bad_strategic_patch_is_a_bad_request(cluster):
     cluster.create(deployment([{"name": "web", "image": "nginx:1.25"}]))
     with pytest.raises(StatusError) as err:
@@ -56,6 +59,7 @@ def test_bad_strategic_patch_is_a_bad_request(cluster):
     assert (err.value.code, err.value.message) == (400, "map: map[image:x] does not contain declared merge key: name")
 
 
+@pytest.mark.shared_plane
 @pytest.mark.parametrize("patch_type, patch", [
     pytest.param("strategic", {"spec": {"replicas": 4}}, id="strategic"),
     pytest.param("json", [{"op": "replace", "path": "/spec/replicas", "value": 4}], id="json"),
@@ -63,7 +67,7 @@ def test_bad_strategic_patch_is_a_bad_request(cluster):
 ])
 def test_dry_run_patch_answers_without_writing(cluster, patch_type, patch):
     created = cluster.create(deployment([{"name": "web", "image": "nginx:1.25"}]))
-    reply = cluster.request("patch", "Deployment", namespace="default", name="web", obj=patch,
+    reply = cluster.request("patch", "Deployment", namespace=cluster.namespace, name="web", obj=patch,
                             options={"patchType": patch_type, "dryRun": ["All"]})
     assert reply["object"]["spec"]["replicas"] == 4
     assert cluster.get("Deployment", "web") == created

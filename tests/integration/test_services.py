@@ -26,6 +26,7 @@ def kubus(procs, *args: str) -> subprocess.CompletedProcess:
                           text=True, timeout=120)
 
 
+@pytest.mark.shared_plane  # the module's one plane (its address and port ranges), a namespace per test
 def test_services_get_addresses_from_the_service_range(cluster, settings):
     kubernetes = cluster.get("Service", "kubernetes", "default")
     assert kubernetes["spec"]["clusterIP"] == "10.96.0.1"
@@ -46,6 +47,7 @@ def test_services_get_addresses_from_the_service_range(cluster, settings):
     assert err.value.causes[0].message == f"Invalid value: {port}: provided port is already allocated"
 
 
+@pytest.mark.shared_plane  # the module's one plane (its address and port ranges), a namespace per test
 def test_a_replace_without_the_ip_keeps_it(cluster):
     web = cluster.create(service("web", type="NodePort"))
     again = cluster.update({**service("web", type="NodePort"),
@@ -54,6 +56,7 @@ def test_a_replace_without_the_ip_keeps_it(cluster):
     assert again["spec"]["ports"][0]["nodePort"] == web["spec"]["ports"][0]["nodePort"]
 
 
+@pytest.mark.shared_plane  # the module's one plane (its address and port ranges), a namespace per test
 def test_a_bad_service_is_refused_with_kubernetes_words(cluster):
     with pytest.raises(StatusError) as err:
         cluster.create(service("web", type="ClusterIP", ports=[{"port": 80, "nodePort": 30080}]))

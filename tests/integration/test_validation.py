@@ -5,6 +5,7 @@ import pytest
 
 from api.status import StatusError
 
+pytestmark = pytest.mark.shared_plane  # one control plane for the module, a namespace per test
 CONTAINER = {"name": "app", "image": "busybox"}
 TEMPLATE = {"metadata": {"labels": {"app": "x"}}, "spec": {"containers": [CONTAINER]}}
 
@@ -42,7 +43,8 @@ def test_invalid_objects_get_422_with_the_field_path(cluster, obj, field, fragme
 
 def test_unknown_kind_is_not_found(cluster):
     with pytest.raises(StatusError) as err:
-        cluster.request("create", "Gadget", namespace="default", obj={"kind": "Gadget", "metadata": {"name": "g"}})
+        cluster.request("create", "Gadget", namespace=cluster.namespace,
+                        obj={"kind": "Gadget", "metadata": {"name": "g"}})
     assert err.value.reason == "NotFound" and "Gadget" in err.value.message
 
 

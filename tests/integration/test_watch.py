@@ -5,11 +5,15 @@ from __future__ import annotations
 import queue
 import threading
 
+import pytest
+
 from runtime.cache import Delta
 from runtime.client import Client, Watch
 from bus.testkit import blocking
 from testkit.waiting import wait_until
 from tests.integration.test_crud import pod
+
+pytestmark = pytest.mark.shared_plane  # one control plane for the module, a namespace per test
 
 
 def drain(watch: Watch, until, timeout: float = 20.0) -> list[Delta]:
@@ -28,7 +32,7 @@ def _take(watch: Watch, seen: list[Delta]) -> bool:
 
 
 def test_watcher_sees_every_change_in_revision_order(cluster):
-    watch = cluster.watch("Pod", "default").wait_synced()
+    watch = cluster.watch("Pod", cluster.namespace).wait_synced()
     for i in range(30):
         cluster.create(pod(f"w-{i}"))
     for i in range(0, 30, 3):
@@ -62,7 +66,7 @@ def _lossy_window(cluster, amqp_url, lose) -> tuple[list[Delta], GatedWatch]:
     for n in names:
         cluster.create(pod(n))
     watcher = Client(cluster.settings, name="watcher")  # its thread blocks in the handler, not the writer's
-    spec = watcher.watch_queue(["pod.default.*"], name="lossy")
+    spec = watcher.watch_queue([f"pod.{cluster.namespace}.*"], name=f"lossy-{cluster.namespace}")
     watch = GatedWatch(watcher, spec).wait_synced()
     drain(watch, lambda s: len(s) >= 5)
     watch.gate.clear()

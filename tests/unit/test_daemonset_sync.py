@@ -1,4 +1,4 @@
-"""The DaemonSet controller's decisions (daemonnodes.py, daemonsync.py, daemonhistory.py): node
+"""The DaemonSet controller's decisions (daemonnodes.py, daemonsync.py, history.py): node
 eligibility by nodeSelector, affinity and taints; the automatic tolerations and the node's affinity
 term; create/delete per node; the rolling update within maxUnavailable / maxSurge; status counts;
 the history's revisions (k8s-config-workloads.md §6)."""
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from actors.controllers import daemonhistory, daemonsync
+from actors.controllers import daemonsync, history
 from actors.controllers.daemonnodes import (HASH_LABEL, daemon_tolerations, placement, pod_for, should_run,
                                            target_node)
 from api import apps_validation
@@ -173,24 +173,24 @@ def test_min_ready_seconds_holds_availability():
 
 def test_history_snapshot_then_rollback_renumbers():
     one = ds()
-    first = daemonhistory.construct(one, [])
+    first = history.construct(one, [])
     assert first.current is None and first.create["revision"] == 1
     rev1 = {**first.create, "metadata": {**first.create["metadata"], "resourceVersion": "1"}}
     hash1 = rev1["metadata"]["labels"][HASH_LABEL]
     assert rev1["metadata"]["name"] == f"agent-{hash1}"
     assert rev1["data"]["spec"]["template"]["$patch"] == "replace"
     two = ds({"containers": [{"name": "c", "image": "agent:2"}]})
-    second = daemonhistory.construct(two, [rev1])
+    second = history.construct(two, [rev1])
     assert second.create["revision"] == 2 and second.create["metadata"]["name"] != rev1["metadata"]["name"]
     rev2 = second.create
-    back = daemonhistory.construct(one, [rev1, rev2])
+    back = history.construct(one, [rev1, rev2])
     assert back.current is rev1 and back.renumber == 3 and back.hash == hash1
 
 
 def test_history_cleanup_keeps_the_limit_and_live_hashes():
     old = [{"metadata": {"name": f"r{i}", "labels": {HASH_LABEL: f"h{i}"}}, "revision": i} for i in range(1, 5)]
     keep_two = ds(revisionHistoryLimit=2)
-    assert [r["metadata"]["name"] for r in daemonhistory.to_clean(keep_two, old, {"h1"})] == ["r2", "r3"]
+    assert [r["metadata"]["name"] for r in history.to_clean(keep_two, old, {"h1"})] == ["r2", "r3"]
 
 
 @pytest.mark.parametrize("rolling, message", [

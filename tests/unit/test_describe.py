@@ -92,3 +92,24 @@ def test_describe_pod_lists_init_containers_before_containers():
         "    Last State: Terminated", "      Reason:   Error", "      Exit Code: 1", "    Ready:    False",
         "    Restarts: 2", "  init-mydb:"]
     assert lines.index("  init-mydb:") < lines.index("Containers:") < lines.index("  myapp-container:")
+
+
+# ---- PodDisruptionBudgets: kubectl's PodDisruptionBudgetDescriber ---------------------------------
+from cli.describe_policy import budget_lines  # noqa: E402
+
+
+@pytest.mark.parametrize("spec,first", [
+    pytest.param({"minAvailable": 2}, "Min available:  2", id="min-available"),
+    pytest.param({"maxUnavailable": "25%"}, "Max unavailable:  25%", id="max-unavailable"),
+])
+def test_budget_lines_show_its_bound_selector_and_status(spec, first):
+    pdb = {"spec": {**spec, "selector": {"matchLabels": {"app": "web"}}},
+           "status": {"disruptionsAllowed": 1, "currentHealthy": 3, "desiredHealthy": 2, "expectedPods": 3}}
+    assert budget_lines(pdb) == [first, "Selector:     app=web", "Status:", "    Allowed disruptions:  1",
+                                 "    Current:              3", "    Desired:              2",
+                                 "    Total:                3"]
+
+
+def test_budget_lines_of_a_budget_without_selector_or_status():
+    assert budget_lines({"spec": {"minAvailable": 1}})[:2] == ["Min available:  1", "Selector:     <unset>"]
+    assert budget_lines({"spec": {"minAvailable": 1}})[-1] == "    Total:                0"

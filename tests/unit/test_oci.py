@@ -140,5 +140,18 @@ def test_recipes_are_tagged_by_the_installed_packages():
     assert tags["library/busybox"] == (box, box.rsplit(".", 1)[0])
     assert tags["kubus/pause"] == (f"catatonit-{recipes.package_version('catatonit')}",)
     assert tags["kubus/python"][0].startswith(recipes.package_version("python3.11") + "-")
+    assert tags["kubus/python-kubernetes"] == (
+        f"{recipes.package_version('python3-kubernetes')}-{recipes.codename()}",)
     with pytest.raises(recipes.MissingPackage, match="not installed"):
         recipes.package_version("no-such-package-kubus")
+
+
+@pytest.mark.skipif(not Path("/usr/lib/python3/dist-packages/kubernetes").is_dir(), reason="no python3-kubernetes")
+def test_the_clients_layer_holds_its_dependencies_and_their_libraries():
+    closure = recipes.python_closure(recipes.CLIENT)
+    assert {"python3-kubernetes", "python3-yaml", "python3-urllib3", "python3-cffi-backend"} <= set(closure)
+    assert "python3-minimal" not in closure  # the interpreter is the python layer's
+    names = {entry.path.lstrip("/") for entry in recipes.dist_packages_entries(closure)}
+    assert "usr/lib/python3/dist-packages/kubernetes/config/incluster_config.py" in names
+    assert any("libyaml" in name for name in names)  # what _yaml's extension links to
+    assert not any("__pycache__" in name for name in names)

@@ -13,7 +13,8 @@ from api.registry import KINDS
 def test_every_kind_is_in_its_group_versions_document_under_its_kubernetes_name():
     docs = documents()
     assert sorted(docs) == ["api/v1", "apis/admissionregistration.k8s.io/v1", "apis/apiextensions.k8s.io/v1",
-                            "apis/apps/v1", "apis/batch/v1", "apis/coordination.k8s.io/v1", "apis/discovery.k8s.io/v1",
+                            "apis/apps/v1", "apis/autoscaling/v2", "apis/batch/v1", "apis/coordination.k8s.io/v1",
+                            "apis/discovery.k8s.io/v1",
                             "apis/networking.k8s.io/v1", "apis/policy/v1", "apis/rbac.authorization.k8s.io/v1",
                             "apis/scheduling.k8s.io/v1", "apis/storage.k8s.io/v1"]
     pod = docs["api/v1"]["components"]["schemas"]["io.k8s.api.core.v1.Pod"]

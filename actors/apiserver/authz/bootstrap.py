@@ -104,6 +104,9 @@ def _user_facing() -> list[dict]:
             new_rule(READ_WRITE, (RBAC_GROUP,), "rolebindings roles")], to("admin")),
         cluster_role("system:aggregate-to-edit", _aggregate_to_edit(), to("edit")),
         cluster_role("system:aggregate-to-view", _aggregate_to_view(), to("view")),
+        # metrics-server's role, shipped with kubus's built-in metrics API: view, edit and admin read metrics
+        cluster_role("system:aggregated-metrics-reader", [new_rule(READ, ("metrics.k8s.io",), "pods nodes")],
+                     {**to("view"), **to("edit"), **to("admin")}),
     ]
 
 

@@ -15,7 +15,8 @@ CONTROLLERS = ("clusterrole-aggregation-controller", "deployment-controller", "g
                "service-account-controller", "endpointslice-controller", "endpoint-controller",
                "root-ca-cert-publisher", "job-controller", "ttl-after-finished-controller", "cronjob-controller",
                "replication-controller", "apiextensions-controller", "disruption-controller",
-               "persistent-volume-binder", "daemon-set-controller")
+               "persistent-volume-binder", "daemon-set-controller", "statefulset-controller",
+               "horizontal-pod-autoscaler")
 
 
 def controller_rules() -> dict[str, list[dict]]:
@@ -35,6 +36,12 @@ def controller_rules() -> dict[str, list[dict]]:
             new_rule("list watch", CORE, "nodes"), new_rule("create delete list patch watch", CORE, "pods"),
             new_rule("create", CORE, "pods/binding"),
             new_rule("create delete get list patch update watch", ("apps",), "controllerrevisions")],
+        "statefulset-controller": [
+            new_rule("get list watch", APPS, "statefulsets"),
+            new_rule("update", APPS, "statefulsets/status"), new_rule("update", APPS, "statefulsets/finalizers"),
+            new_rule("create delete get list patch update watch", CORE, "pods"),
+            new_rule("create delete get list patch update watch", APPS, "controllerrevisions"),
+            new_rule("create delete get list patch update watch", CORE, "persistentvolumeclaims")],
         "generic-garbage-collector": [new_rule("delete get list patch update watch", ("*",), "*")],
         "job-controller": [
             new_rule("get list update watch", ("batch",), "jobs"),
@@ -63,6 +70,16 @@ def controller_rules() -> dict[str, list[dict]]:
             new_rule("get", ("*",), "*/scale"),
             new_rule("list watch", CORE, "pods"),  # kubus: it watches for itself
             new_rule("patch update", CORE, "pods/status")],
+        "horizontal-pod-autoscaler": [
+            new_rule("get list watch", ("autoscaling",), "horizontalpodautoscalers"),
+            new_rule("update", ("autoscaling",), "horizontalpodautoscalers/status"),
+            new_rule("get update", ("*",), "*/scale"),
+            # kubus: the bus has no scale subresource; `/scale` is the target's spec.replicas, patched
+            new_rule("get list watch patch", workloads, "deployments replicasets"),
+            new_rule("get list watch patch", APPS, "statefulsets"),
+            new_rule("get list watch patch", CORE, "replicationcontrollers"),
+            new_rule("list watch", CORE, "pods"),  # kubus: it watches for itself
+            new_rule("list", ("metrics.k8s.io",), "pods")],
         "persistent-volume-binder": [  # with the pvc-protection and pv-protection controllers' rules
             new_rule("create delete get list patch update watch", CORE, "persistentvolumes"),
             new_rule("update", CORE, "persistentvolumes/status"),

@@ -66,6 +66,8 @@ class CRIRuntime:
         self.instances: dict[str, Instance] = {}
         self.states: dict[str, int] = {}  # runtime id -> ContainerState, as last listed
         self.listed_at = -1e9
+        self.used: dict[str, tuple[int, int]] = {}  # runtime id -> (cumulative core-ns, working set), as last read
+        self.used_at = -1e9
         self.bringing = ThreadPoolExecutor(4, thread_name_prefix="cri-up")
         self.stopping = ThreadPoolExecutor(16, thread_name_prefix="cri-stop")
         try:
@@ -165,6 +167,22 @@ class CRIRuntime:
             log.info("kubelet.sandbox_changed", pod_uid=uid,
                      why="Pod sandbox changed, it will be killed and re-created.")
             self.stopping.submit(self._sandbox_died, uid)
+
+    def usage(self, container_id: str, pod: dict, now: float) -> tuple[int, int] | None:
+        """(cumulative core-nanoseconds, working-set bytes) from the containers' cgroups, as containerd reports
+        them (ListContainerStats: one call a node for all its containers, at most once a REFRESH_S)."""
+        inst = self.instances.get(container_id)
+        if inst is None or inst.id is None:
+            return None
+        if self.clock() - self.used_at >= REFRESH_S:
+            self.used_at = self.clock()
+            try:
+                self.used = {s.attributes.id: (s.cpu.usage_core_nano_seconds.value, s.memory.working_set_bytes.value)
+                             for s in self.client.stats(labels={NODE_LABEL: self.node})}
+            except CRIError as exc:
+                log.warning("kubelet.cri_stats_failed", node=self.node, error=exc.message[:200])
+                self.used = {}
+        return self.used.get(inst.id)
 
     def _sandbox_died(self, uid: str) -> None:
         """Its containers are killed with it; their exits come through poll, and each the worker starts

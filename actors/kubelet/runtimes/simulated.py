@@ -1,6 +1,8 @@
 """The `simulated` runtime: containers "run" without processes. Annotations on the pod set how:
 `kubus.io/simulated-startup-seconds`, `kubus.io/simulated-run-seconds` and
-`kubus.io/simulated-exit-code` (without an exit code a container runs until stopped).
+`kubus.io/simulated-exit-code` (without an exit code a container runs until stopped); what each running
+container uses, `kubus.io/simulated-cpu` (cores, `250m`) and `kubus.io/simulated-memory` (`64Mi`), read at
+every sample, so a test changes a pod's usage by annotating it.
 
 An init container runs to completion, as KWOK's stages have it: it runs for the startup time, then
 exits with `kubus.io/simulated-init-exit-code` (0 unless set). A sidecar (an init container with
@@ -12,11 +14,13 @@ from dataclasses import dataclass
 from typing import Callable
 
 from actors.kubelet.runtimes.base import Exited
+from api.quantity import milli, value
 
 STARTUP = "kubus.io/simulated-startup-seconds"
 RUN = "kubus.io/simulated-run-seconds"
 EXIT_CODE = "kubus.io/simulated-exit-code"
 INIT_EXIT_CODE = "kubus.io/simulated-init-exit-code"
+CPU, MEMORY = "kubus.io/simulated-cpu", "kubus.io/simulated-memory"
 SIGNAL_CODES = {"TERM": 143, "KILL": 137}
 
 
@@ -52,6 +56,7 @@ class SimulatedRuntime:
     def __init__(self, clock: Callable[[], float]):
         self.clock = clock
         self._running: dict[str, _Sim] = {}
+        self._used: dict[str, tuple[float, int]] = {}  # container -> (when, cumulative core-nanoseconds)
 
     def start(self, pod: dict, container: dict, instance: int, env: dict[str, str], mounts: list[dict] = (),
               pull_secrets: list[dict] = ()) -> str:
@@ -88,12 +93,25 @@ class SimulatedRuntime:
         if sim is not None and sim.stopped is None:
             sim.stopped = SIGNAL_CODES[signal_name]
 
+    def usage(self, container_id: str, pod: dict, now: float) -> tuple[int, int] | None:
+        """(cumulative core-nanoseconds, working-set bytes) of a running container: the CPU the pod's
+        annotation names integrated over the time since the last sample."""
+        sim = self._running.get(container_id)
+        if sim is None or sim.stopped is not None or (sim.exit_at is not None and now >= sim.exit_at):
+            return None
+        notes = pod["metadata"].get("annotations") or {}
+        since, total = self._used.get(container_id, (now, 0))  # the counter starts at the first sample
+        total += int(milli(notes.get(CPU, "0")) * 1_000_000 * max(0.0, now - since))
+        self._used[container_id] = (now, total)
+        return total, value(notes.get(MEMORY, "0"))
+
     def adopt(self, pod_uid: str) -> dict[str, tuple[str, int]]:
         return {}
 
     def forget(self, pod_uid: str) -> None:
         for cid in [c for c in self._running if c.startswith(pod_uid + "/")]:
             del self._running[cid]
+            self._used.pop(cid, None)
 
     def known_pods(self) -> list[str]:
         return sorted({cid.split("/", 1)[0] for cid in self._running})

@@ -16,6 +16,7 @@ from actors.kubelet.volumes import atomic, hostpath
 from actors.kubelet.volumes.payload import MountError, Objects, payload_of
 from actors.kubelet.volumes.tmpfs import Tmpfs
 from api.quantity import parse_quantity
+from api.resources import pod_memory_limit
 
 log = structlog.get_logger("kubelet")
 PLUGINS = {"emptyDir": "kubernetes.io~empty-dir", "configMap": "kubernetes.io~configmap",
@@ -79,10 +80,9 @@ class PodVolumes:
     def _memory_size(self, pod: dict, source: dict) -> int:
         """calculateEmptyDirMemorySize: min(node memory, the pod's memory limit, sizeLimit)."""
         sizes = [self.node_memory]
-        limits = [(c.get("resources") or {}).get("limits", {}).get("memory") for c in pod["spec"]["containers"]]
-        if limits and all(limits):
-            sizes.append(sum(int(parse_quantity(m)) for m in limits))
-        if source.get("sizeLimit"):
+        if pod_memory_limit(pod["spec"]):
+            sizes.append(pod_memory_limit(pod["spec"]))
+        if source.get("sizeLimit") and parse_quantity(source["sizeLimit"]) > 0:
             sizes.append(int(parse_quantity(source["sizeLimit"])))
         return min(sizes)
 

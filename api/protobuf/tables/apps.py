@@ -4,7 +4,7 @@ kubernetes/api apps/v1/generated.proto at 10b39a39bcee (field numbers, types), w
 PACKAGE = "apps"
 API_VERSION = "apps/v1"
 KINDS = """Deployment DeploymentList ReplicaSet ReplicaSetList DaemonSet DaemonSetList ControllerRevision
-  ControllerRevisionList"""
+  ControllerRevisionList StatefulSet StatefulSetList"""
 MESSAGES = """
 ControllerRevision metadata=1:meta.ObjectMeta data=2:raw revision=3:i64!
 ControllerRevisionList metadata=1:meta.ListMeta items=2:[]ControllerRevision
@@ -35,4 +35,18 @@ ReplicaSetStatus replicas=1:i32! fullyLabeledReplicas=2:i32 readyReplicas=4:i32 
   terminatingReplicas=7:i32! observedGeneration=3:i64 conditions=6:[]ReplicaSetCondition
 RollingUpdateDaemonSet maxUnavailable=1:ios maxSurge=2:ios
 RollingUpdateDeployment maxUnavailable=1:ios maxSurge=2:ios
+RollingUpdateStatefulSetStrategy partition=1:i32! maxUnavailable=2:ios
+StatefulSet metadata=1:meta.ObjectMeta spec=2:StatefulSetSpec status=3:StatefulSetStatus
+StatefulSetCondition type=1:s! status=2:s! lastTransitionTime=3:time reason=4:s message=5:s
+StatefulSetList metadata=1:meta.ListMeta items=2:[]StatefulSet
+StatefulSetOrdinals start=1:i32!
+StatefulSetPersistentVolumeClaimRetentionPolicy whenDeleted=1:s whenScaled=2:s
+StatefulSetSpec replicas=1:i32! selector=2:meta.LabelSelector template=3:core.PodTemplateSpec
+  volumeClaimTemplates=4:[]core.PersistentVolumeClaim serviceName=5:s podManagementPolicy=6:s
+  updateStrategy=7:StatefulSetUpdateStrategy revisionHistoryLimit=8:i32! minReadySeconds=9:i32
+  persistentVolumeClaimRetentionPolicy=10:StatefulSetPersistentVolumeClaimRetentionPolicy ordinals=11:StatefulSetOrdinals
+StatefulSetStatus observedGeneration=1:i64 replicas=2:i32! readyReplicas=3:i32 currentReplicas=4:i32
+  updatedReplicas=5:i32 currentRevision=6:s updateRevision=7:s collisionCount=9:i32! conditions=10:[]StatefulSetCondition
+  availableReplicas=11:i32!
+StatefulSetUpdateStrategy type=1:s rollingUpdate=2:RollingUpdateStatefulSetStrategy
 """

@@ -188,12 +188,13 @@ def test_a_person_named_store_is_not_the_store_of_a_cluster_named_like_its_users
 
 
 # ---- no actor gets a view of the broker it does not need ---------------------------------------------
+@pytest.mark.shared_plane  # reads: the module's one plane, a namespace per test
 @pytest.mark.parametrize("role, name", [("node", "node-1"), ("hollow", None), ("store", None), ("apiserver", None),
                                         ("scheduler", None), ("controller", "replicaset")])
 def test_an_actors_user_cannot_list_the_brokers_queues(cluster, settings, role, name):
     if not management_answers(settings.admin_url):
         pytest.skip("no management API")
-    watch = cluster.watch("Pod", "default").wait_synced()  # a person's watch queue, named after them
+    watch = cluster.watch("Pod", cluster.namespace).wait_synced()  # a person's watch queue, named after them
     queues = f"queues/{admin.vhost_path(settings.admin_url)}"
     assert any(q["name"].startswith(f"{settings.cluster}.watch.") for q in admin.get_json(settings.admin_url, queues))
     with pytest.raises(admin.AdminError, match="401"):

@@ -17,6 +17,7 @@ from runtime.client import Client
 from testkit.people import as_person, token_of
 from testkit.waiting import wait_until
 from tests.e2e.conftest import kubectl_for, running_gateway
+from tests.conftest import shared
 from tests.tenancy import VICTIM_NS, two_tenants
 
 KUBECTL = "/usr/lib/google-cloud-sdk/bin/kubectl.1.33"
@@ -26,21 +27,40 @@ SSAR = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
 WHOAMI = "/apis/authentication.k8s.io/v1/selfsubjectreviews"
 
 
+@pytest.fixture(scope="module")
+def tenants(plane):
+    """The two tenants and a gateway once on the module's shared plane (its tests only read, or are
+    refused); (the gateway's URL, its CA)."""
+    two_tenants(plane.client, plane.procs)
+    as_person(plane.settings, "bob")
+    with running_gateway(plane.procs, plane.settings, plane.tmp) as found:
+        yield found
+
+
 @pytest.fixture
-def front(cluster, procs, settings, tmp_path):
-    """Two tenants (bob: `admin` in default only), a gateway; (kubectl as admin, an HTTP caller)."""
+def front(cluster, procs, settings, tmp_path, request):
+    """Two tenants (bob: `admin` in default only), a gateway; (kubectl as admin, an HTTP caller).
+    Marked `shared_plane`: the module's tenants and gateway."""
+    if shared(request):
+        yield callers(settings, tmp_path, *request.getfixturevalue("tenants"))
+        return
     two_tenants(cluster, procs)
     as_person(settings, "bob")
     with running_gateway(procs, settings, tmp_path) as (url, ca):
-        kubectl = kubectl_for(tmp_path, url, ca, token_of(settings, "admin"))
+        yield callers(settings, tmp_path, url, ca)
 
-        def as_kubectl(*args: str) -> subprocess.CompletedProcess:
-            return subprocess.run([KUBECTL, *kubectl.argv(*args)[1:]], capture_output=True, text=True, timeout=90)
 
-        def http(method: str, path: str, person: str = "admin", headers=(), **kw) -> requests.Response:
-            sent = {"Authorization": f"Bearer {token_of(settings, person)}", **dict(headers)}
-            return requests.request(method, url + path, headers=sent, verify=str(ca), timeout=30, **kw)
-        yield as_kubectl, http
+def callers(settings, tmp_path, url: str, ca):
+    """(kubectl 1.33 as admin, an HTTP caller as a person) at the gateway at `url`."""
+    kubectl = kubectl_for(tmp_path, url, ca, token_of(settings, "admin"))
+
+    def as_kubectl(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([KUBECTL, *kubectl.argv(*args)[1:]], capture_output=True, text=True, timeout=90)
+
+    def http(method: str, path: str, person: str = "admin", headers=(), **kw) -> requests.Response:
+        sent = {"Authorization": f"Bearer {token_of(settings, person)}", **dict(headers)}
+        return requests.request(method, url + path, headers=sent, verify=str(ca), timeout=30, **kw)
+    return as_kubectl, http
 
 
 def review(http, verb: str, resource: str, headers=(), person: str = "admin") -> bool:
@@ -51,6 +71,7 @@ def review(http, verb: str, resource: str, headers=(), person: str = "admin") ->
     return answer.json()["status"]["allowed"]
 
 
+@pytest.mark.shared_plane  # refused, or reads: the module's tenants stay as they were
 def test_can_i_as_nobody_is_nobodys_answer(front):
     kubectl, _ = front
     assert kubectl("auth", "can-i", "delete", "nodes").stdout.strip() == "yes"
@@ -58,6 +79,7 @@ def test_can_i_as_nobody_is_nobodys_answer(front):
     assert (answer.returncode, answer.stdout.strip()) == (1, "no"), answer
 
 
+@pytest.mark.shared_plane  # refused, or reads: the module's tenants stay as they were
 def test_a_delete_as_someone_else_runs_as_them(front, cluster):
     kubectl, _ = front
     refused = kubectl("--as=nobody", "delete", "pod", "web", "-n", VICTIM_NS)
@@ -69,6 +91,7 @@ def test_a_delete_as_someone_else_runs_as_them(front, cluster):
     assert kubectl("--as=bob", "get", "pods", "-n", VICTIM_NS).returncode != 0
 
 
+@pytest.mark.shared_plane  # refused, or reads: the module's tenants stay as they were
 @pytest.mark.parametrize("headers, status, message", [
     ([("Impersonate-User", "admin")], 403,
      'users "admin" is forbidden: User "bob" cannot impersonate resource "users" in API group "" at the cluster scope'),
@@ -92,6 +115,7 @@ def test_what_a_caller_may_not_impersonate_is_refused(front, headers, status, me
     assert answer.json()["message"].startswith(message), answer.json()
 
 
+@pytest.mark.shared_plane  # refused, or reads: the module's tenants stay as they were
 def test_a_service_account_of_ones_namespace_may_be_impersonated(front):
     """`admin` in a namespace holds `impersonate` on its ServiceAccounts, as Kubernetes' role does."""
     _, http = front

@@ -3,6 +3,8 @@ pods: a tenant with rights in `default` only, and a kubelet, try to reach other 
 by leaving the request's namespace out or by naming another one in the body."""
 from __future__ import annotations
 
+import contextlib
+
 import msgpack
 import pytest
 
@@ -10,6 +12,7 @@ from api.registry import lookup
 from api.status import StatusError
 from runtime.client import Client
 from testkit.waiting import wait_until
+from tests.conftest import shared
 from tests.helpers import raw_call
 from testkit.people import as_person
 from tests.tenancy import VICTIM_NS, admin_binding, pod, two_tenants
@@ -18,12 +21,32 @@ NO_NAMESPACE = "Namespace parameter required."
 
 
 @pytest.fixture
-def bob(cluster, procs, settings):
-    two_tenants(cluster, procs)
+def bob(cluster, procs, settings, request):
+    """bob's client on the two tenants' cluster; marked `shared_plane`: the module's tenants."""
+    if shared(request):
+        yield request.getfixturevalue("tenants")
+        return
+    with tenant_bob(cluster, procs, settings) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def tenants(plane):
+    """The two tenants once on the module's shared plane (its tests are refused, and check that
+    nothing changed); bob's client."""
+    with tenant_bob(plane.client, plane.procs, plane.settings) as client:
+        yield client
+
+
+@contextlib.contextmanager
+def tenant_bob(admin, procs, settings):
+    two_tenants(admin, procs)
     client = Client(as_person(settings, "bob"), name="test bob")
-    wait_until(lambda: client.list("Pod", "default").items, 10, what="bob to list default")
-    yield client
-    client.close()
+    try:
+        wait_until(lambda: client.list("Pod", "default").items, 10, what="bob to list default")
+        yield client
+    finally:
+        client.close()
 
 
 @pytest.fixture
@@ -58,6 +81,7 @@ def at_cluster_scope(verb: str, kind: str, name: str | None = None) -> str:
            f'"{info.group}" at the cluster scope'
 
 
+@pytest.mark.shared_plane  # refused: the module's tenants stay as they were (checked)
 @pytest.mark.parametrize("kind", ["Pod", "RoleBinding"])
 def test_a_list_without_a_namespace_needs_cluster_wide_list(bob, cluster, kind):
     assert refused(lambda: bob.request("list", kind), "Forbidden") == at_cluster_scope("list", kind)
@@ -81,6 +105,7 @@ def _nothing_written(cluster: Client) -> None:
     assert _victim_image(cluster) == "busybox"
 
 
+@pytest.mark.shared_plane  # refused: the module's tenants stay as they were (checked)
 @pytest.mark.parametrize("verb, kind, obj", WRITES_ELSEWHERE)
 def test_a_write_without_a_namespace_is_authorized_at_the_cluster_scope(bob, cluster, verb, kind, obj):
     """Not as `default` (where bob is admin) and then done in the body's namespace."""
@@ -92,6 +117,7 @@ def test_a_write_without_a_namespace_is_authorized_at_the_cluster_scope(bob, clu
     still_serves(cluster, bob)
 
 
+@pytest.mark.shared_plane  # refused: the module's tenants stay as they were (checked)
 @pytest.mark.parametrize("verb, kind, obj", WRITES_ELSEWHERE)
 def test_a_write_without_a_namespace_is_refused_even_to_a_cluster_admin(bob, cluster, verb, kind, obj):
     """Kubernetes refuses a namespaced write without a namespace: it is never done in the body's."""
@@ -124,6 +150,7 @@ def _relabelled(cluster: Client) -> dict:
     return {**victim, "metadata": {**victim["metadata"], "labels": {"owned": "yes"}}}
 
 
+@pytest.mark.shared_plane  # refused: the module's tenants stay as they were (checked)
 @pytest.mark.parametrize("command, message", [
     pytest.param(lambda _: _store_command("create", None, pod("planted", "kube-system")), NO_NAMESPACE,
                  id="create-no-ns"),

@@ -28,6 +28,10 @@ def no_mounts_left(settings):
     """Pods still there when a test ends leave their tmpfs mounts (every pod's kube-api-access volume):
     they go with the test, after its processes (this fixture is set up first, so torn down last)."""
     yield
+    unmount_all(settings)
+
+
+def unmount_all(settings) -> None:
     tmpfs = Tmpfs()
     for point in tmpfs.mounts_under(settings.data_dir) if settings.data_dir.exists() else []:
         tmpfs.unmount(point)
@@ -38,6 +42,13 @@ def cri_cluster(procs, settings):
     why = containerd.available()
     if why:
         pytest.skip(f"no cri node here: {why}")
+    client = start_cri_cluster(procs, settings)
+    yield client
+    client.close()
+
+
+def start_cri_cluster(procs, settings):
+    """The cluster of `cri_cluster` started (containerd must be available); a client of it."""
     registry = session_registry()
     procs.env["KUBUS_CLUSTER_CIDR"] = own_range(settings.cluster)
     client = control_plane(procs, settings)
@@ -51,5 +62,4 @@ def cri_cluster(procs, settings):
                                 KUBUS_REGISTRY_URL=registry, KUBUS_CONTAINER_LOG_MONITOR_INTERVAL="0.5")
     wait_until(lambda: (client.get("Node", "node-1").get("spec") or {}).get("podCIDR"), 30,
                what="node-1 registered, with its range")
-    yield client
-    client.close()
+    return client

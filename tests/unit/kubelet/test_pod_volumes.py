@@ -60,6 +60,19 @@ def test_a_memory_emptydir_is_a_tmpfs_of_the_smallest_size(made, emptydir, limit
     assert tmpfs.mounted == {volumes.path(spec["spec"]["volumes"][0]): size}
 
 
+@pytest.mark.parametrize("inits, size", [
+    pytest.param([{"name": "i", "resources": {"limits": {"memory": "24Mi"}}}], 24 * MI, id="an-init-at-its-peak"),
+    pytest.param([{"name": "i", "resources": {"limits": {"memory": "4Mi"}}, "restartPolicy": "Always"}], 12 * MI,
+                 id="a-sidecar-added"),
+    pytest.param([{"name": "i"}], 64 * MI, id="an-init-without-limit-leaves-the-pod-unlimited"),
+])
+def test_the_pod_memory_limit_counts_init_containers_as_kubernetes(made, inits, size):
+    spec = pod([{"name": "m", "emptyDir": {"medium": "Memory"}}], {"memory": "8Mi"})
+    spec["spec"]["initContainers"] = inits
+    volumes, tmpfs = made(spec)
+    assert tmpfs.mounted == {volumes.path(spec["spec"]["volumes"][0]): size}
+
+
 def test_where_each_lives_and_what_is_on_tmpfs(made, tmp_path):
     spec = pod([{"name": "e", "emptyDir": {}}, {"name": "c", "configMap": {"name": "cfg"}},
                 {"name": "s", "secret": {"secretName": "s"}}])

@@ -21,6 +21,7 @@ CONTROLLERS = ("replicaset-controller", "deployment-controller", "generic-garbag
                "clusterrole-aggregation-controller", "endpointslice-controller", "endpoint-controller",
                "root-ca-cert-publisher", "job-controller", "ttl-after-finished-controller", "cronjob-controller",
                "replication-controller", "disruption-controller", "persistent-volume-binder", "daemon-set-controller",
+               "statefulset-controller", "horizontal-pod-autoscaler",
                "apiextensions-controller")  # kubus: the CRD controllers kube-apiserver runs in process
 
 
@@ -51,6 +52,7 @@ def test_the_defaults_kubus_keeps():
         "system:aggregate-to-view", "system:basic-user", "system:discovery", "system:public-info-viewer",
         "system:kube-scheduler", "system:kube-controller-manager", "system:node-proxier", "system:node",
         "system:coredns", "system:kubus:ingress-controller", "system:kubus:local-path-provisioner",
+        "system:aggregated-metrics-reader",
         *(f"system:controller:{c}" for c in CONTROLLERS)}
     assert set(by_name(BINDINGS)) == {
         "cluster-admin", "system:basic-user", "system:discovery", "system:public-info-viewer",
@@ -102,6 +104,10 @@ VIEWERS = Source([*DEFAULTS.objects, *(
     pytest.param("view", "create", "pods", "", "", False, id="view-no-writes"),
     pytest.param("view", "list", "roles", GROUP, "", False, id="view-no-roles"),
     pytest.param("view", "watch", "resourcequotas", "", "", True, id="view-quotas"),
+    pytest.param("view", "list", "pods", "metrics.k8s.io", "", True, id="view-reads-pod-metrics"),
+    pytest.param("edit", "get", "pods", "metrics.k8s.io", "", True, id="edit-reads-pod-metrics"),
+    pytest.param("view", "list", "horizontalpodautoscalers", "autoscaling", "", True, id="view-lists-hpas"),
+    pytest.param("view", "create", "horizontalpodautoscalers", "autoscaling", "", False, id="view-no-hpa-writes"),
     pytest.param("edit", "create", "deployments", "apps", "", True, id="edit-creates-deployments"),
     pytest.param("edit", "patch", "deployments", "apps", "scale", True, id="edit-scales"),
     pytest.param("edit", "get", "deployments", "apps", "", True, id="edit-includes-view"),
