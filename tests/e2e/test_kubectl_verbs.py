@@ -10,6 +10,7 @@ import os
 import re
 import stat
 import subprocess
+import uuid
 
 from concurrent.futures import ThreadPoolExecutor
 
@@ -20,10 +21,9 @@ from api.registry import KINDS
 from runtime.client import Client
 from testkit.people import token_of
 from testkit.waiting import wait_until
-from tests.conftest import wait_serving
+from tests.conftest import cluster_settings, running_procs, wait_serving
 from tests.e2e.conftest import running_gateway
 from tests.e2e.explaining import explain_cases
-from tests.e2e.shared_cluster import module_cluster
 from tests.e2e.test_kubectl import binary, kubectl_at, lines_until, ok, streaming
 
 NS = "verbs"
@@ -36,7 +36,9 @@ pytestmark = pytest.mark.skipif(not os.path.exists(binary("1.33")), reason="no k
 def kube(request, amqp_url, tmp_path_factory):
     """(kubectl of the version as admin, a client, the working directory) over one cluster a module."""
     tmp = tmp_path_factory.mktemp(f"verbs-{request.param}")
-    with module_cluster(amqp_url, tmp) as (settings, procs):
+    failures = request.session.testsfailed
+    with cluster_settings(amqp_url, f"t{uuid.uuid4().hex[:10]}", tmp) as settings, \
+            running_procs(settings, tmp, lambda: request.session.testsfailed > failures) as procs:
         procs.start("store")
         procs.start("actors.apiserver")
         client = Client(settings, name="test")
@@ -160,8 +162,20 @@ def test_scale_rollout_watch(kube):
     assert ok(kubectl("rollout", "restart", "deployment/roll", *ns)).strip() == "deployment.apps/roll restarted"
     assert ok(kubectl("wait", "--for=condition=Available", "deployment/roll", "--timeout=60s", *ns)).strip() == \
         "deployment.apps/roll condition met"
-    top = kubectl("top", "pods", *ns)  # no metrics.k8s.io is served
-    assert (top.returncode, top.stderr.strip()) == (1, "error: Metrics API not available")
+    top = kubectl("top", "pods", *ns)  # metrics.k8s.io served, no metrics-server behind it (test_kubectl_autoscaling)
+    assert (top.returncode, top.stderr.strip()) == (1, "Error from server (ServiceUnavailable): the server is currently "
+                                                       "unable to handle the request (get pods.metrics.k8s.io)")
+
+
+def test_autoscale(kube):
+    kubectl, client, _ = kube
+    ok(kubectl("create", "deployment", "scaled", "--image=nginx", "-n", NS))
+    made = kubectl("-v=6", "autoscale", "deployment", "scaled", "--min=1", "--max=3", "--cpu-percent=80", "-n", NS)
+    if kubectl.version < "1.32" and made.returncode != 0:  # it posts autoscaling/v1, which kubus does not serve
+        assert "/apis/autoscaling/v1/namespaces/verbs/horizontalpodautoscalers" in made.stderr, made.stderr[-2000:]
+        pytest.xfail("autoscaling/v1 HorizontalPodAutoscalers are not served (only v2): issue 40")
+    assert ok(made).strip() == "horizontalpodautoscaler.autoscaling/scaled autoscaled"
+    assert client.get("HorizontalPodAutoscaler", "scaled", NS)["spec"]["maxReplicas"] == 3
 
 
 def test_edit_diff_replace_apply_prune(kube):
@@ -185,8 +199,8 @@ def test_edit_diff_replace_apply_prune(kube):
     assert {"-  colour: green", "+  colour: red"} <= set(changed.stdout.splitlines())
     assert ok(kubectl("replace", "-f", str(path))).strip() == "configmap/edited replaced"
     assert kubectl("diff", "-f", str(path)).returncode == 0
-    pruned = _prune_manifests(tmp)  # (kubectl's default allowlist names StatefulSets, which kubus does not serve)
-    apply = ("apply", "--prune", "-l", "set=pruned", "--prune-allowlist=core/v1/ConfigMap", "-f", str(pruned))
+    pruned = _prune_manifests(tmp)  # kubectl's default allowlist: every kind it names is served
+    apply = ("apply", "--prune", "-l", "set=pruned", "-f", str(pruned))
     assert sorted(ok(kubectl(*apply)).splitlines()) == ["configmap/p1 created", "configmap/p2 created"]
     (pruned / "p2.yaml").unlink()
     assert ok(kubectl(*apply)).splitlines() == [
