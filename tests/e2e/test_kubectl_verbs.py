@@ -23,6 +23,7 @@ from testkit.people import token_of
 from testkit.waiting import wait_until
 from tests.conftest import cluster_settings, running_procs, wait_serving
 from tests.e2e.conftest import running_gateway
+from tests.e2e.conformance import ownership_cycle, watch_from_a_lists_version
 from tests.e2e.explaining import explain_cases
 from tests.e2e.test_kubectl import binary, kubectl_at, lines_until, ok, streaming
 
@@ -61,7 +62,8 @@ CREATES = [  # (kubectl create …, what kubectl prints)
     (("service", "clusterip", "web", "--tcp=80:80"), "service/web created"),
     (("service", "nodeport", "edge", "--tcp=80:8080"), "service/edge created"),
     (("role", "reader", "--verb=get,list", "--resource=pods"), "role.rbac.authorization.k8s.io/reader created"),
-    (("rolebinding", "reader", "--role=reader", "--user=alice"), "rolebinding.rbac.authorization.k8s.io/reader created"),
+    (("rolebinding", "reader", "--role=reader", "--user=alice"),
+     "rolebinding.rbac.authorization.k8s.io/reader created"),
     (("clusterrole", "verbs-nodes", "--verb=get", "--resource=nodes"),
      "clusterrole.rbac.authorization.k8s.io/verbs-nodes created"),
     (("clusterrolebinding", "verbs-nodes", "--clusterrole=verbs-nodes", "--group=ops"),
@@ -163,8 +165,9 @@ def test_scale_rollout_watch(kube):
     assert ok(kubectl("wait", "--for=condition=Available", "deployment/roll", "--timeout=60s", *ns)).strip() == \
         "deployment.apps/roll condition met"
     top = kubectl("top", "pods", *ns)  # metrics.k8s.io served, no metrics-server behind it (test_kubectl_autoscaling)
-    assert (top.returncode, top.stderr.strip()) == (1, "Error from server (ServiceUnavailable): the server is currently "
-                                                       "unable to handle the request (get pods.metrics.k8s.io)")
+    assert (top.returncode, top.stderr.strip()) == (
+        1, "Error from server (ServiceUnavailable): the server is currently unable to handle the request "
+           "(get pods.metrics.k8s.io)")
 
 
 def test_autoscale(kube):
@@ -298,42 +301,12 @@ def test_what_the_conformance_suite_tripped_on(kube):
     made = json.loads(ok(kubectl("run", "fresh", "--image=nginx", "-o", "json", *ns,
                                  '--overrides={"spec": {"nodeSelector": {"nowhere": "x"}}}')))
     assert (made["status"]["phase"], made["status"]["qosClass"]) == ("Pending", "BestEffort")
-    _watch_from_a_lists_version(kubectl, NS, f"/api/v1/namespaces/{NS}/configmaps", "one")
+    watch_from_a_lists_version(kubectl, NS, f"/api/v1/namespaces/{NS}/configmaps", "one")
     ok(kubectl("create", "namespace", "watched"))  # listed across namespaces, watched in one not watched before
-    _watch_from_a_lists_version(kubectl, "watched", "/api/v1/configmaps", "two")
-    _ownership_cycle(kubectl, client)
+    watch_from_a_lists_version(kubectl, "watched", "/api/v1/configmaps", "two")
+    ownership_cycle(kubectl, client, NS)
     none = kubectl("get", "pods", "-n", "kube-system")  # kubus's system parts are actors, not pods
     assert (none.returncode, none.stderr.strip()) == (0, "No resources found in kube-system namespace.")
-
-
-def _watch_from_a_lists_version(kubectl, namespace: str, listed: str, name: str) -> None:
-    """A list's resourceVersion, the cluster's moving on, then a watch in the namespace from that version."""
-    selector = f"?labelSelector=watched%3D{name}"
-    version = json.loads(ok(kubectl("get", "--raw", listed + selector)))["metadata"]["resourceVersion"]
-    ok(kubectl("create", "configmap", f"elsewhere-{name}", "-n", "default"))  # the cluster's version moves on
-    ok(kubectl("apply", "-f", "-", stdin=yaml.safe_dump({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {
-        "name": f"watched-{name}", "namespace": namespace, "labels": {"watched": name}}})))
-    watched = kubectl("get", "--raw", f"/api/v1/namespaces/{namespace}/configmaps{selector}&watch=1"
-                                      f"&resourceVersion={version}&timeoutSeconds=2")
-    events = [json.loads(line) for line in ok(watched).splitlines()]
-    assert [(e["type"], e["object"]["metadata"]["name"]) for e in events] == [("ADDED", f"watched-{name}")]
-
-
-def _ownership_cycle(kubectl, client) -> None:
-    """pod1 → pod3 → pod2 → pod1, each owner blocking: deleting pod1 in the foreground ends."""
-    pods = {}
-    for name in ("pod1", "pod2", "pod3"):
-        pods[name] = client.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": NS},
-                                    "spec": {"nodeSelector": {"nowhere": "x"},
-                                             "containers": [{"name": "c", "image": "nginx"}]}})
-    for child, owner in (("pod1", "pod3"), ("pod3", "pod2"), ("pod2", "pod1")):
-        ref = {"apiVersion": "v1", "kind": "Pod", "name": owner, "uid": pods[owner]["metadata"]["uid"],
-               "blockOwnerDeletion": True}
-        client.patch("Pod", child, {"metadata": {"ownerReferences": [ref]}}, namespace=NS)
-    deleted = kubectl("delete", "pod", "pod1", "--cascade=foreground", "--timeout=60s", "-n", NS)
-    assert deleted.stdout.strip() == 'pod "pod1" deleted', deleted.stderr
-    wait_until(lambda: not {p["metadata"]["name"] for p in client.list("Pod", NS).items} & set(pods), 30,
-               what="the cycle collected")
 
 
 def field(described: str, name: str) -> str:
