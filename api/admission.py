@@ -10,16 +10,27 @@ from api import customobjects, defaults, validation
 from api.causes import causes_of
 from api.customkinds import CustomKind
 from api.errors import invalid
+from api.qos import qos_class
 from api.registry import KindInfo, lookup
 from api.status import Cause, bad_request
 
+# ObjectMeta's maps and lists that Go writes `omitempty`: one sent empty is not stored (an
+# `annotations: {}` in a patch leaves none, as a Kubernetes round trip through its types does)
+OMIT_EMPTY = ("labels", "annotations", "ownerReferences", "finalizers")
+
+
 def _parse(info: KindInfo, obj: dict) -> dict:
     try:
-        return info.model.model_validate(obj).to_dict()
+        parsed = info.model.model_validate(obj).to_dict()
     except ValidationError as exc:
         meta = obj["metadata"]
         causes = _meta_causes(info, meta) + causes_of(exc.errors(), model=info.model)
         raise invalid(info.kind, meta.get("name") or meta.get("generateName") or "", causes) from None
+    meta = parsed["metadata"]
+    for key in OMIT_EMPTY:
+        if key in meta and not meta[key]:
+            del meta[key]
+    return parsed
 
 
 def _meta_causes(info: KindInfo, meta: dict) -> list[Cause]:
@@ -77,6 +88,13 @@ def decode(kind: str, obj: Any, namespace: str | None = None) -> dict:
     else:
         defaults.apply(info.kind, parsed)
     return parsed
+
+
+def prepare_for_create(kind: str, obj: dict) -> None:
+    """What a kind's strategy sets on a new object whatever it was sent with, after mutating
+    admission: a Pod's status is Pending with its QoS class (podStrategy.PrepareForCreate)."""
+    if kind == "Pod":
+        obj["status"] = {"phase": "Pending", "qosClass": qos_class(obj)}
 
 
 def checked(kind: str, parsed: dict, old: dict | None = None) -> dict:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from api.openapi_describe import describe, k8s_type
 from api.registry import KINDS, KindInfo
 
 DROPPED = {"title", "default", "additionalProperties"}
@@ -52,6 +53,7 @@ def schemas() -> dict[str, dict]:
         top = _clean({k: v for k, v in raw.items() if k != "$defs"}, names)
         top["x-kubernetes-group-version-kind"] = [gvk(info)]
         out[names[info.model.__name__]] = top
+    describe(out, {schema_name(info.model.__name__): k8s_type(kind) for kind, info in KINDS.items() if k8s_type(kind)})
     return out
 
 

@@ -16,6 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from api.registry import KINDS  # noqa: E402
 
 OUT = Path(__file__).resolve().parents[1] / "api" / "k8s_fields.json"
+DESCRIPTIONS = OUT.with_name("k8s_descriptions.json")  # what `kubectl explain` prints of each type and field
 SPECIAL = {("Event", "v1"): "CoreV1Event", ("Event", "events.k8s.io/v1"): "EventsV1Event"}
 LIST, MAP = re.compile(r"^(?:list|List)\[(.+)\]$"), re.compile(r"^(?:dict\(str, |Dict\[str, )(.+)[)\]]$")
 
@@ -54,6 +55,19 @@ def main() -> None:
         walk(kinds[kind], types)
     OUT.write_text(json.dumps({"kinds": kinds, "types": types}, sort_keys=True, separators=(",", ":")) + "\n")
     print(f"{OUT}: {len(kinds)} kinds, {len(types)} types")
+    described = {name: described_fields(name) for name in sorted(types)}
+    DESCRIPTIONS.write_text(json.dumps(described, sort_keys=True, indent=0) + "\n")
+    print(f"{DESCRIPTIONS}: {sum(map(len, described.values()))} descriptions")
+
+
+def described_fields(name: str) -> dict[str, str]:
+    """A type's description (under "") and its fields' by their JSON names, as Kubernetes' OpenAPI
+    carries them (a field that refers to another type has none in the client's models)."""
+    cls = getattr(models, name)
+    out = {"": (cls.__doc__ or "").split("\n\n    Attributes:")[0].strip()}
+    for attr, info in cls.model_fields.items():
+        out[info.serialization_alias or info.alias or attr] = info.description or ""
+    return {key: text for key, text in out.items() if text}
 
 
 if __name__ == "__main__":

@@ -61,9 +61,10 @@ class Services:
         resource = metrics_api.KINDS[req.kind][0]
 
         def answered(reply) -> None:
-            if isinstance(reply, StatusError):  # no metrics actor answered in time
+            if isinstance(reply, StatusError):  # no metrics actor answered in time: as kubectl words the
+                # aggregator's bare 503 (client-go's generic message names the HTTP method, GET for a list too)
                 reply = StatusError("ServiceUnavailable", f"the server is currently unable to handle the request "
-                                                          f"({req.verb} {resource}.{metrics_api.GROUP})")
+                                                          f"(get {resource}.{metrics_api.GROUP})")
                 return self.refuse(call, reply)
             self.finish(call, reply)
 

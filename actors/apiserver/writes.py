@@ -14,7 +14,7 @@ from actors.apiserver.authz.node import node_identity
 from actors.apiserver.nodegraph import REFERENCED
 from api import customobjects, scope, service
 from api.customkinds import CustomKind
-from api.admission import admit_status, checked, decode
+from api.admission import admit_status, checked, decode, prepare_for_create
 from api.crdschema import rules
 from api.patch.apply import apply_patch
 from api.registry import KindInfo, lookup
@@ -147,6 +147,8 @@ class Writes:
 
     def _validate(self, call, attempt: Attempt, status_only: bool, then, fail) -> None:
         if not status_only:
+            if attempt.operation == "CREATE":
+                prepare_for_create(attempt.info.kind, attempt.obj)
             attempt.obj = checked(attempt.info.kind, attempt.obj, attempt.old)
         admission.validate(attempt)
 

@@ -49,6 +49,21 @@ class ClientPool:
             raise StatusError("Timeout", f"the watch of {info.resource} did not start in time") from None
         return cache
 
+    def covering(self, client: Client, info: KindInfo, namespace: str | None, since: int) -> KindCache | None:
+        """The person's cache of the kind across namespaces, when a watch in `namespace` from `since`
+        needs it: their cache of that namespace is new since (its window starts after `since`: a
+        list across namespaces was their last read) and the wider one reaches back to `since`."""
+        if not namespace or not info.namespaced:
+            return None
+        own = self._caches.get((id(client), info.kind, namespace))
+        wide = self._caches.get((id(client), info.kind, None))
+        if own is not None and not own.failed and own.synced.done() and own.horizon <= since:
+            return None
+        if wide is None or wide.failed or not wide.synced.done() or wide.horizon > since:
+            return None
+        wide.last_used = time.monotonic()
+        return wide
+
     def _close_idle(self) -> None:
         now = time.monotonic()
         for key, cache in list(self._caches.items()):

@@ -37,10 +37,14 @@ WATCH_PROTOBUF = f"{protobuf.MEDIA_TYPE};stream=watch"
 async def serve_watch(request: web.Request, pool, client, target: Target) -> web.StreamResponse:
     query = request.query
     matches = matcher(query.get("labelSelector"), query.get("fieldSelector"), target.info)
-    cache = await pool.cache_for(client, target.info, target.namespace)
-    await call(client, "watch", "*", options=cache.watch_options())
     initial = query.get("sendInitialEvents") == "true"
     since = None if initial or query.get("resourceVersion") in (None, "", "0") else _rev(query["resourceVersion"])
+    wide = pool.covering(client, target.info, target.namespace, since) if since is not None else None
+    if wide is not None:  # a list across namespaces, then a watch in one from its resourceVersion
+        cache, matches = wide, _in_namespace(target.namespace, matches)
+    else:
+        cache = await pool.cache_for(client, target.info, target.namespace)
+    await call(client, "watch", "*", options=cache.watch_options())
     accept = request.headers.get("Accept")
     as_table, as_protobuf = wants_table(accept), not wants_table(accept) and wants_protobuf(accept)
     content_type = TABLE_CONTENT_TYPE if as_table else WATCH_PROTOBUF if as_protobuf else JSON
@@ -130,6 +134,10 @@ def matcher(label_selector: str | None, field_selector: str | None, info=None):
     if isinstance(info, CustomKind):
         customobjects.check_fields(info, fields)
     return lambda obj: labels.matches((obj.get("metadata") or {}).get("labels")) and fields.matches(obj)
+
+
+def _in_namespace(namespace: str, matches):
+    return lambda obj: (obj.get("metadata") or {}).get("namespace") == namespace and matches(obj)
 
 
 def _rev(text: str) -> int:

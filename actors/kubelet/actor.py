@@ -18,7 +18,7 @@ from actors.kubelet.runtimes.process import ProcessRuntime
 from actors.kubelet.runtimes.simulated import SimulatedRuntime
 from api.misc import enforced_level
 from actors.kubelet.portforward import PortForward
-from actors.kubelet.streaming import Relays, runtime_target, stream_url
+from actors.kubelet.streaming import Relays, no_containers, runtime_target, stream_url
 from api.quantity import parse_quantity
 from api.status import StatusError
 from bus.codec import DecodeError
@@ -117,18 +117,21 @@ class Kubelet(Actor):
         return runtime
 
     def consumers(self) -> list[Consumer]:
-        """The log service of each node whose containers run for real: `logs` requests an apiserver
-        authorized and put in `{c}.kubelet.<node>.logs`; gone with this process."""
+        """The log service of each node: `logs` requests an apiserver authorized and put in
+        `{c}.kubelet.<node>.logs`; gone with this process. A simulated node's containers have logs
+        too (empty ones: they print nothing), so a client reading every pod's log is answered."""
         return [Consumer(QueueSpec(self.names.kubelet_logs_queue(node), durable=False, exclusive=True,
-                                   auto_delete=True), self.on_logs, 16)
-                for node, agent in self.agents.items() if agent.runtime.name in ("process", "containerd")]
+                                   auto_delete=True), lambda msg, node=node: self.on_logs(msg, node), 16)
+                for node in self.agents]
 
-    def on_logs(self, msg: Message) -> None:
+    def on_logs(self, msg: Message, node: str) -> None:
         if msg.user_id != self.apiserver_user:  # the default exchange reaches this queue from anyone who answers
             self.dead_letter(msg, "forbidden", f"logs requests come from apiservers only, not {msg.user_id!r}")
             return
         try:
             req = parse_request(msg.body)
+            if req.verb in STREAM_VERBS and self.agents[node].runtime.name == "simulated":
+                raise no_containers(req, node)
             worker = next((w for a in self.agents.values() for w in a.workers.values()
                            if (w.pod["metadata"].get("namespace"), w.pod["metadata"]["name"]) ==
                            (req.namespace or "default", req.name)), None)

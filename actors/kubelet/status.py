@@ -5,29 +5,7 @@ from typing import NamedTuple
 
 from actors.kubelet.containers import Container, rfc3339
 from actors.kubelet.worker import PodWorker
-from api.quantity import parse_quantity
-
-
-def qos_class(spec: dict) -> str:
-    containers = list(spec.get("containers") or []) + list(spec.get("initContainers") or [])
-    requests: dict[str, object] = {}
-    limits: dict[str, object] = {}
-    guaranteed = True
-    for c in containers:
-        res = c.get("resources") or {}
-        req = {k: parse_quantity(v) for k, v in (res.get("requests") or {}).items() if k in ("cpu", "memory")}
-        lim = {k: parse_quantity(v) for k, v in (res.get("limits") or {}).items() if k in ("cpu", "memory")}
-        for k, v in req.items():
-            if v > 0:
-                requests[k] = requests.get(k, 0) + v
-        for k, v in lim.items():
-            if v > 0:
-                limits[k] = limits.get(k, 0) + v
-        if set(k for k, v in lim.items() if v > 0) != {"cpu", "memory"}:
-            guaranteed = False
-    if not requests and not limits:
-        return "BestEffort"
-    return "Guaranteed" if guaranteed and requests == limits else "Burstable"
+from api.qos import qos_class
 
 
 def _waiting(c: Container) -> dict:
@@ -154,7 +132,7 @@ def pod_status(worker: PodWorker, current: dict | None, written: dict | None = N
     status = {**current, "phase": pod_phase, "conditions": conditions, "hostIP": worker.node_ip,
               "hostIPs": [{"ip": worker.node_ip}], **addresses,
               "startTime": current.get("startTime") or rfc3339(worker.admitted_at),
-              "qosClass": qos_class(worker.pod["spec"]), "containerStatuses": apps}
+              "qosClass": qos_class(worker.pod), "containerStatuses": apps}
     if inits:
         status["initContainerStatuses"] = inits
     if worker.refused:

@@ -32,6 +32,12 @@ STREAM_TYPES = ("stdin", "stdout", "stderr")
 MAX_INBOX = 2 * WINDOW + 8  # frames a caller keeping to its window (and its acks, its end) can have queued
 
 
+def no_containers(req: Request, node: str) -> StatusError:
+    """exec, attach or portforward to a pod of a simulated node (the apiserver's words when no kubelet serves it)."""
+    return bad_request(f'pod "{req.name}" runs on node "{node}", whose kubelet runs no containers (a simulated or '
+                       f'hollow node): {req.verb} needs a cri node')
+
+
 def runtime_target(worker, name: str, req: Request) -> str:
     """The runtime's id of the container a session names, or the StatusError Kubernetes answers."""
     if worker is None:

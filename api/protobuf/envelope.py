@@ -51,9 +51,43 @@ def encode_object(obj: dict) -> bytes:
     if message is None:
         raise ValueError(f"no protobuf message for {api_version} {kind}")
     type_meta = wire.field(1, api_version.encode()) + wire.field(2, kind.encode())
-    unknown = wire.field(1, type_meta) + wire.field(2, codec.encode(message, obj)) + wire.field(3, b"") + \
-        wire.field(4, b"")
+    items = message.by_name.get("items") if kind.endswith("List") else None
+    raw = _list(message, items, obj) if items is not None and not message.bare_list else codec.encode(message, obj)
+    unknown = wire.field(1, type_meta) + wire.field(2, raw) + wire.field(3, b"") + wire.field(4, b"")
     return MAGIC + unknown
+
+
+# A stored object's message, by (message, uid, resourceVersion): a list read again and again (an
+# informer's relist, `kubectl get`) encodes only what changed since. Only a list's items, which are
+# read from storage: a dry run's answer carries the version it was sent with, not its own.
+ENCODED: dict[tuple[str, str, str], bytes] = {}
+ENCODED_MAX = 20_000
+
+
+def _list(message, items, obj: dict) -> bytes:
+    """The list's metadata (field 1), then its items (field 2), in field-number order."""
+    out = bytearray(codec.encode(message, {k: v for k, v in obj.items() if k != "items"}))
+    item_message = codec.MESSAGES[items.type]
+    for item in obj.get("items") or ():
+        data = _item(item_message, item)
+        out += items.key
+        out += wire.varint(len(data))
+        out += data
+    return bytes(out)
+
+
+def _item(message, item: dict) -> bytes:
+    meta = item.get("metadata") or {}
+    uid, version = meta.get("uid"), meta.get("resourceVersion")
+    if not uid or not version:
+        return codec.encode(message, item)
+    key = (message.key, uid, version)
+    data = ENCODED.get(key)
+    if data is None:
+        data = ENCODED[key] = codec.encode(message, item)
+        if len(ENCODED) > ENCODED_MAX:
+            del ENCODED[next(iter(ENCODED))]  # the oldest entry
+    return data
 
 
 def watch_frame(event_type: str, obj: dict) -> bytes:

@@ -71,3 +71,24 @@ def test_kind_mismatch_is_bad_request():
     with pytest.raises(StatusError) as err:
         admit("Node", _pod())
     assert err.value.reason == "BadRequest"
+
+
+@pytest.mark.parametrize("kind, obj", [("Pod", _pod()), ("ConfigMap", {"apiVersion": "v1", "kind": "ConfigMap"})])
+def test_empty_metadata_maps_and_lists_are_not_stored(kind, obj):
+    """ObjectMeta writes them `omitempty` (kubectl diff's dry-run patch carries `annotations: {}`)."""
+    meta = {"name": "x", "labels": {}, "annotations": {}, "finalizers": [], "ownerReferences": []}
+    stored = admit(kind, {**obj, "metadata": meta})["metadata"]
+    assert stored == {"name": "x", "namespace": "default"}
+    kept = admit(kind, {**obj, "metadata": {"name": "x", "labels": {"a": "b"}}})["metadata"]
+    assert kept["labels"] == {"a": "b"}
+
+
+@pytest.mark.parametrize("resources, qos", [
+    ({}, "BestEffort"), ({"requests": {"cpu": "100m"}}, "Burstable"),
+    ({"limits": {"cpu": "1", "memory": "1Gi"}}, "Guaranteed")])
+def test_a_new_pods_status_is_pending_with_its_qos_class_whatever_it_was_sent_with(resources, qos):
+    from api.admission import prepare_for_create
+    pod = admit("Pod", {**_pod(), "status": {"phase": "Running", "podIP": "10.0.0.9"}})
+    pod["spec"]["containers"][0]["resources"] = resources
+    prepare_for_create("Pod", pod)
+    assert pod["status"] == {"phase": "Pending", "qosClass": qos}

@@ -23,13 +23,27 @@ def test_every_kind_is_in_its_group_versions_document_under_its_kubernetes_name(
     deployment = docs["apis/apps/v1"]["components"]["schemas"]["io.k8s.api.apps.v1.Deployment"]
     assert deployment["x-kubernetes-group-version-kind"] == [{"group": "apps", "kind": "Deployment", "version": "v1"}]
     container = docs["apis/apps/v1"]["components"]["schemas"]["io.k8s.api.core.v1.Container"]  # core, as in k8s
-    assert container["properties"]["image"] == {"type": "string"}  # Optional[str]: no anyOf null
+    assert container["properties"]["image"]["type"] == "string"  # Optional[str]: no anyOf null
+    assert container["properties"]["image"]["description"].startswith("Container image name.")  # Kubernetes' text
     assert container["properties"]["env"]["items"] == {"$ref": "#/components/schemas/io.k8s.api.core.v1.EnvVar"}
     for doc in docs.values():
         text = json.dumps(doc)
         for ref in {part.split('"')[0] for part in text.split("#/components/schemas/")[1:]}:
             assert ref in doc["components"]["schemas"], ref
     assert sum(len(doc["paths"]) for doc in docs.values()) == 2 * len(KINDS)
+
+
+def test_kinds_and_fields_carry_kubernetes_descriptions_where_kubus_models_them():
+    schemas = documents()["apis/apps/v1"]["components"]["schemas"]
+    assert schemas["io.k8s.api.apps.v1.Deployment"]["description"] == \
+        "Deployment enables declarative updates for Pods and ReplicaSets."
+    assert schemas["io.k8s.api.apps.v1.DeploymentSpec"]["properties"]["replicas"]["description"].startswith(
+        "Number of desired pods.")
+    revision = schemas["io.k8s.api.apps.v1.ControllerRevision"]["description"]  # not kubus's docstring
+    assert revision.startswith("ControllerRevision implements an immutable snapshot of state data.")
+    pod_spec = documents()["api/v1"]["components"]["schemas"]["io.k8s.api.core.v1.PodSpec"]
+    assert pod_spec["properties"]["containers"]["description"].startswith("List of containers belonging to the pod.")
+    assert "description" not in pod_spec["properties"].get("securityContext", {})  # a $ref: the client has none
 
 
 def test_patch_operations_advertise_field_validation_and_take_no_body():

@@ -7,58 +7,19 @@ defaulting does (and the kubelet repeats for objects made before it did).
 """
 from __future__ import annotations
 
+from api.qos import BESTEFFORT, BURSTABLE, GUARANTEED, qos_class  # noqa: F401 (the kubelet's names)
+from api.qos import QOS_RESOURCES as _QOS_RESOURCES, all_containers as _all_containers, amount as _amount
+from api.qos import limits_of as _limits, requests_of as _requests
 from api.quantity import milli, value
 
 MIN_SHARES, MAX_SHARES, SHARES_PER_CPU = 2, 262144, 1024
 QUOTA_PERIOD, MIN_QUOTA = 100_000, 1000  # µs
 GUARANTEED_OOM, BESTEFFORT_OOM = -997, 1000
 SYSTEM_CRITICAL_PRIORITY = 2_000_000_000
-GUARANTEED, BURSTABLE, BESTEFFORT = "Guaranteed", "Burstable", "BestEffort"
-_QOS_RESOURCES = ("cpu", "memory")
-
-
-def _limits(container: dict) -> dict:
-    return (container.get("resources") or {}).get("limits") or {}
-
-
-def _requests(container: dict) -> dict:
-    """The container's requests, a missing one defaulted from its limit."""
-    return {**_limits(container), **((container.get("resources") or {}).get("requests") or {})}
-
-
-def _amount(name: str, quantity) -> int:
-    return milli(quantity) if name == "cpu" else value(quantity)
-
-
-def _all_containers(pod: dict) -> list[dict]:
-    spec = pod.get("spec") or {}
-    return list(spec.get("containers") or []) + list(spec.get("initContainers") or [])
 
 
 def _is_sidecar(container: dict) -> bool:
     return container.get("restartPolicy") == "Always"
-
-
-def qos_class(pod: dict) -> str:
-    """ComputePodQOS: BestEffort with no cpu/memory requests or limits; Guaranteed when every container
-    limits both and the summed requests equal the summed limits; else Burstable."""
-    requests: dict[str, int] = {}
-    limits: dict[str, int] = {}
-    guaranteed = True
-    for container in _all_containers(pod):
-        for total, given in ((requests, _requests(container)), (limits, _limits(container))):
-            for name in _QOS_RESOURCES:
-                if name in given and _amount(name, given[name]) > 0:
-                    total[name] = total.get(name, 0) + _amount(name, given[name])
-        if not all(name in _limits(container) and _amount(name, _limits(container)[name]) > 0
-                   for name in _QOS_RESOURCES):
-            guaranteed = False
-    if not requests and not limits:
-        return BESTEFFORT
-    if guaranteed and all(limits.get(name) == amount for name, amount in requests.items()) \
-            and len(requests) == len(limits):
-        return GUARANTEED
-    return BURSTABLE
 
 
 def pod_cgroup_parent(pod: dict) -> str:

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Callable
 
+from actors.kubelet.cri.expand import expand_all
 from actors.kubelet.logfiles import Limits
 from actors.kubelet.runtimes.base import Exited, StartError
 from api.config import SERVICE_ACCOUNT_MOUNT_PATH
@@ -60,7 +61,8 @@ class ProcessRuntime:
                                                            f"and cannot mount volumes into it (container "
                                                            f"{container['name']!r} mounts {names}): run the pod on "
                                                            f"a node whose runtime is cri")
-        command = list(container.get("command") or []) + list(container.get("args") or [])
+        # $(VAR) in command and args, against the container's environment, as the kubelet expands them
+        command = expand_all(container.get("command"), env) + expand_all(container.get("args"), env)
         if not container.get("command"):
             raise StartError("RunContainerError", f"the process runtime runs a container's command, and container "
                                                   f"{container['name']!r} has none (the image "
