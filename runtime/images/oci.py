@@ -2,7 +2,9 @@
 
 A layer is a tar of its entries sorted by path (their parent directories added), every header with
 mtime 0 and owner 0:0, gzipped with mtime 0 — so the same entries give the same `diff_id` (sha256 of
-the tar) and the same `digest` (sha256 of the gzip), on any host at any time."""
+the tar) and the same `digest` (sha256 of the gzip), on any host at any time. A layer of one big binary
+(kubectl's 60 MB) may stay an uncompressed tar: its digest is its diff_id, and no session pays seconds
+of gzip to learn the registry has it already."""
 from __future__ import annotations
 
 import gzip
@@ -72,6 +74,7 @@ class Blob:
 @dataclass(frozen=True)
 class Layer:
     tar: bytes = field(repr=False)
+    compressed: bool = True
 
     @cached_property
     def diff_id(self) -> str:
@@ -79,6 +82,8 @@ class Layer:
 
     @cached_property
     def blob(self) -> Blob:
+        if not self.compressed:
+            return Blob(LAYER_TAR, self.tar)
         return Blob(LAYER_GZIP, gzip.compress(self.tar, compresslevel=6, mtime=0))
 
 
@@ -115,14 +120,14 @@ def _header(path: str, entry: Entry) -> tarfile.TarInfo:
     return info
 
 
-def layer(entries: list[Entry]) -> Layer:
+def layer(entries: list[Entry], compressed: bool = True) -> Layer:
     """The layer holding `entries` (a later entry for the same path wins), byte for byte reproducible."""
     out = io.BytesIO()
     with tarfile.open(fileobj=out, mode="w", format=tarfile.PAX_FORMAT) as tar:
         for path, entry in sorted(_with_parents(entries).items()):
             data = io.BytesIO(entry.data) if isinstance(entry, File) else None
             tar.addfile(_header(path, entry), data)
-    return Layer(out.getvalue())
+    return Layer(out.getvalue(), compressed)
 
 
 @dataclass(frozen=True)

@@ -7,12 +7,16 @@ the image is not: `library/busybox:1.35.0` is Debian's busybox-static 1.35.0, an
   `ldd` names and the dynamic loader) over the busybox layer, so `sh` works too
 - python-kubernetes: python and a layer of Debian's python3-kubernetes (the official client) and the
   python3-* packages it depends on (their dist-packages, the libraries their extensions need); built
-  where that package is installed (`make containers` installs it)"""
+  where that package is installed (`make containers` installs it)
+- kubectl: the busybox layer and the host's kubectl binary (a static Go program) at /usr/local/bin/kubectl,
+  tagged by its `version --client`; its layer is left uncompressed (60 MB of gzip is seconds every session)"""
 from __future__ import annotations
 
 import functools
+import json
 import os
 import re
+import shutil
 import stat
 import subprocess
 from dataclasses import dataclass
@@ -204,6 +208,47 @@ def _labels(*packages: str) -> tuple[tuple[str, str], ...]:
             versions), ("org.opencontainers.image.vendor", "kubus, built from the OS's packages"))
 
 
+# -- kubectl ---------------------------------------------------------------------------------------
+
+def kubectl_binary() -> Path:
+    """The host's kubectl. gcloud's is a dispatcher (`-dispatcher` in its version) running the kubectl.1.NN
+    beside it that matches the server — in a pod there is nothing beside it, so the newest of those."""
+    found = shutil.which("kubectl")
+    if not found:
+        raise MissingPackage("there is no kubectl on PATH: the kubus/kubectl image is the host's")
+    path = Path(os.path.realpath(found))
+    versioned = sorted(path.parent.glob("kubectl.1.*"), key=lambda p: int(p.name.rpartition(".")[2] or 0))
+    return versioned[-1] if versioned and kubectl_version(path).endswith("-dispatcher") else path
+
+
+@functools.cache
+def kubectl_version(path: Path) -> str:
+    """`v1.33.1` → `1.33.1`, as `kubectl version --client` says."""
+    out = subprocess.run([str(path), "version", "--client", "-o", "json"], capture_output=True, text=True)
+    return json.loads(out.stdout or "{}").get("clientVersion", {}).get("gitVersion", "").removeprefix("v")
+
+
+def kubectl(binary: Path) -> oci.Image:
+    version = kubectl_version(binary)
+    layers = [oci.layer(busybox_entries()),
+              oci.layer([oci.File("usr/local/bin/kubectl", binary.read_bytes(), 0o755)], compressed=False)]
+    labels = (("org.opencontainers.image.source", "debian packages and the host's kubectl"),
+              ("org.opencontainers.image.version", f"busybox-static={package_version('busybox-static')} "
+                                                   f"kubectl={version}"),
+              ("org.opencontainers.image.vendor", "kubus, built from the OS's packages"))
+    return oci.image(layers, oci.Config(env=("PATH=/usr/local/bin:/bin",), cmd=("kubectl",), labels=labels))
+
+
+def _kubectl_recipe() -> list[Recipe]:
+    """kubus/kubectl:<its version>, where a kubectl is on PATH."""
+    try:
+        binary = kubectl_binary()
+    except MissingPackage:
+        return []
+    version = kubectl_version(binary)
+    return [Recipe("kubus/kubectl", (version,), functools.partial(kubectl, binary))] if version else []
+
+
 # -- the table -------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -219,15 +264,15 @@ class Recipe:
 
 
 def recipes() -> list[Recipe]:
-    """busybox, pause and python, each tagged by the version of the package it is built from; kopf by
-    the version of its pinned wheel (`kopf.py`)."""
+    """busybox, pause, python (and python-kubernetes, kubectl where they can be), each tagged by the version of
+    what it is built from; kopf by the version of its pinned wheel (`kopf.py`)."""
     from runtime.images import kopf  # it builds on this module's layers
     box = package_version("busybox-static")
     pause_version = package_version("catatonit")
     py = package_version("python3.11")
     return [Recipe("library/busybox", (box, ".".join(box.split(".")[:2])), busybox),
             Recipe("kubus/pause", (f"catatonit-{pause_version}",), pause),
-            Recipe("kubus/python", (f"{py}-{codename()}",), python), *_client_recipe(),
+            Recipe("kubus/python", (f"{py}-{codename()}",), python), *_client_recipe(), *_kubectl_recipe(),
             Recipe("kubus/kopf", (kopf.VERSION,), kopf.image, optional=True)]
 
 

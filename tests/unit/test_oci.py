@@ -5,6 +5,8 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import shutil
+import subprocess
 import tarfile
 from pathlib import Path
 
@@ -49,6 +51,14 @@ def test_digests_are_the_sha256_of_the_tar_and_of_the_gzip():
     assert layer.blob.digest == oci.sha256(layer.blob.data)
     assert gzip.decompress(layer.blob.data) == layer.tar
     assert layer.blob.data[4:8] == b"\0\0\0\0"  # the gzip header's mtime
+
+
+def test_an_uncompressed_layer_is_its_tar_and_its_digest_the_diff_id():
+    layer = oci.layer(ENTRIES, compressed=False)
+    assert (layer.blob.media_type, layer.blob.data) == (oci.LAYER_TAR, oci.layer(ENTRIES).tar)
+    assert layer.blob.digest == layer.diff_id == oci.layer(ENTRIES).diff_id
+    manifest = json.loads(oci.image([layer], oci.Config()).manifest.data)
+    assert manifest["layers"] == [{"mediaType": oci.LAYER_TAR, "digest": layer.diff_id, "size": len(layer.tar)}]
 
 
 def test_layer_headers_are_owned_by_root_at_time_zero_with_their_modes():
@@ -144,6 +154,23 @@ def test_recipes_are_tagged_by_the_installed_packages():
         f"{recipes.package_version('python3-kubernetes')}-{recipes.codename()}",)
     with pytest.raises(recipes.MissingPackage, match="not installed"):
         recipes.package_version("no-such-package-kubus")
+
+
+@pytest.mark.skipif(not shutil.which("kubectl"), reason="no kubectl on PATH")
+def test_the_kubectl_image_is_the_hosts_kubectl_tagged_by_its_version():
+    binary = recipes.kubectl_binary()
+    version = json.loads(subprocess.run([str(binary), "version", "--client", "-o", "json"], capture_output=True,
+                                        text=True).stdout)["clientVersion"]["gitVersion"]
+    assert not version.endswith("-dispatcher") and version.startswith("v1.")
+    recipe = next(recipe for recipe in recipes.recipes() if recipe.repository == "kubus/kubectl")
+    assert recipe.tags == (version.removeprefix("v"),)
+    built = recipe.build()
+    assert json.loads(built.config.data)["config"]["Cmd"] == ["kubectl"]
+    kept = built.layers[-1]
+    assert kept.blob.media_type == oci.LAYER_TAR
+    with tarfile.open(fileobj=io.BytesIO(kept.tar)) as tar:
+        member = tar.getmember("usr/local/bin/kubectl")
+        assert member.mode == 0o755 and tar.extractfile(member).read() == binary.read_bytes()
 
 
 @pytest.mark.skipif(not Path("/usr/lib/python3/dist-packages/kubernetes").is_dir(), reason="no python3-kubernetes")
