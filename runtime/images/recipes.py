@@ -4,7 +4,9 @@ the image is not: `library/busybox:1.35.0` is Debian's busybox-static 1.35.0, an
 - busybox: the static /bin/busybox and a relative symlink per applet, root and nobody/nogroup, /tmp 1777
 - pause: catatonit in pause mode (`-P`), the sandbox image
 - python: Debian's python3.11 (the interpreter, its minimal and standard library, the shared libraries
-  `ldd` names and the dynamic loader) over the busybox layer, so `sh` works too"""
+  `ldd` names and the dynamic loader) over the busybox layer, so `sh` works too
+- nginx: Debian's nginx over the busybox layer, laid out as Docker's nginx image (nginx.py); its .deb
+  files are downloaded, never installed (debs.py), and where they cannot be the image is skipped"""
 from __future__ import annotations
 
 import os
@@ -15,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from runtime.images import oci
+from runtime.images import debs, nginx, oci
 from runtime.images.registry import Client
 
 BUSYBOX = Path("/bin/busybox")
@@ -136,9 +138,21 @@ def python() -> oci.Image:
     return oci.image(layers, oci.Config(env=env, cmd=("python3",), labels=_labels(*PYTHON_PACKAGES)))
 
 
+# -- nginx -----------------------------------------------------------------------------------------
+
+def nginx_image() -> oci.Image:
+    found = debs.fetch(nginx.PACKAGES)
+    labels = _source(" ".join(f"{package}={deb.version}" for package, deb in sorted(found.items())))
+    layers = [oci.layer(busybox_entries()), oci.layer(nginx.entries(found, shared_libraries))]
+    return oci.image(layers, nginx.config(upstream(found["nginx"].version), labels))
+
+
 def _labels(*packages: str) -> tuple[tuple[str, str], ...]:
     """Where the image comes from, in the OCI annotation keys' words."""
-    versions = " ".join(f"{p}={package_version(p)}" for p in packages)
+    return _source(" ".join(f"{p}={package_version(p)}" for p in packages))
+
+
+def _source(versions: str) -> tuple[tuple[str, str], ...]:
     return (("org.opencontainers.image.source", "debian packages"), ("org.opencontainers.image.version",
             versions), ("org.opencontainers.image.vendor", "kubus, built from the OS's packages"))
 
@@ -157,19 +171,39 @@ class Recipe:
 
 
 def recipes() -> list[Recipe]:
-    """busybox, pause and python, each tagged by the version of the package it is built from."""
+    """busybox, pause, python and (when its packages can be had) nginx, each tagged by the version of the
+    package it is built from: `1.35.0` and `1.35`."""
     box = package_version("busybox-static")
     pause_version = package_version("catatonit")
     py = package_version("python3.11")
-    return [Recipe("library/busybox", (box, ".".join(box.split(".")[:2])), busybox),
-            Recipe("kubus/pause", (f"catatonit-{pause_version}",), pause),
-            Recipe("kubus/python", (f"{py}-{codename()}",), python)]
+    table = [Recipe("library/busybox", (box, _minor(box)), busybox),
+             Recipe("kubus/pause", (f"catatonit-{pause_version}",), pause),
+             Recipe("kubus/python", (f"{py}-{codename()}",), python)]
+    if not unavailable():
+        web = upstream(debs.fetch(nginx.PACKAGES)["nginx"].version)
+        table.append(Recipe("library/nginx", (web, _minor(web)), nginx_image))
+    return table
+
+
+def unavailable() -> list[str]:
+    """Why an image that needs downloaded packages cannot be built here (nothing when all can)."""
+    try:
+        debs.fetch(nginx.PACKAGES)
+    except debs.Unavailable as exc:
+        return [f"nginx skipped: {exc}"]
+    return []
+
+
+def _minor(version: str) -> str:
+    return ".".join(version.split(".")[:2])
 
 
 def build_and_push(client: Client, progress: Callable[[str], None] = lambda line: None) -> dict[str, str]:
     """Build every recipe and push it (blobs the registry has are skipped); image reference → digest."""
     digests: dict[str, str] = {}
     held_by: dict[str, str] = {}  # blob digest → a repository holding it (python's busybox layer is mounted)
+    for why in unavailable():
+        progress(why)
     for recipe in recipes():
         progress(f"building {', '.join(recipe.references)}")
         built = recipe.build()

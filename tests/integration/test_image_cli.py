@@ -45,10 +45,12 @@ def test_a_registry_that_does_not_answer_is_a_sentence(args):
                              "start it with `make images` or `kubus image registry`\n")
 
 
-def test_build_pushes_the_three_images_and_list_shows_them(url):
+def test_build_pushes_the_images_and_list_shows_them(url):
     built = CliRunner().invoke(main, ["image", "build", "--registry", url])
     assert built.exit_code == 0, built.output
-    assert built.output.count("pushed ") == 3 and built.output.endswith(f"4 image tags in {url}\n")
+    count = len(recipes.recipes())  # busybox, pause, python; nginx where its packages can be downloaded
+    tags = sum(len(recipe.tags) for recipe in recipes.recipes())
+    assert built.output.count("pushed ") == count and built.output.endswith(f"{tags} image tags in {url}\n")
     rows = [line.split() for line in CliRunner().invoke(main, ["image", "list", "--registry", url]).output.splitlines()]
     assert rows[0] == ["IMAGE", "TAG", "DIGEST", "SIZE"]
     listed = {f"{row[0]}:{row[1]}": row[2] for row in rows[1:]}
@@ -56,7 +58,7 @@ def test_build_pushes_the_three_images_and_list_shows_them(url):
     assert wanted <= set(listed)
     assert listed["kubus/pause:catatonit-" + recipes.package_version("catatonit")] == recipes.pause().manifest.digest
     rebuilt = CliRunner().invoke(main, ["image", "build", "--registry", url])
-    assert rebuilt.output.count("0 blobs uploaded") == 3
+    assert rebuilt.output.count("0 blobs uploaded") == count
 
 
 def test_import_pushes_an_archive_under_its_name(url, tmp_path):
