@@ -198,13 +198,18 @@ def _minor(version: str) -> str:
     return ".".join(version.split(".")[:2])
 
 
-def build_and_push(client: Client, progress: Callable[[str], None] = lambda line: None) -> dict[str, str]:
-    """Build every recipe and push it (blobs the registry has are skipped); image reference → digest."""
+ESSENTIAL = frozenset({"library/busybox", "kubus/pause"})  # every sandbox's image, and the examples'
+
+
+def build_and_push(client: Client, progress: Callable[[str], None] = lambda line: None,
+                   only: Callable[[str], bool] = lambda repository: True) -> dict[str, str]:
+    """Build every recipe (whose repository `only` accepts) and push it (blobs the registry has are
+    skipped; in one call, busybox's layer is mounted into python's and nginx's); reference → digest."""
     digests: dict[str, str] = {}
-    held_by: dict[str, str] = {}  # blob digest → a repository holding it (python's busybox layer is mounted)
-    for why in unavailable():
+    held_by: dict[str, str] = {}  # blob digest → a repository holding it
+    for why in unavailable() if only("library/nginx") else ():
         progress(why)
-    for recipe in recipes():
+    for recipe in filter(lambda r: only(r.repository), recipes()):
         progress(f"building {', '.join(recipe.references)}")
         built = recipe.build()
         pushed = client.push(recipe.repository, built.blobs(), built.manifest, list(recipe.tags), held_by)

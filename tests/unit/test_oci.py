@@ -75,13 +75,14 @@ def test_entries_that_would_not_hold_in_any_root_are_refused(entry, words):
 def test_config_holds_the_platform_the_diff_ids_and_the_runtime_fields():
     layers = [oci.layer(ENTRIES[:2]), oci.layer(ENTRIES[2:])]
     config = oci.Config(env=("PATH=/bin",), entrypoint=("/bin/tool",), cmd=("-v",), user="65534",
-                        working_dir="/tmp", labels=(("a", "b"),))
+                        working_dir="/tmp", labels=(("a", "b"),), stop_signal="SIGQUIT", exposed_ports=("80/tcp",))
     built = oci.image(layers, config)
     body = json.loads(built.config.data)
     assert (body["architecture"], body["os"]) == ("amd64", "linux")
     assert body["rootfs"] == {"type": "layers", "diff_ids": [layer.diff_id for layer in layers]}
     assert body["config"] == {"Env": ["PATH=/bin"], "Entrypoint": ["/bin/tool"], "Cmd": ["-v"], "User": "65534",
-                              "WorkingDir": "/tmp", "Labels": {"a": "b"}}
+                              "WorkingDir": "/tmp", "Labels": {"a": "b"}, "StopSignal": "SIGQUIT",
+                              "ExposedPorts": {"80/tcp": {}}}
     assert json.loads(oci.image(layers, oci.Config(cmd=("sh",))).config.data)["config"] == {"Cmd": ["sh"]}
 
 

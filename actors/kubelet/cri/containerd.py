@@ -21,6 +21,7 @@ import structlog
 
 from actors.kubelet.cri import privsysfs
 from actors.kubelet.cri.client import CRIError, RuntimeClient
+from actors.kubelet.volumes.tmpfs import Tmpfs
 
 log = structlog.get_logger("kubelet")
 BINARY = "containerd"
@@ -271,6 +272,17 @@ def _mounts_under(*folders: Path) -> list[str]:
     return sorted((p for p in points if p.startswith(prefixes)), key=len, reverse=True)
 
 
+def _unmount_pod_volumes(data_dir: Path) -> list[Path]:
+    """The pods' tmpfs volumes (their kube-api-access tokens, Memory emptyDirs) a stopped kubelet left
+    mounted: without this, `make clean` cannot remove the data dir."""
+    tmpfs, gone = Tmpfs(), []
+    for pods in sorted(data_dir.glob("kubelet/*/pods")):
+        for point in tmpfs.mounts_under(pods.resolve()):
+            tmpfs.unmount(point)
+            gone.append(point)
+    return gone
+
+
 def main(argv: list[str]) -> int:
     """`--why-not`: exit 1 saying why containerd cannot run here; `--down DATA_DIR`: tear down every
     node's containerd under a data dir (`make down`)."""
@@ -281,6 +293,8 @@ def main(argv: list[str]) -> int:
     if len(argv) == 2 and argv[0] == "--down":
         for home in sorted(Path(argv[1]).glob("kubelet/*/cri")):
             print("\n".join(f"removed {gone}" for gone in teardown(home)))
+        for point in _unmount_pod_volumes(Path(argv[1])):
+            print(f"unmounted {point}")
         return 0
     print("usage: python -m actors.kubelet.cri.containerd --why-not | --down DATA_DIR")
     return 2
