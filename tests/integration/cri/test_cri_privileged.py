@@ -18,9 +18,9 @@ REPORT = ("grep -E '^(CapEff|Seccomp):' /proc/self/status; "
           "awk '$2 == \"/sys\" {split($4, o, \",\"); print \"Sys:\\t\" o[1]}' /proc/mounts; ls /dev")
 
 
-def report(client, name: str) -> dict[str, str]:
-    wait_until(lambda: state(client, name, "terminated"), 60, what=f"{name} to finish")
-    lines = client.logs(name)["text"].splitlines()
+def report(client, name: str, container: str | None = None) -> dict[str, str]:
+    wait_until(lambda: status(client, name).get("phase") == "Succeeded", 60, what=f"{name} to finish")
+    lines = client.logs(name, container=container)["text"].splitlines()
     found = dict(line.split(":\t", 1) for line in lines[:3])
     return {"caps": found["CapEff"], "seccomp": found["Seccomp"], "sys": found["Sys"], "dev": " ".join(lines[3:])}
 
@@ -33,10 +33,11 @@ def host_bounding_set() -> str:
 def test_a_privileged_container_has_the_hosts_capabilities_devices_and_sys_and_no_seccomp(cri_cluster):
     """As Kubernetes gives it (containerd ≥ 2.1, CRI-O): every capability, the host's devices, no seccomp, /sys
     read-write (its sandbox's sysfs too: privsysfs.py); a plain container gets the default set, seccomp
-    filtering and /sys read-only."""
-    cri_cluster.create(pod("root", REPORT, securityContext={"privileged": True}))
-    cri_cluster.create(pod("plain", REPORT))
-    privileged, plain = report(cri_cluster, "root"), report(cri_cluster, "plain")
+    filtering and /sys read-only, beside a privileged one in its pod too."""
+    mixed = pod("root", REPORT, securityContext={"privileged": True})
+    mixed["spec"]["containers"].append({"name": "plain", "image": "busybox:1.35", "command": ["sh", "-c", REPORT]})
+    cri_cluster.create(mixed)
+    privileged, plain = report(cri_cluster, "root", "main"), report(cri_cluster, "root", "plain")
     device = next(d for d in ("kmsg", "loop-control", "mem", "tty0") if Path("/dev", d).exists())
     assert (privileged["caps"], privileged["seccomp"], privileged["sys"]) == (host_bounding_set(), "0", "rw"), \
         privileged
