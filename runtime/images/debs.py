@@ -68,10 +68,10 @@ def fetch(packages: tuple[str, ...], cache: Path = CACHE) -> dict[str, Deb]:
     if len(found) == len(packages):
         return found
     cache.mkdir(parents=True, exist_ok=True)
-    try:
-        done = subprocess.run(["apt-get", "download", "-q", *packages], cwd=cache, capture_output=True, text=True)
-    except FileNotFoundError:
-        raise Unavailable(f"no apt-get here to download {' '.join(packages)}") from None
+    done = _download(packages, cache)
+    if done.returncode and os.geteuid() == 0:  # package lists missing or stale (a fresh image): update once
+        subprocess.run(["apt-get", "update", "-qq"], capture_output=True)
+        done = _download(packages, cache)
     if done.returncode:
         words = (done.stderr.strip().splitlines() or ["apt-get download failed"])[-1]
         raise Unavailable(f"cannot download {' '.join(packages)}: {words}")
@@ -80,6 +80,13 @@ def fetch(packages: tuple[str, ...], cache: Path = CACHE) -> dict[str, Deb]:
     if missing:
         raise Unavailable(f"apt-get download left no .deb for {' '.join(missing)} in {cache}")
     return found
+
+
+def _download(packages: tuple[str, ...], cache: Path) -> subprocess.CompletedProcess:
+    try:
+        return subprocess.run(["apt-get", "download", "-q", *packages], cwd=cache, capture_output=True, text=True)
+    except FileNotFoundError:
+        raise Unavailable(f"no apt-get here to download {' '.join(packages)}") from None
 
 
 def _cached(packages: tuple[str, ...], cache: Path) -> dict[str, Deb]:
