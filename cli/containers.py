@@ -1,9 +1,11 @@
 """`kubus up`'s preparation for nodes whose runtime is `cri`: containerd must be able to run here, and
 the local registry must answer with kubus's images in it (started in the background and filled when it
-does not: a few seconds, nothing uploaded twice). Where containerd cannot run, `up` says why and stops,
+does not: a few seconds, nothing uploaded twice; busybox and pause before the cluster starts, python
+and nginx beside it). Where containerd cannot run, `up` says why and stops,
 unless KUBUS_NODE_RUNTIME names another runtime for every node (`make demo` falls back to `process`)."""
 from __future__ import annotations
 
+import threading
 from urllib.parse import urlparse
 
 import click
@@ -27,4 +29,17 @@ def prepare(spec: ClusterFile, settings: Settings) -> None:
     if not registry.answering(url):
         server = registry.serve(settings.registry_root, urlparse(url).netloc, detached=True)
         click.echo(f"started the image registry at {server.url} (pid {server.pid})", err=True)
-    recipes.build_and_push(registry.Client(url), lambda line: click.echo(f"images: {line}", err=True))
+    recipes.build_and_push(registry.Client(url), _progress, only=recipes.ESSENTIAL.__contains__)
+    threading.Thread(target=_push_the_rest, args=(url,), name="images", daemon=True).start()
+
+
+def _progress(line: str) -> None:
+    click.echo(f"images: {line}", err=True)
+
+
+def _push_the_rest(url: str) -> None:
+    """python and nginx, while the cluster starts (a few seconds no pod of the demo waits for)."""
+    try:
+        recipes.build_and_push(registry.Client(url), _progress, only=lambda repo: repo not in recipes.ESSENTIAL)
+    except (registry.RegistryError, recipes.MissingPackage, OSError) as exc:
+        _progress(f"not pushed: {exc}")

@@ -2,7 +2,7 @@
 
 It reuses the registry that answers at 127.0.0.1:5000 (`make images` leaves one running), else starts
 one whose data lives in ~/.cache/kubus/registry, so the next session's pushes skip every blob; it
-stops, at exit, only a registry it started. Either way busybox, pause and python are pushed (blobs
+stops, at exit, only a registry it started. Either way busybox, pause, python and nginx are pushed (blobs
 the registry has are skipped: a few seconds to build, nothing to upload)."""
 from __future__ import annotations
 

@@ -140,10 +140,13 @@ class Config:
     user: str = ""
     working_dir: str = ""
     labels: tuple[tuple[str, str], ...] = ()
+    stop_signal: str = ""
+    exposed_ports: tuple[str, ...] = ()  # "80/tcp"
 
     def as_json(self) -> dict:
         fields = {"User": self.user, "Env": list(self.env), "Entrypoint": list(self.entrypoint),
-                  "Cmd": list(self.cmd), "WorkingDir": self.working_dir, "Labels": dict(self.labels)}
+                  "Cmd": list(self.cmd), "WorkingDir": self.working_dir, "Labels": dict(self.labels),
+                  "StopSignal": self.stop_signal, "ExposedPorts": {port: {} for port in self.exposed_ports}}
         return {key: value for key, value in fields.items() if value}
 
 

@@ -9,7 +9,9 @@ the image is not: `library/busybox:1.35.0` is Debian's busybox-static 1.35.0, an
   python3-* packages it depends on (their dist-packages, the libraries their extensions need); built
   where that package is installed (`make containers` installs it)
 - kubectl: the busybox layer and the host's kubectl binary (a static Go program) at /usr/local/bin/kubectl,
-  tagged by its `version --client`; its layer is left uncompressed (60 MB of gzip is seconds every session)"""
+  tagged by its `version --client`; its layer is left uncompressed (60 MB of gzip is seconds every session)
+- nginx: Debian's nginx over the busybox layer, laid out as Docker's nginx image (nginx.py); its .deb
+  files are downloaded, never installed (debs.py), and where they cannot be the image is skipped"""
 from __future__ import annotations
 
 import functools
@@ -23,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from runtime.images import oci
+from runtime.images import debs, oci
 from runtime.images.registry import Client
 
 BUSYBOX = Path("/bin/busybox")
@@ -203,50 +205,12 @@ def python_kubernetes() -> oci.Image:
 
 def _labels(*packages: str) -> tuple[tuple[str, str], ...]:
     """Where the image comes from, in the OCI annotation keys' words."""
-    versions = " ".join(f"{p}={package_version(p)}" for p in packages)
+    return source(" ".join(f"{p}={package_version(p)}" for p in packages))
+
+
+def source(versions: str) -> tuple[tuple[str, str], ...]:
     return (("org.opencontainers.image.source", "debian packages"), ("org.opencontainers.image.version",
             versions), ("org.opencontainers.image.vendor", "kubus, built from the OS's packages"))
-
-
-# -- kubectl ---------------------------------------------------------------------------------------
-
-def kubectl_binary() -> Path:
-    """The host's kubectl. gcloud's is a dispatcher (`-dispatcher` in its version) running the kubectl.1.NN
-    beside it that matches the server — in a pod there is nothing beside it, so the newest of those."""
-    found = shutil.which("kubectl")
-    if not found:
-        raise MissingPackage("there is no kubectl on PATH: the kubus/kubectl image is the host's")
-    path = Path(os.path.realpath(found))
-    versioned = sorted(path.parent.glob("kubectl.1.*"), key=lambda p: int(p.name.rpartition(".")[2] or 0))
-    return versioned[-1] if versioned and kubectl_version(path).endswith("-dispatcher") else path
-
-
-@functools.cache
-def kubectl_version(path: Path) -> str:
-    """`v1.33.1` → `1.33.1`, as `kubectl version --client` says."""
-    out = subprocess.run([str(path), "version", "--client", "-o", "json"], capture_output=True, text=True)
-    return json.loads(out.stdout or "{}").get("clientVersion", {}).get("gitVersion", "").removeprefix("v")
-
-
-def kubectl(binary: Path) -> oci.Image:
-    version = kubectl_version(binary)
-    layers = [oci.layer(busybox_entries()),
-              oci.layer([oci.File("usr/local/bin/kubectl", binary.read_bytes(), 0o755)], compressed=False)]
-    labels = (("org.opencontainers.image.source", "debian packages and the host's kubectl"),
-              ("org.opencontainers.image.version", f"busybox-static={package_version('busybox-static')} "
-                                                   f"kubectl={version}"),
-              ("org.opencontainers.image.vendor", "kubus, built from the OS's packages"))
-    return oci.image(layers, oci.Config(env=("PATH=/usr/local/bin:/bin",), cmd=("kubectl",), labels=labels))
-
-
-def _kubectl_recipe() -> list[Recipe]:
-    """kubus/kubectl:<its version>, where a kubectl is on PATH."""
-    try:
-        binary = kubectl_binary()
-    except MissingPackage:
-        return []
-    version = kubectl_version(binary)
-    return [Recipe("kubus/kubectl", (version,), functools.partial(kubectl, binary))] if version else []
 
 
 # -- the table -------------------------------------------------------------------------------------
@@ -264,16 +228,16 @@ class Recipe:
 
 
 def recipes() -> list[Recipe]:
-    """busybox, pause, python (and python-kubernetes, kubectl where they can be), each tagged by the version of
-    what it is built from; kopf by the version of its pinned wheel (`kopf.py`)."""
-    from runtime.images import kopf  # it builds on this module's layers
+    """busybox, pause, python (and python-kubernetes, kubectl, nginx where they can be), each tagged by the
+    version of what it is built from (`1.35.0` and `1.35`); kopf by the version of its pinned wheel (`kopf.py`)."""
+    from runtime.images import kopf, kubectl  # they build on this module's layers
     box = package_version("busybox-static")
     pause_version = package_version("catatonit")
     py = package_version("python3.11")
-    return [Recipe("library/busybox", (box, ".".join(box.split(".")[:2])), busybox),
+    return [Recipe("library/busybox", (box, _minor(box)), busybox),
             Recipe("kubus/pause", (f"catatonit-{pause_version}",), pause),
-            Recipe("kubus/python", (f"{py}-{codename()}",), python), *_client_recipe(), *_kubectl_recipe(),
-            Recipe("kubus/kopf", (kopf.VERSION,), kopf.image, optional=True)]
+            Recipe("kubus/python", (f"{py}-{codename()}",), python), *_client_recipe(), *kubectl.recipe(),
+            *_nginx_recipe(), Recipe("kubus/kopf", (kopf.VERSION,), kopf.image, optional=True)]
 
 
 def _client_recipe() -> list[Recipe]:
@@ -285,11 +249,41 @@ def _client_recipe() -> list[Recipe]:
     return [Recipe("kubus/python-kubernetes", (f"{version}-{codename()}",), python_kubernetes)]
 
 
-def build_and_push(client: Client, progress: Callable[[str], None] = lambda line: None) -> dict[str, str]:
-    """Build every recipe and push it (blobs the registry has are skipped); image reference → digest."""
+def _nginx_recipe() -> list[Recipe]:
+    """library/nginx:<Debian's upstream version> and its minor, where its packages can be downloaded."""
+    from runtime.images import nginx  # it builds on this module's layers
+    if unavailable():
+        return []
+    web = upstream(debs.fetch(nginx.PACKAGES)["nginx"].version)
+    return [Recipe("library/nginx", (web, _minor(web)), nginx.image)]
+
+
+def unavailable() -> list[str]:
+    """Why an image that needs downloaded packages cannot be built here (nothing when all can)."""
+    from runtime.images import nginx
+    try:
+        debs.fetch(nginx.PACKAGES)
+    except debs.Unavailable as exc:
+        return [f"nginx skipped: {exc}"]
+    return []
+
+
+def _minor(version: str) -> str:
+    return ".".join(version.split(".")[:2])
+
+
+ESSENTIAL = frozenset({"library/busybox", "kubus/pause"})  # every sandbox's image, and the examples'
+
+
+def build_and_push(client: Client, progress: Callable[[str], None] = lambda line: None,
+                   only: Callable[[str], bool] = lambda repository: True) -> dict[str, str]:
+    """Build every recipe (whose repository `only` accepts) and push it (blobs the registry has are
+    skipped; in one call, busybox's layer is mounted into the others'); reference → digest."""
     digests: dict[str, str] = {}
-    held_by: dict[str, str] = {}  # blob digest → a repository holding it (python's busybox layer is mounted)
-    for recipe in recipes():
+    held_by: dict[str, str] = {}  # blob digest → a repository holding it
+    for why in unavailable() if only("library/nginx") else ():
+        progress(why)
+    for recipe in filter(lambda r: only(r.repository), recipes()):
         progress(f"building {', '.join(recipe.references)}")
         try:
             built = recipe.build()

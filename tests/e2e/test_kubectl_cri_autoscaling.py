@@ -17,7 +17,7 @@ import pytest
 
 from actors.kubelet.cri import containerd
 from actors.proxy import leftovers, nftables
-from runtime.images import recipes
+from runtime.images import kubectl as kubectl_image
 from tests.conftest import cluster_settings, running_procs
 from tests.e2e.conftest import running_gateway
 from tests.e2e.test_kubectl import binary, kubectl_at, ok
@@ -136,7 +136,7 @@ def test_an_hpa_scales_a_cpu_burner_up_and_back_down_after_the_window(kube):
 
 def test_kubectl_in_a_pod_reads_pods_as_view_and_is_refused_a_delete(kube):
     kubectl = kube[0]
-    image = f"kubus/kubectl:{recipes.kubectl_version(recipes.kubectl_binary())}"
+    image = f"kubus/kubectl:{kubectl_image.kubectl_version(kubectl_image.kubectl_binary())}"
     ok(kubectl("create", "serviceaccount", "watcher"))
     ok(kubectl("create", "rolebinding", "watcher-view", "--clusterrole=view", "--serviceaccount=default:watcher"))
     _apply(kubectl, {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "kubectl"},

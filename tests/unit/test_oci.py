@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from runtime.images import oci, recipes, references
+from runtime.images import kubectl, oci, recipes, references
 
 ENTRIES = [oci.File("bin/tool", b"#!/bin/sh\necho hi\n", 0o755), oci.Symlink("bin/alias", "tool"),
            oci.File("etc/passwd", b"root:x:0:0::/:/bin/sh\n"), oci.Dir("tmp", 0o1777),
@@ -85,13 +85,14 @@ def test_entries_that_would_not_hold_in_any_root_are_refused(entry, words):
 def test_config_holds_the_platform_the_diff_ids_and_the_runtime_fields():
     layers = [oci.layer(ENTRIES[:2]), oci.layer(ENTRIES[2:])]
     config = oci.Config(env=("PATH=/bin",), entrypoint=("/bin/tool",), cmd=("-v",), user="65534",
-                        working_dir="/tmp", labels=(("a", "b"),))
+                        working_dir="/tmp", labels=(("a", "b"),), stop_signal="SIGQUIT", exposed_ports=("80/tcp",))
     built = oci.image(layers, config)
     body = json.loads(built.config.data)
     assert (body["architecture"], body["os"]) == ("amd64", "linux")
     assert body["rootfs"] == {"type": "layers", "diff_ids": [layer.diff_id for layer in layers]}
     assert body["config"] == {"Env": ["PATH=/bin"], "Entrypoint": ["/bin/tool"], "Cmd": ["-v"], "User": "65534",
-                              "WorkingDir": "/tmp", "Labels": {"a": "b"}}
+                              "WorkingDir": "/tmp", "Labels": {"a": "b"}, "StopSignal": "SIGQUIT",
+                              "ExposedPorts": {"80/tcp": {}}}
     assert json.loads(oci.image(layers, oci.Config(cmd=("sh",))).config.data)["config"] == {"Cmd": ["sh"]}
 
 
@@ -158,7 +159,7 @@ def test_recipes_are_tagged_by_the_installed_packages():
 
 @pytest.mark.skipif(not shutil.which("kubectl"), reason="no kubectl on PATH")
 def test_the_kubectl_image_is_the_hosts_kubectl_tagged_by_its_version():
-    binary = recipes.kubectl_binary()
+    binary = kubectl.kubectl_binary()
     version = json.loads(subprocess.run([str(binary), "version", "--client", "-o", "json"], capture_output=True,
                                         text=True).stdout)["clientVersion"]["gitVersion"]
     assert not version.endswith("-dispatcher") and version.startswith("v1.")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import signal
 import subprocess
 import time
@@ -18,7 +19,9 @@ from pathlib import Path
 
 import structlog
 
+from actors.kubelet.cri import privsysfs
 from actors.kubelet.cri.client import CRIError, RuntimeClient
+from actors.kubelet.volumes.tmpfs import Tmpfs
 
 log = structlog.get_logger("kubelet")
 BINARY = "containerd"
@@ -74,6 +77,11 @@ class Layout:
     def config(self) -> Path:
         return self.home / "config.toml"
 
+    @property
+    def runc(self) -> Path:
+        """The runc containerd calls: a wrapper (privsysfs.py) over the OS's."""
+        return self.home / "runc"
+
 
 def render(layout: Layout, sandbox_image: str, registry: str) -> str:
     """containerd's configuration (k8s-containers.md §2.4, the form observed to work here)."""
@@ -93,8 +101,10 @@ state = "{layout.run / 'state'}"
   max_container_log_line_size = 16384
   [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
     runtime_type = "io.containerd.runc.v2"
+    pod_annotations = ["{privsysfs.ANNOTATION}"]
     [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
       SystemdCgroup = false
+      BinaryName = "{layout.runc}"
       Root = "{layout.run / 'runc'}"
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = "{CNI_BIN}"
@@ -160,6 +170,8 @@ class Containerd:
         for folder in (self.layout.home, self.layout.run, self.layout.cni_conf, self.layout.logs):
             folder.mkdir(parents=True, exist_ok=True)
         self.layout.config.write_text(render(self.layout, self.sandbox_image, self.registry))
+        self.layout.runc.write_text(privsysfs.wrapper(shutil.which("runc") or "runc"))
+        self.layout.runc.chmod(0o755)
         hosts = {name: mirror(self.registry) for name in ("_default", "docker.io")}
         hosts.update(direct(url) for url in self.direct_registries)
         for host, text in hosts.items():
@@ -260,6 +272,17 @@ def _mounts_under(*folders: Path) -> list[str]:
     return sorted((p for p in points if p.startswith(prefixes)), key=len, reverse=True)
 
 
+def _unmount_pod_volumes(data_dir: Path) -> list[Path]:
+    """The pods' tmpfs volumes (their kube-api-access tokens, Memory emptyDirs) a stopped kubelet left
+    mounted: without this, `make clean` cannot remove the data dir."""
+    tmpfs, gone = Tmpfs(), []
+    for pods in sorted(data_dir.glob("kubelet/*/pods")):
+        for point in tmpfs.mounts_under(pods.resolve()):
+            tmpfs.unmount(point)
+            gone.append(point)
+    return gone
+
+
 def main(argv: list[str]) -> int:
     """`--why-not`: exit 1 saying why containerd cannot run here; `--down DATA_DIR`: tear down every
     node's containerd under a data dir (`make down`)."""
@@ -270,6 +293,8 @@ def main(argv: list[str]) -> int:
     if len(argv) == 2 and argv[0] == "--down":
         for home in sorted(Path(argv[1]).glob("kubelet/*/cri")):
             print("\n".join(f"removed {gone}" for gone in teardown(home)))
+        for point in _unmount_pod_volumes(Path(argv[1])):
+            print(f"unmounted {point}")
         return 0
     print("usage: python -m actors.kubelet.cri.containerd --why-not | --down DATA_DIR")
     return 2

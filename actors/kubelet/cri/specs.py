@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from actors.kubelet.cri import images, qos, security
+from actors.kubelet.cri import images, privsysfs, qos, security
 from actors.kubelet.cri.expand import expand_all
 
 POD_NAME, POD_NAMESPACE, POD_UID = "io.kubernetes.pod.name", "io.kubernetes.pod.namespace", "io.kubernetes.pod.uid"
@@ -94,6 +94,8 @@ def sandbox_config(pod: dict, *, logs_root: str, dns_config: dict | None, attemp
                         "resources": qos.sandbox_resources(pod)}}
     if not spec.get("hostNetwork"):
         config["hostname"] = hostname(pod)
+    if config["linux"]["security_context"]["privileged"]:
+        config["annotations"][privsysfs.ANNOTATION] = "true"  # its /sys read-write: privsysfs.py
     if dns_config:
         config["dns_config"] = dns_config
     return config

@@ -1,5 +1,5 @@
 """What a pod may ask of its node on real containers: `privileged` (every capability the host has, its
-devices, no seccomp — only where Pod Security allows it), `sysctls` (the safe set;
+devices, no seccomp, /sys read-write — only where Pod Security allows it), `sysctls` (the safe set;
 others refused at admission as SysctlForbidden), `hostPort` (CNI's portmap: the host's port reaches
 the container)."""
 from __future__ import annotations
@@ -14,14 +14,15 @@ from api.status import StatusError
 from tests.integration.cri.test_cri_pods import pod, state, status
 from testkit.waiting import wait_until
 
-REPORT = "grep -E '^(CapEff|Seccomp):' /proc/self/status; ls /dev"
+REPORT = ("grep -E '^(CapEff|Seccomp):' /proc/self/status; "
+          "awk '$2 == \"/sys\" {split($4, o, \",\"); print \"Sys:\\t\" o[1]}' /proc/mounts; ls /dev")
 
 
-def report(client, name: str) -> dict[str, str]:
-    wait_until(lambda: state(client, name, "terminated"), 60, what=f"{name} to finish")
-    lines = client.logs(name)["text"].splitlines()
-    found = dict(line.split(":\t", 1) for line in lines[:2])
-    return {"caps": found["CapEff"], "seccomp": found["Seccomp"], "dev": " ".join(lines[2:])}
+def report(client, name: str, container: str | None = None) -> dict[str, str]:
+    wait_until(lambda: status(client, name).get("phase") == "Succeeded", 60, what=f"{name} to finish")
+    lines = client.logs(name, container=container)["text"].splitlines()
+    found = dict(line.split(":\t", 1) for line in lines[:3])
+    return {"caps": found["CapEff"], "seccomp": found["Seccomp"], "sys": found["Sys"], "dev": " ".join(lines[3:])}
 
 
 def host_bounding_set() -> str:
@@ -29,15 +30,19 @@ def host_bounding_set() -> str:
     return line.split(":\t", 1)[1]
 
 
-def test_a_privileged_container_has_the_hosts_capabilities_and_devices_and_no_seccomp(cri_cluster):
-    """(/sys stays read-only: containerd 1.6.20 mounts sysfs `ro` for a privileged container too, OBS.)"""
-    cri_cluster.create(pod("root", REPORT, securityContext={"privileged": True}))
-    cri_cluster.create(pod("plain", REPORT))
-    privileged, plain = report(cri_cluster, "root"), report(cri_cluster, "plain")
+def test_a_privileged_container_has_the_hosts_capabilities_devices_and_sys_and_no_seccomp(cri_cluster):
+    """As Kubernetes gives it (containerd ≥ 2.1, CRI-O): every capability, the host's devices, no seccomp, /sys
+    read-write (its sandbox's sysfs too: privsysfs.py); a plain container gets the default set, seccomp
+    filtering and /sys read-only, beside a privileged one in its pod too."""
+    mixed = pod("root", REPORT, securityContext={"privileged": True})
+    mixed["spec"]["containers"].append({"name": "plain", "image": "busybox:1.35", "command": ["sh", "-c", REPORT]})
+    cri_cluster.create(mixed)
+    privileged, plain = report(cri_cluster, "root", "main"), report(cri_cluster, "root", "plain")
     device = next(d for d in ("kmsg", "loop-control", "mem", "tty0") if Path("/dev", d).exists())
-    assert (privileged["caps"], privileged["seccomp"]) == (host_bounding_set(), "0"), privileged
+    assert (privileged["caps"], privileged["seccomp"], privileged["sys"]) == (host_bounding_set(), "0", "rw"), \
+        privileged
     assert device in privileged["dev"].split() and device not in plain["dev"].split(), (privileged, plain)
-    assert (plain["caps"], plain["seccomp"]) == ("00000000a80425fb", "2"), plain
+    assert (plain["caps"], plain["seccomp"], plain["sys"]) == ("00000000a80425fb", "2", "ro"), plain
 
 
 def test_pod_security_baseline_refuses_a_privileged_pod(cri_cluster):

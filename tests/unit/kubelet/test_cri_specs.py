@@ -52,6 +52,15 @@ def test_sandbox_config():
     assert message.linux.security_context.namespace_options.pid == cri_pb2.CONTAINER
 
 
+def test_a_privileged_pods_sandbox_is_privileged_and_marked_for_a_writeable_sys():
+    pod = make_pod(containers=[{"name": "plain", "image": "x:1"},
+                               {"name": "root", "image": "x:1", "securityContext": {"privileged": True}}])
+    got = specs.sandbox_config(pod, logs_root="/l", dns_config=None)
+    assert got["linux"]["security_context"]["privileged"] is True
+    assert got["annotations"] == {"note": "hi", "kubus.io/privileged-sandbox": "true"}
+    assert pod["metadata"]["annotations"] == {"note": "hi"}
+
+
 @pytest.mark.parametrize("spec, hostname", [
     pytest.param({}, "web-1", id="pod-name"),
     pytest.param({"hostname": "db-0"}, "db-0", id="spec-hostname"),
