@@ -21,7 +21,7 @@ from runtime.images import kubectl as kubectl_image
 from tests.conftest import cluster_settings, running_procs
 from tests.e2e.conftest import running_gateway
 from tests.e2e.test_kubectl import binary, kubectl_at, ok
-from tests.integration.cri.conftest import start_cri_cluster, unmount_all
+from tests.integration.cri.conftest import start_cri_cluster
 from testkit.people import token_of
 from testkit.waiting import wait_until
 
@@ -47,7 +47,6 @@ def kube(amqp_url, tmp_path_factory):
                          KUBUS_METRICS_RESOLUTION_S="1", KUBUS_HPA_SYNC_PERIOD_S="1",
                          KUBUS_HPA_DOWNSCALE_WINDOW_S=str(DOWNSCALE_WINDOW_S))
         stack.callback(leftovers.clean, settings.cluster, procs.env["KUBUS_SERVICE_CIDR"])
-        stack.callback(unmount_all, settings)
         stack.callback(procs.stop_all)
         client = start_cri_cluster(procs, settings)
         stack.callback(client.close)
