@@ -85,6 +85,12 @@ def _carry_admitted(old_spec: dict, new: dict) -> None:
                 spec[field] = old_spec[field]
 
 
+def claim_created(obj: dict) -> None:
+    """A new PersistentVolumeClaim starts Pending whatever its body says (the claim strategy's
+    PrepareForCreate): only the binder's /status write makes it Bound, which the kubelet trusts."""
+    obj["status"] = {"phase": "Pending"}
+
+
 def custom_created(info, obj: dict) -> None:
     """A custom object with a status subresource starts without status (only /status writes it)."""
     if info.status_subresource:
