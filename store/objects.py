@@ -85,10 +85,15 @@ def _carry_admitted(old_spec: dict, new: dict) -> None:
                 spec[field] = old_spec[field]
 
 
-def claim_created(obj: dict) -> None:
-    """A new PersistentVolumeClaim starts Pending whatever its body says (the claim strategy's
-    PrepareForCreate): only the binder's /status write makes it Bound, which the kubelet trusts."""
-    obj["status"] = {"phase": "Pending"}
+STARTS_PENDING = ("Pod", "PersistentVolumeClaim")
+
+
+def created_status(kind: str, obj: dict) -> None:
+    """A new pod or claim starts Pending whatever its body says (the strategies' PrepareForCreate): a pod
+    said to be Failed was charged to no quota and counted by no scheduler, yet its kubelet ran it; a claim
+    said to be Bound had its volumeName mounted. Only their /status writers (kubelet, binder) move them on."""
+    if kind in STARTS_PENDING:
+        obj["status"] = {"phase": "Pending"}
 
 
 def custom_created(info, obj: dict) -> None:
