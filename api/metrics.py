@@ -128,3 +128,20 @@ def valid_sample(body) -> bool:
                                                                      _count(body.get("memory"))):
         return False
     return isinstance(body.get("pods") or [], list) and all(_pod_ok(p) for p in body.get("pods") or [])
+
+
+ORIGIN = "origin"  # what the metrics actor adds to a PodMetrics for the apiserver: the reporting node and pod uid
+
+
+def vouched(items: list[dict], pods: list[dict]) -> list[dict]:
+    """The PodMetrics whose pod is there now, with the uid reported and bound to the node that reported it,
+    without their origin: a kubelet speaks for the pods bound to it only."""
+    bound = {((p["metadata"].get("namespace") or ""), p["metadata"]["name"]):
+             (p["metadata"].get("uid"), (p.get("spec") or {}).get("nodeName")) for p in pods}
+    kept = []
+    for item in items:
+        origin = item.pop(ORIGIN, None) or {}
+        meta = item["metadata"]
+        if bound.get((meta.get("namespace") or "", meta["name"])) == (origin.get("uid"), origin.get("node")):
+            kept.append(item)
+    return kept

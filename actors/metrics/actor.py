@@ -95,7 +95,8 @@ class MetricsServer(Actor):
             items = [m for n, s in sorted(self.nodes.items())
                      if (m := metrics.node_metrics(n, s, self.node_labels.get(n, {}))) is not None]
         else:
-            items = [m for (ns, n), p in sorted(self.pods.items()) if not namespace or ns == namespace
+            items = [{**m, metrics.ORIGIN: {"node": p["node"], "uid": p["uid"]}}
+                     for (ns, n), p in sorted(self.pods.items()) if not namespace or ns == namespace
                      if (m := metrics.pod_metrics(ns, n, p["containers"], p["labels"])) is not None]
         if verb == "get":
             found = next((i for i in items if i["metadata"]["name"] == name), None)

@@ -2,7 +2,8 @@
 through the default exchange to `{c}.controller.metrics-server`. Before the fix the actor believed the body's
 `node`: node-1 could report node-2's usage and pods (team-b's pod, whose HorizontalPodAutoscaler reads it) and
 add a node per name it made up; and one sample with a NaN or infinite time made every later NodeMetrics read
-fail. Now a kubelet speaks for its own node only, and a sample no kubelet makes is dropped whole."""
+fail. Now a kubelet speaks for its own node only, and a sample no kubelet makes is dropped whole; and the
+apiserver serves a PodMetrics only of a pod bound to the node that reported it, with the uid it reported."""
 from __future__ import annotations
 
 import time
@@ -23,8 +24,8 @@ def _sample(node: str, at: float, cpu: int, pods: list | None = None, **fields) 
     return {"node": node, "time": at, "cpu": cpu, "memory": 1 << 20, "pods": pods or [], "labels": {}, **fields}
 
 
-def _pod(namespace: str, cpu: int) -> dict:
-    return {"namespace": namespace, "name": "web", "uid": "made-up", "labels": {"app": "web"},
+def _pod(namespace: str, cpu: int, uid: str = "made-up") -> dict:
+    return {"namespace": namespace, "name": "web", "uid": uid, "labels": {"app": "web"},
             "containers": [{"name": "app", "cpu": cpu, "memory": 1 << 20}]}
 
 
@@ -68,9 +69,19 @@ def test_a_kubelet_speaks_for_its_own_node_only_and_a_bad_sample_is_dropped(clus
                  _sample("node-1", now, [1]), _sample("node-1", now, -5), _sample("node-1", now, 1, pods="web"),
                  _sample("node-1", now, 1, pods=[{"namespace": "default", "name": "web"}]),
                  _sample("node-1", now, 1, labels=["x"]), ["not", "a", "sample"], "x" * 1000]
-    own = [_sample("node-1", now + 1 + i, 10**8 * (1 + i), [_pod("default", 10**8 * (1 + i))]) for i in range(2)]
+    theirs = cluster.get("Pod", "web", VICTIM_NS)["metadata"]["uid"]  # bound to node-2; node-1 could not know it
+    ours = cluster.get("Pod", "web", "default")["metadata"]["uid"]  # bound to node-1
+    own = [_sample("node-1", now + 1 + i, 10**8 * (1 + i), [_pod("default", 10**8 * (1 + i), ours),
+                                                            _pod(VICTIM_NS, 10**9 * (1 + 50 * i), theirs)])
+           for i in range(2)]  # its own node's sample, naming team-b's pod too (by its very uid)
     _send(node_1_url, queue, [*forged, *invented, *malformed, *own])
     wait_until(lambda: _names(cluster, "NodeMetrics") == ["node-1"], 20,
                what=f"node-1's own metrics served, and only those: {_names(cluster, 'NodeMetrics')}")
     assert _names(cluster, "PodMetrics", VICTIM_NS) == []
     assert _names(cluster, "PodMetrics", "default") == ["web"]
+    assert sorted(i["metadata"]["namespace"] for i in cluster.request("list", "PodMetrics")["items"]) == ["default"]
+    with pytest.raises(StatusError) as missing:
+        cluster.request("get", "PodMetrics", namespace=VICTIM_NS, name="web")
+    assert missing.value.reason == "NotFound"
+    served = cluster.request("get", "PodMetrics", namespace="default", name="web")["object"]
+    assert "origin" not in served and served["containers"][0]["usage"]["cpu"] == "100000000n"
