@@ -6,6 +6,7 @@ a pod is served only when every container it reported has two points. The kubele
 hands them on; the gateway serves the paths."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -95,3 +96,52 @@ def selected(items: list[dict], options: dict) -> list[dict]:
 def not_found(kind: str, name: str) -> str:
     resource = KINDS[kind][0]
     return f'{resource}.{GROUP} "{name}" not found'
+
+
+MAX_COUNTER = (1 << 63) - 1  # what a kubelet's uint64 counters hold, as msgpack carries them
+
+
+def _count(value) -> bool:
+    return type(value) is int and 0 <= value <= MAX_COUNTER
+
+
+def _labels(value) -> bool:
+    return value is None or isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, str)
+                                                            for k, v in value.items())
+
+
+def _pod_ok(pod) -> bool:
+    return isinstance(pod, dict) and all(isinstance(pod.get(k), str) for k in ("namespace", "name", "uid")) \
+        and _labels(pod.get("labels")) and isinstance(pod.get("containers"), list) \
+        and all(isinstance(c, dict) and isinstance(c.get("name"), str) and _count(c.get("cpu"))
+                and _count(c.get("memory")) for c in pod["containers"])
+
+
+def valid_sample(body) -> bool:
+    """A kubelet's sample as usage.sample makes it: a finite time, counters that are non-negative integers,
+    pods with string names and labels. Anything else is dropped whole before it is kept: a NaN or infinite
+    time would fail every later read of the metrics, a half-taken sample would leave half a node."""
+    if not isinstance(body, dict) or not isinstance(body.get("node"), str) or not _labels(body.get("labels")):
+        return False
+    at = body.get("time")
+    if type(at) not in (int, float) or not math.isfinite(at) or not (_count(body.get("cpu")) and
+                                                                     _count(body.get("memory"))):
+        return False
+    return isinstance(body.get("pods") or [], list) and all(_pod_ok(p) for p in body.get("pods") or [])
+
+
+ORIGIN = "origin"  # what the metrics actor adds to a PodMetrics for the apiserver: the reporting node and pod uid
+
+
+def vouched(items: list[dict], pods: list[dict]) -> list[dict]:
+    """The PodMetrics whose pod is there now, with the uid reported and bound to the node that reported it,
+    without their origin: a kubelet speaks for the pods bound to it only."""
+    bound = {((p["metadata"].get("namespace") or ""), p["metadata"]["name"]):
+             (p["metadata"].get("uid"), (p.get("spec") or {}).get("nodeName")) for p in pods}
+    kept = []
+    for item in items:
+        origin = item.pop(ORIGIN, None) or {}
+        meta = item["metadata"]
+        if bound.get((meta.get("namespace") or "", meta["name"])) == (origin.get("uid"), origin.get("node")):
+            kept.append(item)
+    return kept

@@ -9,6 +9,7 @@ from api import batch, batch_validation
 from api.apps import TEMPLATE_GENERATION
 from api.errors import invalid
 from api.names import MAX_GENERATED_PREFIX
+from api.qos import qos_class
 from api.status import Cause
 from api.times import rfc3339 as now_rfc3339
 
@@ -83,6 +84,18 @@ def _carry_admitted(old_spec: dict, new: dict) -> None:
         for field in POD_ADMITTED:
             if spec.get(field) is None and field in old_spec:
                 spec[field] = old_spec[field]
+
+
+STARTS_PENDING = ("Pod", "PersistentVolumeClaim")
+
+
+def created_status(kind: str, obj: dict) -> None:
+    """A new pod or claim starts Pending whatever its body says (the strategies' PrepareForCreate): a pod
+    said to be Failed was charged to no quota and counted by no scheduler, yet its kubelet ran it; a claim
+    said to be Bound had its volumeName mounted. Only their /status writers (kubelet, binder) move them on.
+    A pod's QoS class is set with it, as Kubernetes' PodStrategy does."""
+    if kind in STARTS_PENDING:
+        obj["status"] = {"phase": "Pending", **({"qosClass": qos_class(obj)} if kind == "Pod" else {})}
 
 
 def custom_created(info, obj: dict) -> None:

@@ -140,6 +140,7 @@ class State:
             objects.job_selector(obj)
         elif info.kind == "DaemonSet":
             objects.template_generation(obj, None)
+        objects.created_status(info.kind, obj)
         charged = charges([self.objects[q].obj for q in self.quotas.of(oid[1])], info.kind, obj) \
             if info.namespaced else []
         entry = self._commit("ADDED", oid, obj, None)

@@ -2,7 +2,8 @@
 self-signed certificate (made with `cryptography`; its PEM is the caBundle), in a thread of its own.
 Paths: `/allow` allows at once; `/validate` refuses a ConfigMap with a key starting `bad`; `/mutate`
 adds the label `webhook=mutated` by JSON patch; `/slow` answers after `slow_s` seconds; `/guard` refuses
-deleting an object labelled `protected=true`."""
+deleting an object labelled `protected=true`; `/drip` sends a byte at a time for `slow_s` seconds and
+`/huge` 64 MiB (the attacks on the apiserver's client)."""
 from __future__ import annotations
 
 import asyncio
@@ -95,11 +96,30 @@ class WebhookServer:
         await asyncio.sleep(self.slow_s)
         return _answer(review)
 
+    async def drip(self, request: web.Request) -> web.StreamResponse:
+        """A reply that never ends: a byte every tenth of a second for `slow_s` seconds."""
+        await request.read()
+        response = web.StreamResponse(headers={"Content-Type": "application/json"})
+        await response.prepare(request)
+        for _ in range(int(self.slow_s * 10)):
+            await response.write(b" ")
+            await asyncio.sleep(0.1)
+        return response
+
+    async def huge(self, request: web.Request) -> web.StreamResponse:
+        """A reply of 64 MiB of blanks (then nothing): more than any AdmissionReview."""
+        await request.read()
+        response = web.StreamResponse(headers={"Content-Type": "application/json"})
+        await response.prepare(request)
+        for _ in range(64):
+            await response.write(b" " * (1 << 20))
+        return response
+
     def app(self) -> web.Application:
         app = web.Application()
         app.add_routes([web.post("/allow", self.allow), web.post("/validate", self.validate),
                         web.post("/mutate", self.mutate), web.post("/slow", self.slow),
-                        web.post("/guard", self.guard)])
+                        web.post("/guard", self.guard), web.post("/drip", self.drip), web.post("/huge", self.huge)])
         return app
 
 

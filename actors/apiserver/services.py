@@ -66,6 +66,8 @@ class Services:
                 reply = StatusError("ServiceUnavailable", f"the server is currently unable to handle the request "
                                                           f"(get {resource}.{metrics_api.GROUP})")
                 return self.refuse(call, reply)
+            if req.kind == "PodMetrics" and reply.get("ok"):
+                return self._vouch(call, reply)
             self.finish(call, reply)
 
         body = {"verb": req.verb, "kind": req.kind, "namespace": req.namespace, "name": req.name,
@@ -73,6 +75,21 @@ class Services:
         self.rpc.call("", self.names.actor_queue(f"controller.{metrics_api.SERVICE}"), body, answered,
                       self.settings.request_timeout_s, answerers=metrics_answerers(self.names.cluster),
                       user_id=self.bus.user)
+
+    def _vouch(self, call, reply: dict) -> None:
+        """PodMetrics only of pods bound to the node that reported them (the store's pods, read as itself)."""
+        one = {"fieldSelector": f"metadata.name={call.req.name}"} if "object" in reply else {}
+        listing = {"verb": "list", "kind": "Pod", "namespace": call.req.namespace, "options": one}
+
+        def listed(pods) -> None:
+            pods = unwrap(pods)["items"]
+            if "object" in reply:
+                kept = metrics_api.vouched([reply["object"]], pods)
+                if not kept:
+                    raise StatusError("NotFound", metrics_api.not_found("PodMetrics", call.req.name or ""))
+                return self.finish(call, {"ok": True, "object": kept[0]})
+            self.finish(call, {**reply, "items": metrics_api.vouched(reply.get("items") or [], pods)})
+        self.call_store(call, listing, "pods", listed, as_self=True)
 
     # ---- access reviews --------------------------------------------------------------------------
     def review(self, call) -> None:

@@ -5,7 +5,7 @@ working) — and whom it names. Kubernetes allows it to `system:auth-delegator`;
 own subject review it (the gateway does so for each login with such a token: it learns nothing new)."""
 from __future__ import annotations
 
-from api.status import StatusError
+from api.status import StatusError, bad_request
 from bus.rpc import unwrap
 from config import satokens
 from config.identities import SA_PREFIX
@@ -40,10 +40,27 @@ def user_of(claims: dict) -> dict:
     return user
 
 
+def checked_spec(review) -> dict:
+    """The spec of a TokenReview kube-apiserver would decode, or its 400: a string token (required), a list
+    of string audiences."""
+    spec = spec_of(review)
+    token, audiences = spec.get("token"), spec.get("audiences")
+    for field, value, go_type in (("token", token, "string"), ("audiences", audiences, "[]string")):
+        wrong = value is not None and not (isinstance(value, str) if go_type == "string" else
+                                           isinstance(value, list) and all(isinstance(a, str) for a in value))
+        if wrong:
+            raise bad_request(f'TokenReview in version "v1" cannot be handled as a TokenReview: json: cannot '
+                              f'unmarshal {type(value).__name__} into Go struct field TokenReviewSpec.spec.{field} '
+                              f'of type {go_type}')
+    if not token:
+        raise bad_request("token is required for TokenReview in authentication")
+    return spec
+
+
 class TokenReviews:
     def review_token(self, call) -> None:
-        spec = spec_of(call.req.object)
-        audiences = [str(a) for a in spec.get("audiences") or []]
+        spec = checked_spec(call.req.object)
+        audiences = list(spec.get("audiences") or [])
         answer = lambda status: self.finish(call, {"ok": True, "object": {**REVIEW, "metadata": {}, "spec": spec,
                                                                            "status": status}})
         try:

@@ -67,7 +67,9 @@ def disk_usage(root: Path) -> int | None:
                 st = os.lstat(os.path.join(folder, name))
             except OSError:
                 continue  # removed while measured
-            if (st.st_dev, st.st_ino) not in seen:
+            if st.st_nlink < 2:  # only a hard-linked inode can be met again: a pod's million files keep no set
+                total += st.st_blocks * 512
+            elif (st.st_dev, st.st_ino) not in seen:
                 seen.add((st.st_dev, st.st_ino))
                 total += st.st_blocks * 512
     return total

@@ -94,7 +94,7 @@ class LocalPathProvisioner(Actor):
         name = decide.pv_name(pvc)
         if not decide.wants_volume(pvc, cls) or ("", name) in self.objects["PersistentVolume"] or name in self.busy:
             return
-        why = decide.refusal(pvc)
+        why = decide.refusal(pvc, {n for _, n in self.objects["Node"]})
         if why is not None:
             self._refused(pvc, why)
             return

@@ -50,15 +50,19 @@ def wants_volume(pvc: dict, cls: dict | None) -> bool:
         storage.phase(pvc) == storage.PENDING
 
 
-def refusal(pvc: dict) -> str | None:
-    """Why rancher's Provision refuses a claim, or None."""
+def refusal(pvc: dict, nodes: set[str]) -> str | None:
+    """Why rancher's Provision refuses a claim, or None. The selected node must be a Node (external-provisioner
+    gets it by name): the annotation is the claim's, which its tenant may write, and its value becomes a path."""
     spec = pvc.get("spec") or {}
     if spec.get("selector") is not None:
         return NO_SELECTOR
     if not set(spec.get("accessModes") or ()) <= {storage.RWO, storage.RWOP}:
         return ONLY_RWO
-    if not (pvc["metadata"].get("annotations") or {}).get(storage.SELECTED_NODE):
+    node = (pvc["metadata"].get("annotations") or {}).get(storage.SELECTED_NODE)
+    if not node:
         return NO_NODE
+    if node not in nodes:
+        return f'failed to get target node: node "{node}" not found'
     return None
 
 

@@ -43,7 +43,10 @@ class MetricsServer(Actor):
         return [Consumer(spec, self.on_message, PREFETCH)]
 
     def on_message(self, msg: Message) -> None:
-        if msg.type == "sample" and isinstance(msg.user_id, str) and msg.user_id.startswith(self.kubelet_users):
+        if msg.type == "sample" and self._reports_for(msg.user_id, msg.body):
+            if not metrics.valid_sample(msg.body):
+                self.dead_letter(msg, "invalid", f"a sample from {msg.user_id!r} that no kubelet makes")
+                return
             self.take(msg.body)
         elif msg.type == "request" and msg.user_id == self.apiserver_user:
             try:
@@ -52,11 +55,19 @@ class MetricsServer(Actor):
                 self.reply(msg, {"ok": False, "status": exc.to_dict()})
         else:
             self.dead_letter(msg, "forbidden", f"{msg.type!r} from {msg.user_id!r}: samples come from kubelets, "
-                                               "requests from apiservers")
+                                               "each of its own node; requests from apiservers")
             return
         msg.ack()
 
     # ---- samples ---------------------------------------------------------------------------------
+    def _reports_for(self, user: object, body: object) -> bool:
+        """A kubelet speaks for its own node only (a hollow kubelet for the many it simulates): a sample
+        naming another node would be that node's usage and pods, and would add a node per name."""
+        if not isinstance(user, str) or not isinstance(body, dict):
+            return False
+        node_prefix, hollow = self.kubelet_users
+        return user == hollow or (user.startswith(node_prefix) and body.get("node") == user[len(node_prefix):])
+
     def take(self, body: dict) -> None:
         node, at = body["node"], float(body["time"])
         self.nodes.setdefault(node, Series()).add(Point(at, int(body["cpu"]), int(body["memory"])))
@@ -84,7 +95,8 @@ class MetricsServer(Actor):
             items = [m for n, s in sorted(self.nodes.items())
                      if (m := metrics.node_metrics(n, s, self.node_labels.get(n, {}))) is not None]
         else:
-            items = [m for (ns, n), p in sorted(self.pods.items()) if not namespace or ns == namespace
+            items = [{**m, metrics.ORIGIN: {"node": p["node"], "uid": p["uid"]}}
+                     for (ns, n), p in sorted(self.pods.items()) if not namespace or ns == namespace
                      if (m := metrics.pod_metrics(ns, n, p["containers"], p["labels"])) is not None]
         if verb == "get":
             found = next((i for i in items if i["metadata"]["name"] == name), None)

@@ -40,9 +40,13 @@ def test_wants_volume(claim, cls, wanted):
     (pvc(notes={storage.SELECTED_NODE: "n"}, modes=("ReadWriteMany",)), decide.ONLY_RWO),
     (pvc(notes={storage.SELECTED_NODE: "n"}, selector={"matchLabels": {"a": "b"}}), decide.NO_SELECTOR),
     (pvc(), decide.NO_NODE),
-], ids=["rwo", "rwop", "rwx", "selector", "no-node"])
+    # the annotation is the tenant's to write, and its value a path: "/" or "../.." would put the volume's
+    # directory anywhere on the host (a pod given nodeName goes past the volume's node affinity)
+    (pvc(notes={storage.SELECTED_NODE: "/etc"}), 'failed to get target node: node "/etc" not found'),
+    (pvc(notes={storage.SELECTED_NODE: "../../.."}), 'failed to get target node: node "../../.." not found'),
+], ids=["rwo", "rwop", "rwx", "selector", "no-node", "absolute", "traversal"])
 def test_refusal(claim, why):
-    assert decide.refusal(claim) == why
+    assert decide.refusal(claim, {"n"}) == why
 
 
 def test_the_volume_of_a_claim():

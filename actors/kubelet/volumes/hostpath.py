@@ -48,6 +48,7 @@ def claim_path(volume: dict, namespace: str, objects: Objects) -> tuple[Path, bo
     pv = objects.get((storage.PersistentVolume.KIND, bound or ""))
     if not bound or storage.phase(pvc) != storage.BOUND or not isinstance(pv, dict):
         raise MountError(f'PVC {namespace}/{name} is not bound')
+    _claimed_by(pv, pvc)
     path = storage.local_path(pv)
     if path is None:
         raise MountError(f'volume "{bound}" has no source kubus can mount (hostPath or local)')
@@ -56,3 +57,16 @@ def claim_path(volume: dict, namespace: str, objects: Objects) -> tuple[Path, bo
     target = host_path(path, "DirectoryOrCreate" if made else (pv["spec"].get("hostPath") or {}).get("type"),
                        0o777 if made else 0o755)
     return target, bool(source.get("readOnly"))
+
+
+def _claimed_by(pv: dict, pvc: dict) -> None:
+    """The volume must name this very claim (the kubelet's getPVSpec): a claim that says it is bound to
+    another's volume mounts nothing."""
+    ref, uid = (pv.get("spec") or {}).get("claimRef"), (pvc.get("metadata") or {}).get("uid")
+    name = pv["metadata"]["name"]
+    if not ref:
+        raise MountError(f"found PV object {name!r} but it has a nil pv.Spec.ClaimRef indicating it is not yet "
+                         f"bound to the claim")
+    if ref.get("uid") != uid:
+        raise MountError(f"found PV object {name!r} but its pv.Spec.ClaimRef.UID ({ref.get('uid')}) does not point "
+                         f"to claim.UID ({uid})")

@@ -119,12 +119,7 @@ class PodVolumes:
         kind, host = kind_of(volume), self.path(volume)
         sub = mount.get("subPath") or expand(mount.get("subPathExpr") or "", env)
         if sub:
-            if sub.startswith("/") or ".." in sub.split("/"):
-                raise MountError(f"subPath {sub!r} must be a relative path without '..'")
-            host = host / sub
-            if not os.path.lexists(host) and kind == "emptyDir":
-                host.mkdir(mode=0o777, parents=True)
-            host = Path(os.path.realpath(host))  # a projected key's file as it is now: never updated
+            host = subpath(host, sub, make=kind == "emptyDir")
         read_only = kind in READ_ONLY or self.on_host.get(volume["name"], (None, False))[1]
         return {"container_path": mount["mountPath"], "host_path": str(host),
                 "readonly": bool(mount.get("readOnly")) or read_only}
@@ -166,3 +161,27 @@ def clean_orphans(runtime, keep: set[str]) -> None:
     for folder in root.iterdir() if root is not None and root.is_dir() else ():
         if folder.name not in keep:
             teardown(runtime, folder.name)
+
+
+def subpath(volume: Path, sub: str, make: bool) -> Path:
+    """The directory (or file) `sub` names in the volume, resolved now (a projected key's file as it is now:
+    never updated), made when missing if `make`. It must stay in the volume once every symlink is followed:
+    a container that can write the volume (an emptyDir) can plant `evil -> /`, and the host would otherwise
+    resolve — and make, and bind-mount — the host's own path (CVE-2017-1002101)."""
+    if sub.startswith("/") or ".." in sub.split("/"):
+        raise MountError(f"subPath {sub!r} must be a relative path without '..'")
+    base, host = os.path.realpath(volume), volume / sub
+    if not os.path.lexists(host) and make:
+        missing = host
+        while not os.path.lexists(missing.parent):
+            missing = missing.parent
+        _within(base, os.path.realpath(missing.parent), sub)  # before anything is made through it
+        host.mkdir(mode=0o777, parents=True)
+    real = os.path.realpath(host)
+    _within(base, real, sub)
+    return Path(real)
+
+
+def _within(base: str, real: str, sub: str) -> None:
+    if os.path.commonpath([base, real]) != base:
+        raise MountError(f"subpath {sub!r}: {real!r} is not within volume path {base!r}")

@@ -43,10 +43,12 @@ def test_a_type_the_path_is_not_is_refused(tmp_path, type_, message):
         made(tmp_path, [{"name": "h", "hostPath": {"path": str(target), "type": type_}}])
 
 
-def claim_objects(pv_path, bound=True, provisioned=False):
+def claim_objects(pv_path, bound=True, provisioned=False, claimed_by="uid-data"):
     notes = {storage.PROVISIONED_BY: storage.LOCAL_PATH_PROVISIONER} if provisioned else {}
-    pvc = {"spec": {"volumeName": "pv1" if bound else None}, "status": {"phase": "Bound" if bound else "Pending"}}
-    pv = {"metadata": {"name": "pv1", "annotations": notes}, "spec": {"hostPath": {"path": str(pv_path)}}}
+    pvc = {"metadata": {"name": "data", "uid": "uid-data"}, "spec": {"volumeName": "pv1" if bound else None},
+           "status": {"phase": "Bound" if bound else "Pending"}}
+    ref = {"claimRef": {"namespace": "d", "name": "data", "uid": claimed_by}} if claimed_by else {}
+    pv = {"metadata": {"name": "pv1", "annotations": notes}, "spec": {"hostPath": {"path": str(pv_path)}, **ref}}
     return {("PersistentVolumeClaim", "data"): pvc, ("PersistentVolume", "pv1"): pv}
 
 
@@ -66,3 +68,16 @@ def test_a_claim_not_bound_or_missing_is_refused(tmp_path):
     with pytest.raises(MountError, match='persistentvolumeclaim "data" not found'):
         made(tmp_path, [{"name": "v", "persistentVolumeClaim": {"claimName": "data"}}],
              {("PersistentVolumeClaim", "data"): None})
+
+
+def test_a_claim_that_says_it_is_bound_to_another_claims_volume_mounts_nothing(tmp_path):
+    """A tenant's claim naming another's volume, with a Bound phase of its own making: the volume names
+    another claim (or none), so the kubelet refuses it as Kubernetes' does, and makes nothing there."""
+    victim = tmp_path / "victim"
+    claim = [{"name": "v", "persistentVolumeClaim": {"claimName": "data"}}]
+    with pytest.raises(MountError, match=r"pv.Spec.ClaimRef.UID \(uid-victims\) does not point to claim.UID "
+                                         r"\(uid-data\)"):
+        made(tmp_path, claim, claim_objects(victim, claimed_by="uid-victims"))
+    with pytest.raises(MountError, match="nil pv.Spec.ClaimRef"):
+        made(tmp_path, claim, claim_objects(victim, claimed_by=None))
+    assert not victim.exists()

@@ -132,3 +132,21 @@ def test_a_refresh_after_teardown_makes_nothing_again(made, tmp_path):
     volumes.teardown()
     volumes.refresh(spec, {("ConfigMap", "cfg"): {"data": {"a": "2"}}}, PodFacts())
     assert not (tmp_path / "u").exists()
+
+
+@pytest.mark.parametrize("planted, sub", [("evil", "evil"), ("evil", "evil/made"), ("dir/evil", "dir/evil/x/y")],
+                         ids=["the-link", "made-through-it", "deeper"])
+def test_a_subpath_through_a_symlink_a_container_planted_is_refused(made, tmp_path, planted, sub):
+    """The attack of CVE-2017-1002101: one container writes `evil -> <host dir>` into an emptyDir, the next
+    mounts the emptyDir's subPath `evil`; the kubelet resolved it on the host and bind-mounted the host's
+    directory (writable), or made directories there. Now the resolved path must stay in the volume."""
+    host = tmp_path / "host-root"
+    host.mkdir()
+    spec = pod([{"name": "e", "emptyDir": {}}], mounts=[{"name": "e", "mountPath": "/x", "subPath": sub}])
+    volumes, _ = made(spec)
+    link = tmp_path / "u" / "volumes" / "kubernetes.io~empty-dir" / "e" / planted
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(host)  # as the container made it (its own view of the path does not matter to the host)
+    with pytest.raises(MountError, match="is not within volume path"):
+        volumes.mounts(spec, spec["spec"]["containers"][0], 0, {})
+    assert list(host.iterdir()) == []  # nothing made on the host through the link

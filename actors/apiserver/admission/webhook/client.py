@@ -14,8 +14,15 @@ from functools import lru_cache
 from urllib.parse import urlsplit
 
 
+MAX_RESPONSE_BYTES = 4 << 20  # an AdmissionReview's reply: a patch of the largest object, base64, with room
+
+
 class CallFailed(Exception):
     """`failed to call webhook: Post "<url>": <cause>`, as Go's client words the cause."""
+
+
+class ResponseTooLarge(Exception):
+    """A reply past MAX_RESPONSE_BYTES (read no further)."""
 
 
 _local = threading.local()
@@ -71,14 +78,43 @@ def _cause(exc: Exception, host: str, port: int) -> str:
 
 
 def _round_trip(conn: http.client.HTTPSConnection, path: str, timeout: int, data: bytes) -> tuple[int, bytes]:
+    """One exchange within `timeout` in all (Go's context deadline, not a socket's idle time: a server that
+    drips a byte a second would otherwise hold a worker for ever), its body at most MAX_RESPONSE_BYTES."""
     path = (path or "/") + f"?timeout={timeout}s"
     conn.timeout = timeout
     if conn.sock is not None:
         conn.sock.settimeout(timeout)
-    conn.request("POST", path, body=data, headers={"Content-Type": "application/json",
-                                                   "Accept": "application/json"})
-    response = conn.getresponse()
-    return response.status, response.read()
+    expired = threading.Event()
+    deadline = threading.Timer(timeout, _cut, (conn, expired))
+    deadline.daemon = True
+    deadline.start()
+    try:
+        conn.request("POST", path, body=data, headers={"Content-Type": "application/json",
+                                                       "Accept": "application/json"})
+        response = conn.getresponse()
+        raw = response.read(MAX_RESPONSE_BYTES + 1)
+    except Exception:
+        if expired.is_set():
+            raise TimeoutError() from None
+        raise
+    finally:
+        deadline.cancel()
+    if expired.is_set():
+        raise TimeoutError()
+    if len(raw) > MAX_RESPONSE_BYTES:
+        raise ResponseTooLarge(f"the response is larger than {MAX_RESPONSE_BYTES} bytes")
+    return response.status, raw
+
+
+def _cut(conn: http.client.HTTPSConnection, expired: threading.Event) -> None:
+    """The deadline passed: the exchange's socket is shut, so the read in progress ends now."""
+    expired.set()
+    sock = conn.sock
+    if sock is not None:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
 
 
 def _connection(where: tuple, timeout: int) -> http.client.HTTPSConnection:
