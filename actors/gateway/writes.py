@@ -138,9 +138,10 @@ async def delete_collection(request: web.Request, client: Client, target: Target
     options = await delete_options(request, max_bytes)
     options.update({k: request.query[k] for k in ("labelSelector", "fieldSelector") if request.query.get(k)})
     reply = await call(client, "deletecollection", target.info.kind, namespace=target.namespace, options=options)
-    return object_response(request, {"kind": f"{target.info.kind}List", "apiVersion": target.info.api_version,
-                                     "metadata": {"resourceVersion": str(reply.get("rev", ""))},
-                                     "items": [typed(obj, target) for obj in reply["items"]]})
+    return with_warnings(object_response(request, {
+        "kind": f"{target.info.kind}List", "apiVersion": target.info.api_version,
+        "metadata": {"resourceVersion": str(reply.get("rev", ""))},
+        "items": [typed(obj, target) for obj in reply["items"]]}), reply)
 
 
 def _manager(request: web.Request) -> str | None:
