@@ -7,7 +7,7 @@ from aiohttp import web
 
 from actors.gateway.bodies import APPLY_PATCH, AS_SENT, media_type, object_body, read_body
 from actors.gateway.calls import call, dry_run, typed, with_warnings
-from actors.gateway.paths import Target
+from actors.gateway.paths import Target, converters
 from actors.gateway.responses import object_response
 from api import customobjects, fieldvalidation
 from api.customkinds import CustomKind
@@ -114,6 +114,8 @@ def _for_target(obj: dict, target: Target) -> dict:
                           f"{target.info.kind}: the body names another kind")
     if isinstance(target.info, CustomKind) and target.api_version:
         return {**obj, "kind": target.info.kind, "apiVersion": target.api_version}
+    if (convert := converters(target)) is not None:
+        return convert[1]({**obj, "kind": target.info.kind})
     return {**obj, "kind": target.info.kind}
 
 
@@ -124,7 +126,7 @@ def _fields(request: web.Request, target: Target, body, decoding: bool = False) 
         return []
     kind, version = target.info.kind, (target.api_version or target.info.api_version).split("/")[-1]
     refusal = f'{kind} in version "{version}" cannot be handled as a {kind}: ' if decoding else ""
-    sent = request.get(AS_SENT, body)
+    sent = request.get(AS_SENT, body) if converters(target) is None else body  # read as converted
     unknown = []
     if isinstance(target.info, CustomKind) and isinstance(body, dict):
         unknown = customobjects.unknown_fields(target.info, {**body, "apiVersion": target.api_version})
