@@ -40,6 +40,9 @@ async def replace(request: web.Request, client: Client, target: Target, max_byte
 async def patch(request: web.Request, client: Client, target: Target, max_bytes: int) -> web.Response:
     kind = media_type(request)
     body = await read_body(request, max_bytes)
+    if converters(target) is not None:  # a patch in v1's terms is not applied to the stored v2 object
+        raise StatusError("MethodNotAllowed", f"kubus does not patch {target.info.plural} in {target.api_version}: "
+                                              f"patch them in {target.info.api_version}")
     if kind == APPLY_PATCH:
         return await _apply(request, client, target, body)
     if "force" in request.query:
