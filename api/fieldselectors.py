@@ -1,6 +1,6 @@
-"""Field selectors (`metadata.name=web,status.phase!=Failed`): every dotted path of an object, compared
-as Kubernetes' field sets do, as text (`spec.unschedulable=true` matches the boolean). Used by the
-store's lists and by the gateway's watches, which filter the same way."""
+"""Field selectors (`metadata.name=web,status.phase!=Failed`): the dotted paths a kind is selected by,
+compared as Kubernetes' field sets do, as text (`spec.unschedulable=true` matches the boolean). Used by
+the store's lists and by the gateway's watches, which filter the same way and refuse the same fields."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -12,8 +12,26 @@ from api.status import bad_request
 # field from its Go struct (strconv.FormatBool, strconv.Itoa of a zero value), so an absent one reads
 # as its zero value — `spec.unschedulable=false` selects the node that never set it
 DEFAULTED = {("Node", ("spec", "unschedulable")): "false", ("Pod", ("spec", "hostNetwork")): "false",
-             ("Job", ("status", "successful")): "0", ("ReplicationController", ("status", "replicas")): "0",
-             ("ReplicaSet", ("status", "replicas")): "0"}
+             ("Job", ("status", "successful")): "0", ("ReplicationController", ("status", "replicas")): "0"}
+
+# Kubernetes' field label conversion funcs (pkg/apis/core/v1/conversion.go, batch/v1/conversion.go): the
+# labels each kind is selected by. A kind without one (apps/v1's ReplicaSet too: its status.replicas is
+# in its field set but not here, kubernetes#135136) takes runtime.DefaultMetaV1FieldSelectorConversion's
+META = ("metadata.name", "metadata.namespace")
+SUPPORTED = {
+    "Pod": (*META, "spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName",
+            "spec.hostNetwork", "status.phase", "status.podIP", "status.podIPs", "status.nominatedNodeName"),
+    "Node": ("metadata.name", "spec.unschedulable"),
+    "ReplicationController": (*META, "status.replicas"),
+    "Event": (*META, "involvedObject.kind", "involvedObject.namespace", "involvedObject.name", "involvedObject.uid",
+              "involvedObject.apiVersion", "involvedObject.resourceVersion", "involvedObject.fieldPath", "reason",
+              "reportingComponent", "source", "type"),
+    "Namespace": ("metadata.name", "status.phase"),
+    "Secret": (*META, "type"),
+    "Service": (*META, "spec.clusterIP", "spec.type"),
+    "Job": (*META, "status.successful"),
+}
+RENAMED = {("Pod", "spec.host"): "spec.nodeName"}  # old v1 clients' name for it
 
 
 @dataclass(frozen=True)
@@ -41,6 +59,27 @@ def parse_fields(text: str | None) -> FieldSelector:
             raise bad_request(f"invalid selector: '{text}'; can't understand '{part}'")
         terms.append(FieldTerm(tuple(path.strip().split(".")), negate, value.strip().lstrip("=")))
     return FieldSelector(tuple(terms))
+
+
+def supported(kind: str, selector: FieldSelector) -> FieldSelector:
+    """The selector in the kind's labels (`spec.host` read as a pod's `spec.nodeName`); BadRequest, worded
+    as the kind's conversion func words it, for a label the kind is not selected by."""
+    terms = []
+    for term in selector.terms:
+        label = ".".join(term.path)
+        label = RENAMED.get((kind, label), label)
+        if label not in SUPPORTED.get(kind, META):
+            raise bad_request(_unsupported(kind, label))
+        terms.append(FieldTerm(tuple(label.split(".")), term.negate, term.value))
+    return FieldSelector(tuple(terms))
+
+
+def _unsupported(kind: str, label: str) -> str:
+    if kind == "Job":
+        return f'field label "{label}" not supported for Job'
+    if kind in SUPPORTED:
+        return f"field label not supported: {label}"
+    return f'"{label}" is not a known field selector: only "metadata.name", "metadata.namespace"'
 
 
 def _value(obj: dict, path: tuple[str, ...]) -> str:

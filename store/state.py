@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Callable, Iterator
 
 from api import customkinds, customobjects, selectors
-from api.fieldselectors import parse_fields
+from api.fieldselectors import parse_fields, supported
 from api.registry import KindInfo, lookup
 from api.errors import already_exists, conflict, forbidden, invalid, not_found
 from api.status import bad_request, too_large, Cause
@@ -285,6 +285,8 @@ class State:
         fields = parse_fields(options.get("fieldSelector"))
         if (custom := customkinds.custom(info.kind)) is not None:
             customobjects.check_fields(custom, fields)
+        else:
+            fields = supported(info.kind, fields)
         ns = namespace if info.namespaced else None
         cut = list(self.objects.items())
 

@@ -1,8 +1,10 @@
 """DELETE of a collection (Kubernetes' `deletecollection`, registry/generic/registry/store.go
 DeleteCollection), authorized once as `deletecollection` of the kind in the namespace: the items a list
 with the request's label and field selectors finds, each deleted as a DELETE of it would be — the
-node authorizer's guard, its finalizers and grace (the store's delete) — in the requester's name.
-The answer is the list of what was deleted (graceful ones as they now stand, with their
+node authorizer's guard, its finalizers and grace (the store's delete) — in the requester's name;
+while a webhook or a ValidatingAdmissionPolicy is configured, each item first through DELETE admission
+(oldObject the item, name "" as Kubernetes' DeleteCollection judges it) and then deleted only as that
+object (its uid a precondition). The answer is the list of what was deleted (graceful ones as they now stand, with their
 deletionTimestamp); an item already gone is skipped, the first other failure is the answer."""
 from __future__ import annotations
 
@@ -30,22 +32,39 @@ class Collections:
         guard = self._node_guard(call, info)
         options = {k: call.req.options[k] for k in DELETE_OPTIONS if call.req.options.get(k) is not None}
         results: list = [None] * len(items)
+        warnings: list[str] = []
 
         def answered(i: int, reply) -> None:
             results[i] = reply
             if all(r is not None for r in results):
-                self._collected(call, results)
+                self.safe(call, self._answer)(call, results, warnings)
 
-        for i, obj in enumerate(items):
+        def delete(i: int, obj: dict, held: dict) -> None:
             meta = obj["metadata"]
-            delete = {"verb": "delete", "kind": info.kind, "namespace": meta.get("namespace"), "name": meta["name"],
-                      "options": options, **({"guard": guard} if guard else {})}
-            self.call_store(call, delete, f"delete{i}", lambda r, i=i: answered(i, r))
+            body = {"verb": "delete", "kind": info.kind, "namespace": meta.get("namespace"), "name": meta["name"],
+                    "options": held, **({"guard": guard} if guard else {})}
+            self.call_store(call, body, f"delete{i}", lambda r: answered(i, r))
 
-    def _collected(self, call, results: list) -> None:
+        def admitted(i: int, obj: dict, attempt) -> None:
+            call.annotations.update(attempt.annotations)
+            warnings.extend(attempt.warnings)
+            delete(i, obj, {**options, "preconditions": {"uid": obj["metadata"]["uid"],
+                                                         **options.get("preconditions", {})}})
+
+        judged = self._admits_deletes()
+        for i, obj in enumerate(items):
+            if judged:
+                self.admit_deletion(call, info, "", obj, lambda attempt, i=i, obj=obj: admitted(i, obj, attempt),
+                                    lambda exc, i=i: answered(i, exc) if results[i] is None else None)
+            else:
+                delete(i, obj, options)
+
+    def _answer(self, call, results: list, warnings: list[str]) -> None:
         deleted, rev = [], 0
         for reply in results:
             try:
+                if isinstance(reply, Exception):
+                    raise reply
                 obj = unwrap(reply)["object"]
             except StatusError as exc:
                 if exc.reason == "NotFound":
@@ -53,4 +72,4 @@ class Collections:
                 raise
             deleted.append(obj)
             rev = max(rev, int((obj.get("metadata") or {}).get("resourceVersion") or 0))
-        self.finish(call, {"ok": True, "items": deleted, "rev": rev})
+        self.finish(call, {"ok": True, "items": deleted, "rev": rev, **({"warnings": warnings} if warnings else {})})

@@ -18,6 +18,7 @@ from api.admission import admit_status, checked, decode, prepare_for_create
 from api.crdschema import rules
 from api.patch.apply import apply_patch
 from api.registry import KindInfo, lookup
+from api.status import StatusError
 from api.times import now
 from bus.rpc import unwrap
 
@@ -86,15 +87,10 @@ class Writes:
                     or self.cache.list("ValidatingAdmissionPolicyBinding"))
 
     def _admit_delete(self, call, info: KindInfo, body: dict, old: dict) -> None:
-        """Kubernetes' DELETE admission: operation DELETE, object null, oldObject the stored object; the
-        delete then holds to that object's uid, so admission judged the object it removes."""
+        """The delete holds to the uid of the object admission judged, so it removes that object."""
         req = call.req
-        attempt = Attempt("DELETE", info, "", (req.namespace or "") if info.namespaced else "", req.name, None, old,
-                          call.user, self.cache, dry_run=_dry_run(req))
-        fail = lambda exc: self.safe(call, _raise)(exc)  # noqa: E731
-        admission.mutate_delete(attempt)
 
-        def validated() -> None:
+        def admitted(attempt: Attempt) -> None:
             call.annotations.update(attempt.annotations)
             if _dry_run(req):
                 self.finish(call, {"ok": True, "object": old})
@@ -102,10 +98,28 @@ class Writes:
             options = {**(body.get("options") or {})}
             options["preconditions"] = {"uid": old["metadata"]["uid"], **(options.get("preconditions") or {})}
             self.forward(call, {**body, "options": options}, attempt.warnings)
+        self.admit_deletion(call, info, req.name, old, admitted, lambda exc: self.safe(call, _raise)(exc))
+
+    def admit_deletion(self, call, info: KindInfo, name: str, old: dict, then, fail) -> None:
+        """Kubernetes' DELETE admission (rest.AdmissionToValidateObjectDeleteFunc): operation DELETE, object
+        null, oldObject the stored object, mutating then validating; `then(attempt)` when all let it,
+        else `fail(exc)` once. A deletecollection's items are judged under the name "", as Kubernetes'."""
+        namespace = (call.req.namespace or "") if info.namespaced else ""
+        attempt = Attempt("DELETE", info, "", namespace, name, None, old, call.user, self.cache,
+                          dry_run=_dry_run(call.req))
 
         def mutated() -> None:
-            admission.validate_delete(attempt)
-            self.webhooks.validate(attempt, validated, fail)
+            try:
+                admission.validate_delete(attempt)
+            except StatusError as exc:
+                fail(exc)
+                return
+            self.webhooks.validate(attempt, lambda: then(attempt), fail)
+        try:
+            admission.mutate_delete(attempt)
+        except StatusError as exc:
+            fail(exc)
+            return
         self.webhooks.mutate(attempt, lambda patched: patched, mutated, fail)
 
     def _admit(self, call, info: KindInfo, body: dict, old: dict | None) -> None:

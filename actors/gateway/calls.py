@@ -7,7 +7,7 @@ from typing import Any
 
 from aiohttp import web
 
-from actors.gateway.paths import Target
+from actors.gateway.paths import Target, converters
 from api.customkinds import CustomKind
 from api.status import bad_request
 from bus.rpc import unwrap
@@ -21,9 +21,12 @@ async def call(client: Client, verb: str, kind: str, **kw: Any) -> dict:
 
 def typed(obj: dict, target: Target) -> dict:
     """The object with its kind and apiVersion first, as the apiserver writes them; a custom object in the
-    version its path asked for (conversion None rewrites apiVersion alone)."""
+    version its path asked for (conversion None rewrites apiVersion alone); a built-in one served in
+another version too, converted (api/autoscalingv1)."""
     if isinstance(target.info, CustomKind) and target.api_version:
         return {"kind": target.info.kind, **obj, "apiVersion": target.api_version}
+    if (convert := converters(target)) is not None:
+        return {"kind": target.info.kind, **convert[0](obj)}
     return {"kind": target.info.kind, "apiVersion": target.info.api_version, **obj}
 
 

@@ -7,6 +7,7 @@ from actors.gateway import metricsapi
 from actors.gateway.paths import REVIEW_PATHS
 from actors.gateway.subresources import STATUS_KINDS, scalable
 from api import metrics
+from api.autoscalingv1 import OTHER_VERSIONS
 from api.customkinds import CustomKind
 from api.registry import all_kinds, KindInfo
 
@@ -24,7 +25,8 @@ def group_versions() -> dict[str, list[KindInfo]]:
     """Kinds by their apiVersion ("v1", "apps/v1", …), in registry order; the access reviews' groups too."""
     found: dict[str, list[KindInfo]] = {}
     for info in all_kinds():
-        versions = info.versions if isinstance(info, CustomKind) else (info.api_version.rpartition("/")[2],)
+        versions = info.versions if isinstance(info, CustomKind) else (  # its own first: the preferred one
+            info.api_version.rpartition("/")[2], *(v.rpartition("/")[2] for k, v in OTHER_VERSIONS if k == info.kind))
         for version in versions:
             found.setdefault(f"{info.group}/{version}" if info.group else version, []).append(info)
     for api_version, _ in REVIEW_PATHS:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from api.autoscalingv1 import OTHER_VERSIONS
 from api.registry import CUSTOM, KINDS, REVIEWS, KindInfo
 
 BY_PLURAL: dict[tuple[str, str], KindInfo] = {(info.api_version, info.plural): info for info in KINDS.values()}
+BY_PLURAL.update({(api_version, KINDS[kind].plural): KINDS[kind] for kind, api_version in OTHER_VERSIONS})
 REVIEW_PATHS = {(f"{group}/v1", plural): kind for kind, (group, plural) in REVIEWS.items()}
 SUBRESOURCES = {"status", "scale", "binding", "log", "eviction", "token", "exec", "attach", "portforward"}
 
@@ -17,7 +19,8 @@ class Target:
     namespace: str | None
     name: str | None
     subresource: str | None = None
-    api_version: str = ""  # as the path names it (a custom kind is served in each of its served versions)
+    api_version: str = ""  # as the path names it (a custom kind in each of its served versions, a built-in
+    # one in its own and those of api/autoscalingv1.OTHER_VERSIONS)
 
 
 def split(path: str) -> tuple[str, list[str]] | None:
@@ -67,3 +70,8 @@ def _target(api_version: str, rest: list[str], namespace: str | None) -> Target 
 def review_kind(api_version: str, rest: list[str]) -> str | None:
     """`SelfSubjectAccessReview` for `/apis/authorization.k8s.io/v1/selfsubjectaccessreviews`, …"""
     return REVIEW_PATHS.get((api_version, rest[0])) if len(rest) == 1 else None
+
+
+def converters(target: Target):
+    """(out of storage, into it) when the path names a built-in kind in another version than its own."""
+    return OTHER_VERSIONS.get((target.info.kind, target.api_version))

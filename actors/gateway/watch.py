@@ -25,7 +25,7 @@ from actors.gateway.watchcache import KindCache
 from api import protobuf
 from api import customobjects
 from api.customkinds import CustomKind
-from api.fieldselectors import parse_fields
+from api.fieldselectors import parse_fields, supported
 from api.selectors import parse
 from api.status import StatusError, bad_request
 
@@ -133,6 +133,8 @@ def matcher(label_selector: str | None, field_selector: str | None, info=None):
     fields = parse_fields(field_selector)
     if isinstance(info, CustomKind):
         customobjects.check_fields(info, fields)
+    elif info is not None:
+        fields = supported(info.kind, fields)
     return lambda obj: labels.matches((obj.get("metadata") or {}).get("labels")) and fields.matches(obj)
 
 

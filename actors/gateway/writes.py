@@ -7,7 +7,7 @@ from aiohttp import web
 
 from actors.gateway.bodies import APPLY_PATCH, AS_SENT, media_type, object_body, read_body
 from actors.gateway.calls import call, dry_run, typed, with_warnings
-from actors.gateway.paths import Target
+from actors.gateway.paths import Target, converters
 from actors.gateway.responses import object_response
 from api import customobjects, fieldvalidation
 from api.customkinds import CustomKind
@@ -40,6 +40,9 @@ async def replace(request: web.Request, client: Client, target: Target, max_byte
 async def patch(request: web.Request, client: Client, target: Target, max_bytes: int) -> web.Response:
     kind = media_type(request)
     body = await read_body(request, max_bytes)
+    if converters(target) is not None:  # a patch in v1's terms is not applied to the stored v2 object
+        raise StatusError("MethodNotAllowed", f"kubus does not patch {target.info.plural} in {target.api_version}: "
+                                              f"patch them in {target.info.api_version}")
     if kind == APPLY_PATCH:
         return await _apply(request, client, target, body)
     if "force" in request.query:
@@ -114,6 +117,8 @@ def _for_target(obj: dict, target: Target) -> dict:
                           f"{target.info.kind}: the body names another kind")
     if isinstance(target.info, CustomKind) and target.api_version:
         return {**obj, "kind": target.info.kind, "apiVersion": target.api_version}
+    if (convert := converters(target)) is not None:
+        return convert[1]({**obj, "kind": target.info.kind})
     return {**obj, "kind": target.info.kind}
 
 
@@ -124,7 +129,7 @@ def _fields(request: web.Request, target: Target, body, decoding: bool = False) 
         return []
     kind, version = target.info.kind, (target.api_version or target.info.api_version).split("/")[-1]
     refusal = f'{kind} in version "{version}" cannot be handled as a {kind}: ' if decoding else ""
-    sent = request.get(AS_SENT, body)
+    sent = request.get(AS_SENT, body) if converters(target) is None else body  # read as converted
     unknown = []
     if isinstance(target.info, CustomKind) and isinstance(body, dict):
         unknown = customobjects.unknown_fields(target.info, {**body, "apiVersion": target.api_version})
@@ -138,9 +143,10 @@ async def delete_collection(request: web.Request, client: Client, target: Target
     options = await delete_options(request, max_bytes)
     options.update({k: request.query[k] for k in ("labelSelector", "fieldSelector") if request.query.get(k)})
     reply = await call(client, "deletecollection", target.info.kind, namespace=target.namespace, options=options)
-    return object_response(request, {"kind": f"{target.info.kind}List", "apiVersion": target.info.api_version,
-                                     "metadata": {"resourceVersion": str(reply.get("rev", ""))},
-                                     "items": [typed(obj, target) for obj in reply["items"]]})
+    return with_warnings(object_response(request, {
+        "kind": f"{target.info.kind}List", "apiVersion": target.info.api_version,
+        "metadata": {"resourceVersion": str(reply.get("rev", ""))},
+        "items": [typed(obj, target) for obj in reply["items"]]}), reply)
 
 
 def _manager(request: web.Request) -> str | None:

@@ -173,12 +173,14 @@ def test_scale_rollout_watch(kube):
 def test_autoscale(kube):
     kubectl, client, _ = kube
     ok(kubectl("create", "deployment", "scaled", "--image=nginx", "-n", NS))
-    made = kubectl("-v=6", "autoscale", "deployment", "scaled", "--min=1", "--max=3", "--cpu-percent=80", "-n", NS)
-    if kubectl.version < "1.32" and made.returncode != 0:  # it posts autoscaling/v1, which kubus does not serve
-        assert "/apis/autoscaling/v1/namespaces/verbs/horizontalpodautoscalers" in made.stderr, made.stderr[-2000:]
-        pytest.xfail("autoscaling/v1 HorizontalPodAutoscalers are not served (only v2): issue 40")
-    assert ok(made).strip() == "horizontalpodautoscaler.autoscaling/scaled autoscaled"
-    assert client.get("HorizontalPodAutoscaler", "scaled", NS)["spec"]["maxReplicas"] == 3
+    made = kubectl("autoscale", "deployment", "scaled", "--min=1", "--max=3", "--cpu-percent=70", "-n", NS)
+    assert ok(made).strip() == "horizontalpodautoscaler.autoscaling/scaled autoscaled"  # < 1.32 posts v1
+    stored = client.get("HorizontalPodAutoscaler", "scaled", NS)
+    assert stored["spec"]["maxReplicas"] == 3
+    assert stored["spec"]["metrics"] == [{"type": "Resource", "resource": {
+        "name": "cpu", "target": {"type": "Utilization", "averageUtilization": 70}}}]
+    v1 = json.loads(ok(kubectl("get", "--raw", f"/apis/autoscaling/v1/namespaces/{NS}/horizontalpodautoscalers/scaled")))
+    assert (v1["apiVersion"], v1["spec"]["targetCPUUtilizationPercentage"]) == ("autoscaling/v1", 70)
 
 
 def test_edit_diff_replace_apply_prune(kube):

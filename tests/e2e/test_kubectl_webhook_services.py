@@ -2,7 +2,8 @@
 webhook's clientConfig names a Service whose EndpointSlice holds the test server's address, and the
 server's certificate names only `<svc>.<ns>.svc` and 127.0.0.1 — the call verifies the former, so a
 certificate for another name fails; deleting an object is judged by a validating webhook (object null,
-oldObject the stored object) and by a ValidatingAdmissionPolicy."""
+oldObject the stored object) and by a ValidatingAdmissionPolicy, and so is each item of a collection's
+delete (named "", as Kubernetes' DeleteCollection judges them)."""
 from __future__ import annotations
 
 import json
@@ -83,6 +84,30 @@ def test_a_webhook_behind_a_service_judges_deletes(kube):
            f'no service port 8443 found for service "{SVC}"' in failed.stderr
 
 
+def _swept(kubectl, *names: str) -> None:
+    for name in names:
+        ok(kubectl("create", "configmap", name, f"--from-literal={name}=1"))
+        ok(kubectl("label", "configmap", name, "set=swept", *(["protected=true"] if name == "guarded" else [])))
+
+
+SWEEP = "/api/v1/namespaces/default/configmaps?labelSelector=set%3Dswept"
+
+
+def test_a_collection_delete_judges_each_item(kube):
+    client, kubectl, server = kube
+    _service_to(kubectl, server.port)
+    _apply(kubectl, configuration("ValidatingWebhookConfiguration", "guard", [_guard(server.ca_bundle)]))
+    _swept(kubectl, "swept", "guarded")
+    wait_until(lambda: kubectl("delete", "configmap", "guarded", "--dry-run=server").returncode != 0, 10,
+               what="the webhook in use")
+    refused = kubectl("delete", "--raw", SWEEP)
+    assert 'admission webhook "guard.example.com" denied the request: guarded is protected' in refused.stderr
+    judged = {c["oldObject"]["metadata"]["name"]: c for c in server.calls[-2:]}
+    assert sorted(judged) == ["guarded", "swept"]
+    assert {(c["operation"], c["name"], c["object"]) for c in judged.values()} == {("DELETE", "", None)}
+    assert [c["metadata"]["name"] for c in client.list("ConfigMap", "default", "set=swept").items] == ["guarded"]
+
+
 def test_a_service_webhook_is_verified_as_its_service_name(procs, settings, tmp_path):
     client = control_plane(procs, settings)
     with running_gateway(procs, settings, tmp_path) as (url, ca), running_webhook(tmp_path) as server:
@@ -119,3 +144,22 @@ def test_a_policy_refuses_a_delete(kube):
         in refused.stderr
     ok(kubectl("delete", "configmap", "loose"))
     assert client.get("ConfigMap", "held", "default")["data"] == {"keep": "1"}
+
+
+def test_a_policy_judges_each_item_of_a_collection_delete(kube):
+    client, kubectl, _ = kube
+    _apply(kubectl, {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
+                     "metadata": {"name": "sweep"},
+                     "spec": {"matchConstraints": {"resourceRules": [{
+                         "operations": ["DELETE"], "apiGroups": [""], "apiVersions": ["v1"],
+                         "resources": ["configmaps"]}]},
+                         "validations": [{"expression": "!('guarded' in oldObject.data)",
+                                          "message": "guarded stays"}]}})
+    _apply(kubectl, {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicyBinding",
+                     "metadata": {"name": "sweep"}, "spec": {"policyName": "sweep", "validationActions": ["Deny"]}})
+    _swept(kubectl, "swept", "guarded", "also")
+    wait_until(lambda: kubectl("delete", "configmap", "guarded", "--dry-run=server").returncode != 0, 10,
+               what="the policy in use")
+    refused = kubectl("delete", "--raw", SWEEP)
+    assert "ValidatingAdmissionPolicy 'sweep' with binding 'sweep' denied request: guarded stays" in refused.stderr
+    assert [c["metadata"]["name"] for c in client.list("ConfigMap", "default", "set=swept").items] == ["guarded"]
