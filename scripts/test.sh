@@ -10,7 +10,7 @@ host=(tests/integration/cri tests/e2e/test_kubectl_exec.py tests/e2e/test_kubect
       tests/integration/test_pod_network.py tests/integration/test_service_traffic.py
       tests/integration/test_ingress.py tests/integration/test_images_containerd.py
       tests/e2e/test_kubectl_cri_config.py tests/e2e/test_kubectl_cri_autoscaling.py
-      tests/integration/test_statefulset.py)
+      tests/integration/test_statefulset.py tests/integration/test_endpoints.py)
 # and, to even the two runs out, the CLI's end-to-end tests (they touch no network but loopback); the
 # other run lost about 100 s to shared control planes (tests/conftest.py `plane`), so test_kubectl,
 # test_python_client and test_cli_output went back to it

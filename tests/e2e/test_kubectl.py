@@ -134,7 +134,7 @@ def _reads(kubectl) -> None:
     assert len(wide) == 4 and all(row.split()[1:3] == ["1/1", "Running"] for row in wide[1:])
     deployment = yaml.safe_load(ok(kubectl("get", "deploy", "nginx-deployment", "-n", "shop", "-o", "yaml")))
     assert deployment["status"]["readyReplicas"] == 3 and deployment["spec"]["template"]["spec"]["containers"][0][
-        "image"] == "nginx:1.14.2"
+        "image"] == "nginx:1.22"  # examples/kubernetes-docs: the tag kubus builds
     listed = json.loads(ok(kubectl("get", "pods", "-n", "shop", "-o", "json")))
     assert listed["kind"] == "List" and len(listed["items"]) == 6
     ok(kubectl("wait", "--for=condition=Ready", "pod/nginx", "--timeout=60s"))
@@ -184,7 +184,7 @@ def _rollouts(kubectl, client) -> None:
     assert image() == "nginx:1.16.1"
     assert "rolled back" in ok(kubectl("rollout", "undo", "deployment/nginx-deployment", *ns))
     ok(kubectl("rollout", "status", "deployment/nginx-deployment", *ns, "--timeout=60s"))
-    assert image() == "nginx:1.14.2"
+    assert image() == "nginx:1.22"
     assert "restarted" in ok(kubectl("rollout", "restart", "deployment/nginx-deployment", *ns))
     ok(kubectl("rollout", "status", "deployment/nginx-deployment", *ns, "--timeout=60s"))
     template = client.get("Deployment", "nginx-deployment", "shop")["spec"]["template"]
