@@ -67,7 +67,7 @@ def test_one_eviction_passes_the_next_waits_for_the_replacement(budgets):
 
 
 def test_concurrent_evictions_never_exceed_the_budget(budgets):
-    budgets.create(deployment("api", 4, 30))
+    budgets.create(deployment("api", 4, 3))  # a replacement is not Ready while the four evictions race
     budgets.create(pdb("api", maxUnavailable=1))
     allowed(budgets, "api", 1)
     futures = [evict(budgets, pod) for pod in running(budgets, "api")]
