@@ -1,0 +1,117 @@
+"""Where pods reach the broker: `kube-system/kubus-broker`'s ClusterIP, port 5672 (Settings.broker_service_ip),
+relayed byte for byte to the broker of the cluster's settings (RabbitMQ listens on the host's loopback,
+which inside a pod's network namespace is the pod's own). The relay reads nothing of what it carries:
+the broker authenticates each connection, and a pod holds only its ServiceAccount's broker credential,
+so it can do on the bus what that user may and nothing more (docs/security.md, "In-cluster access").
+
+It lives in the gateway's process, beside the pod listener of the `kubernetes` Service (listen.py): the
+same address family, the same root-only FREEBIND bind before the proxy makes the service range local,
+no bus identity of its own (so no broker user, no RBAC role, no supervisor line). Bounded: past
+`broker_relay_max_connections` a new connection is closed at once."""
+from __future__ import annotations
+
+import asyncio
+import socket
+from urllib.parse import urlparse
+
+import structlog
+
+from config.settings import BROKER_SERVICE_PORT, Settings
+from config.urls import first
+
+log = structlog.get_logger()
+IP_FREEBIND = getattr(socket, "IP_FREEBIND", 15)
+CHUNK = 64 * 1024
+CONNECT_TIMEOUT_S = 5.0
+
+
+def broker_of(settings: Settings) -> tuple[str, int]:
+    """The broker node the relay forwards to: the first of the cluster's URL list."""
+    url = urlparse(first(settings.amqp_url))
+    return url.hostname or "127.0.0.1", url.port or (5671 if url.scheme == "amqps" else 5672)
+
+
+def relay_socket(settings: Settings) -> socket.socket | None:
+    """The listening socket on the broker Service's ClusterIP, or None (saying why) without root."""
+    address = (settings.broker_service_ip, BROKER_SERVICE_PORT)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.setsockopt(socket.IPPROTO_IP, IP_FREEBIND, 1)
+        sock.bind(address)
+    except OSError as exc:
+        sock.close()
+        log.warning("gateway.no_broker_relay", address=f"{address[0]}:{address[1]}", why=str(exc),
+                    hint="pods reach the broker through `kubus-broker` only when the gateway runs as root")
+        return None
+    sock.setblocking(False)
+    sock.set_inheritable(False)
+    return sock
+
+
+class Relay:
+    """Each accepted connection piped to a new connection to `target`, both ways, until both ends are done."""
+
+    def __init__(self, target: tuple[str, int], max_connections: int):
+        self.target, self.max_connections = target, max_connections
+        self.open = 0
+        self.server: asyncio.base_events.Server | None = None
+
+    async def start(self, sock: socket.socket) -> None:
+        self.server = await asyncio.start_server(self.serve, sock=sock)
+        name = sock.getsockname()
+        log.info("gateway.broker_relay", address=f"{name[0]}:{name[1]}", to=f"{self.target[0]}:{self.target[1]}")
+
+    async def stop(self) -> None:
+        if self.server is not None:
+            self.server.close()
+            await self.server.wait_closed()
+
+    async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if self.open >= self.max_connections:
+            log.warning("gateway.broker_relay_full", client=_peer(writer), open=self.open)
+            await _close(writer)
+            return
+        self.open += 1
+        try:
+            await self._relay(reader, writer)
+        finally:
+            self.open -= 1
+
+    async def _relay(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            up_reader, up_writer = await asyncio.wait_for(asyncio.open_connection(*self.target), CONNECT_TIMEOUT_S)
+        except (OSError, asyncio.TimeoutError) as exc:
+            log.warning("gateway.broker_unreachable", broker=f"{self.target[0]}:{self.target[1]}", why=str(exc))
+            await _close(writer)
+            return
+        try:
+            await asyncio.gather(_pipe(reader, up_writer), _pipe(up_reader, writer))
+        finally:
+            await asyncio.gather(_close(up_writer), _close(writer))
+
+
+async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    """Bytes from one side to the other; the other's write half shut when this side ends (AMQP closes
+    with a handshake of its own, so a half-close is rare); a reset ends both."""
+    try:
+        while chunk := await reader.read(CHUNK):
+            writer.write(chunk)
+            await writer.drain()
+        if writer.can_write_eof():
+            writer.write_eof()
+    except (ConnectionError, OSError):
+        writer.transport.abort()  # the far side then sees the reset too, and its pipe ends
+
+
+async def _close(writer: asyncio.StreamWriter) -> None:
+    writer.close()
+    try:
+        await writer.wait_closed()
+    except (ConnectionError, OSError):
+        pass
+
+
+def _peer(writer: asyncio.StreamWriter) -> str:
+    peer = writer.get_extra_info("peername") or ("?", 0)
+    return f"{peer[0]}:{peer[1]}"
