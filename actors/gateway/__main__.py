@@ -32,7 +32,7 @@ def with_broker_relay(app: web.Application, settings: Settings) -> None:
     sock = relay_socket(settings)
     if sock is None:
         return
-    relay = Relay(broker_of(settings), settings.broker_relay_max_connections)
+    relay = Relay(broker_of(settings), settings.broker_relay_max_connections, settings.cluster)
 
     async def start(_app: web.Application) -> None:
         await relay.start(sock)

@@ -3,6 +3,9 @@ relayed byte for byte to the broker of the cluster's settings (RabbitMQ listens 
 which inside a pod's network namespace is the pod's own). The relay reads nothing of what it carries:
 the broker authenticates each connection, and a pod holds only its ServiceAccount's broker credential,
 so it can do on the bus what that user may and nothing more (docs/security.md, "In-cluster access").
+One exception, the login: every relayed connection reaches the broker from the host's loopback, where
+RabbitMQ trusts its loopback-only users (`guest`), so the relay reads the client's first frame and lets
+only this cluster's ServiceAccount users through (amqplogin.py).
 
 It lives in the gateway's process, beside the pod listener of the `kubernetes` Service (listen.py): the
 same address family, the same root-only FREEBIND bind before the proxy makes the service range local,
@@ -16,6 +19,7 @@ from urllib.parse import urlparse
 
 import structlog
 
+from actors.gateway.amqplogin import PROTOCOL_HEADER, Refused, login_user, ours, read_frame
 from config.settings import BROKER_SERVICE_PORT, Settings
 from config.urls import first
 
@@ -23,6 +27,7 @@ log = structlog.get_logger()
 IP_FREEBIND = getattr(socket, "IP_FREEBIND", 15)
 CHUNK = 64 * 1024
 CONNECT_TIMEOUT_S = 5.0
+LOGIN_TIMEOUT_S = 10.0  # RabbitMQ's own handshake timeout
 
 
 def broker_of(settings: Settings) -> tuple[str, int]:
@@ -50,10 +55,11 @@ def relay_socket(settings: Settings) -> socket.socket | None:
 
 
 class Relay:
-    """Each accepted connection piped to a new connection to `target`, both ways, until both ends are done."""
+    """Each accepted connection piped to a new connection to `target`, both ways, until both ends are done,
+    once it logs in as one of `cluster`'s ServiceAccount users."""
 
-    def __init__(self, target: tuple[str, int], max_connections: int):
-        self.target, self.max_connections = target, max_connections
+    def __init__(self, target: tuple[str, int], max_connections: int, cluster: str):
+        self.target, self.max_connections, self.cluster = target, max_connections, cluster
         self.open = 0
         self.server: asyncio.base_events.Server | None = None
 
@@ -85,10 +91,34 @@ class Relay:
             log.warning("gateway.broker_unreachable", broker=f"{self.target[0]}:{self.target[1]}", why=str(exc))
             await _close(writer)
             return
+        down = asyncio.ensure_future(_pipe(up_reader, writer))
         try:
-            await asyncio.gather(_pipe(reader, up_writer), _pipe(up_reader, writer))
+            if await self._login(reader, up_writer, writer):
+                await _pipe(reader, up_writer)
+            else:
+                up_writer.transport.abort()
+            await down
         finally:
+            down.cancel()
             await asyncio.gather(_close(up_writer), _close(writer))
+
+    async def _login(self, reader: asyncio.StreamReader, up_writer: asyncio.StreamWriter,
+                     writer: asyncio.StreamWriter) -> bool:
+        """The protocol header and the start-ok carried over if the login is a ServiceAccount's; else False."""
+        try:
+            header = await asyncio.wait_for(reader.readexactly(len(PROTOCOL_HEADER)), LOGIN_TIMEOUT_S)
+            up_writer.write(header)  # the broker answers a wrong header itself (with its own, then closes)
+            frame = await asyncio.wait_for(read_frame(reader), LOGIN_TIMEOUT_S)
+            user = login_user(frame)
+            if not ours(self.cluster, user):
+                raise Refused(f"user {user!r} is not a ServiceAccount's")
+        except Refused as exc:
+            log.warning("gateway.broker_relay_refused", client=_peer(writer), why=str(exc))
+            return False
+        except (asyncio.IncompleteReadError, asyncio.TimeoutError, ConnectionError, OSError):
+            return False
+        up_writer.write(frame)
+        return True
 
 
 async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import struct
 
 import pytest
 
+from actors.gateway.amqplogin import PROTOCOL_HEADER, Refused, login_user
 from actors.gateway.brokerrelay import Relay, broker_of
 from actors.kubelet.cri.containerd import mirrors
 from actors.proxy.table import build
@@ -67,6 +69,35 @@ def test_the_relay_forwards_to_the_first_broker_node():
     assert broker_of(Settings(amqp_url="amqps://u:p@broker/")) == ("broker", 5671)
 
 
+SA_USER = "kubus.sa.default.default"
+
+
+def start_ok(user: str, password: str = "pw", mechanism: bytes = b"PLAIN") -> bytes:
+    """The start-ok frame a client sends to log in (AMQP 0-9-1)."""
+    response = b"\x00" + user.encode() + b"\x00" + password.encode()
+    payload = struct.pack(">HHI", 10, 11, 0) + bytes([len(mechanism)]) + mechanism + \
+        struct.pack(">I", len(response)) + response + b"\x05en_US"
+    return struct.pack(">BHI", 1, 0, len(payload)) + payload + b"\xce"
+
+
+@pytest.mark.parametrize("frame, expected", [
+    pytest.param(start_ok(SA_USER), SA_USER, id="plain"),
+    pytest.param(start_ok("guest", mechanism=b"AMQPLAIN"), "mechanism 'AMQPLAIN' (the relay takes PLAIN)",
+                 id="amqplain"),
+    pytest.param(struct.pack(">BHI", 1, 0, 8) + struct.pack(">HHI", 10, 11, 1000) + b"\xce", "a truncated start-ok",
+                 id="truncated"),
+    pytest.param(struct.pack(">BHI", 1, 0, 4) + struct.pack(">HH", 20, 10) + b"\xce",
+                 "the first frame is not connection.start-ok", id="channel-open"),
+])
+def test_the_login_a_start_ok_names(frame, expected):
+    if expected == SA_USER:
+        assert login_user(frame) == SA_USER
+        return
+    with pytest.raises(Refused) as refused:
+        login_user(frame)
+    assert str(refused.value).startswith(expected)
+
+
 async def _echo_server() -> tuple[asyncio.base_events.Server, tuple[str, int]]:
     async def echo(reader, writer):
         while data := await reader.read(1024):
@@ -81,7 +112,7 @@ async def _relay_to(target: tuple[str, int], bound: int) -> tuple[Relay, tuple[s
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     sock.setblocking(False)
-    relay = Relay(target, bound)
+    relay = Relay(target, bound, "kubus")
     await relay.start(sock)
     return relay, sock.getsockname()[:2]
 
@@ -91,7 +122,7 @@ def test_the_relay_carries_bytes_both_ways_and_closes_both_sides():
         broker, target = await _echo_server()
         relay, address = await _relay_to(target, 4)
         reader, writer = await asyncio.open_connection(*address)
-        writer.write(b"AMQP\x00\x00\x09\x01" + b"x" * 200_000)
+        writer.write(PROTOCOL_HEADER + start_ok(SA_USER) + b"x" * 200_000)
         writer.write_eof()  # the client's half-close reaches the broker, which then closes: so does the relay
         got = await asyncio.wait_for(reader.read(-1), 5)
         writer.close()
@@ -99,7 +130,36 @@ def test_the_relay_carries_bytes_both_ways_and_closes_both_sides():
         await relay.stop()
         broker.close()
         return got
-    assert asyncio.run(run()) == b"AMQP\x00\x00\x09\x01" + b"X" * 200_000
+    assert asyncio.run(run()) == (PROTOCOL_HEADER + start_ok(SA_USER) + b"x" * 200_000).upper()
+
+
+@pytest.mark.parametrize("user", ["guest", "kubus.apiserver", "other.sa.default.default"])
+def test_only_a_serviceaccount_of_the_cluster_logs_in_through_the_relay(user):
+    """Relayed connections come from the host's loopback, where RabbitMQ trusts `guest`: the start-ok never
+    reaches the broker (the header alone at most), and the pod's connection is closed."""
+    async def run():
+        received, ended = bytearray(), asyncio.Event()
+
+        async def broker_side(reader, writer):
+            try:
+                while data := await reader.read(1024):
+                    received.extend(data)
+            except ConnectionError:
+                pass
+            writer.close()
+            ended.set()
+        broker = await asyncio.start_server(broker_side, "127.0.0.1", 0)
+        relay, address = await _relay_to(broker.sockets[0].getsockname()[:2], 4)
+        reader, writer = await asyncio.open_connection(*address)
+        writer.write(PROTOCOL_HEADER + start_ok(user) + b"more")
+        got = await asyncio.wait_for(reader.read(-1), 5)
+        await asyncio.wait_for(ended.wait(), 5)
+        writer.close()
+        await relay.stop()
+        broker.close()
+        return got, bytes(received)
+    got, received = asyncio.run(run())
+    assert got == b"" and PROTOCOL_HEADER.startswith(received)
 
 
 def test_past_its_bound_and_without_a_broker_the_relay_closes_the_connection():
@@ -107,8 +167,8 @@ def test_past_its_bound_and_without_a_broker_the_relay_closes_the_connection():
         broker, target = await _echo_server()
         relay, address = await _relay_to(target, 1)
         first_reader, first_writer = await asyncio.open_connection(*address)
-        first_writer.write(b"ping")
-        assert await asyncio.wait_for(first_reader.read(4), 5) == b"PING"
+        first_writer.write(PROTOCOL_HEADER + start_ok(SA_USER))
+        assert await asyncio.wait_for(first_reader.readexactly(8), 5) == PROTOCOL_HEADER
         second_reader, second_writer = await asyncio.open_connection(*address)
         refused = await asyncio.wait_for(second_reader.read(-1), 5)
         first_writer.close()
