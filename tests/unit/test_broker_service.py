@@ -13,6 +13,7 @@ import pytest
 from actors.gateway.amqplogin import PROTOCOL_HEADER, Refused, login_user
 from actors.gateway.brokerrelay import Relay, broker_of
 from actors.kubelet.cri.containerd import mirrors
+from actors.kubelet.podtoken import wants_bus_credential
 from actors.proxy.table import build
 from config.credentials import url_for_pod
 from config.settings import Settings
@@ -197,3 +198,16 @@ async def _until(condition) -> None:
 def test_the_local_registry_is_tried_first_and_upstream_only_with_the_fallback(fallback, docker_io, default):
     local = '[host."http://127.0.0.1:5000"]\n  capabilities = ["pull", "resolve"]\n  skip_verify = true\n'
     assert mirrors("http://127.0.0.1:5000", fallback) == {"docker.io": docker_io + local, "_default": default + local}
+
+
+TOKEN_VOLUME = {"name": "kube-api-access-x7k2p", "projected": {"sources": [{"serviceAccountToken": {"path": "token"}}]}}
+
+
+@pytest.mark.parametrize("spec, wanted", [
+    pytest.param({"volumes": [TOKEN_VOLUME]}, True, id="admitted-with-the-token-volume"),
+    pytest.param({"volumes": [{"name": "data", "emptyDir": {}}]}, False, id="the-account-says-no-automount"),
+    pytest.param({"automountServiceAccountToken": False, "volumes": [TOKEN_VOLUME]}, False, id="the-pod-says-no"),
+    pytest.param({"automountServiceAccountToken": True}, True, id="the-pod-says-yes"),
+])
+def test_a_pod_gets_its_accounts_broker_credential_only_with_automount(spec, wanted):
+    assert wants_bus_credential({"spec": {"serviceAccountName": "default", **spec}}) is wanted
