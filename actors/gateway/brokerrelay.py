@@ -60,8 +60,12 @@ class Relay:
 
     def __init__(self, target: tuple[str, int], max_connections: int, cluster: str):
         self.target, self.max_connections, self.cluster = target, max_connections, cluster
-        self.open = 0
+        self.clients: set[asyncio.StreamWriter] = set()
         self.server: asyncio.base_events.Server | None = None
+
+    @property
+    def open(self) -> int:
+        return len(self.clients)
 
     async def start(self, sock: socket.socket) -> None:
         self.server = await asyncio.start_server(self.serve, sock=sock)
@@ -69,8 +73,12 @@ class Relay:
         log.info("gateway.broker_relay", address=f"{name[0]}:{name[1]}", to=f"{self.target[0]}:{self.target[1]}")
 
     async def stop(self) -> None:
+        """No new connections; the open ones reset (each pipe then closes its broker side)."""
         if self.server is not None:
             self.server.close()
+        for writer in list(self.clients):
+            writer.transport.abort()
+        if self.server is not None:
             await self.server.wait_closed()
 
     async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -78,11 +86,11 @@ class Relay:
             log.warning("gateway.broker_relay_full", client=_peer(writer), open=self.open)
             await _close(writer)
             return
-        self.open += 1
+        self.clients.add(writer)
         try:
             await self._relay(reader, writer)
         finally:
-            self.open -= 1
+            self.clients.discard(writer)
 
     async def _relay(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:

@@ -211,3 +211,22 @@ TOKEN_VOLUME = {"name": "kube-api-access-x7k2p", "projected": {"sources": [{"ser
 ])
 def test_a_pod_gets_its_accounts_broker_credential_only_with_automount(spec, wanted):
     assert wants_bus_credential({"spec": {"serviceAccountName": "default", **spec}}) is wanted
+
+
+def test_a_stopped_relay_closes_the_connections_it_carries():
+    async def run():
+        broker, target = await _echo_server()
+        relay, address = await _relay_to(target, 4)
+        reader, writer = await asyncio.open_connection(*address)
+        writer.write(PROTOCOL_HEADER + start_ok(SA_USER))
+        await asyncio.wait_for(reader.readexactly(8), 5)
+        await asyncio.wait_for(relay.stop(), 5)
+        try:
+            await asyncio.wait_for(reader.read(-1), 5)  # what was on its way, then the end (or a reset)
+        except ConnectionResetError:
+            pass
+        await asyncio.wait_for(_until(lambda: relay.open == 0), 5)
+        writer.close()
+        broker.close()
+        return reader.at_eof() or reader.exception() is not None
+    assert asyncio.run(run())
