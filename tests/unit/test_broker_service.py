@@ -44,7 +44,8 @@ def test_kubus_broker_takes_the_second_address_and_names_itself_its_endpoint(sta
     services = [e.obj for (kind, _, _), e in state.objects.items() if kind == "Service"]
     assert ("10.96.0.2", 5672, "TCP") not in build(services, [endpoint_slice])  # the relay's own address
     seed_broker_endpoints(state, "172.20.0.2", 5672)  # a changed range: brought back to the new address
-    assert state.get("Endpoints", "kube-system", "kubus-broker").obj["subsets"][0]["addresses"] == [{"ip": "172.20.0.2"}]
+    moved = state.get("Endpoints", "kube-system", "kubus-broker").obj
+    assert moved["subsets"][0]["addresses"] == [{"ip": "172.20.0.2"}]
 
 
 def test_a_taken_second_address_leaves_the_broker_service_out(state):
@@ -192,7 +193,8 @@ async def _until(condition) -> None:
 
 
 @pytest.mark.parametrize("fallback, docker_io, default", [
-    pytest.param(False, 'server = "http://127.0.0.1:5000"\n\n', 'server = "http://127.0.0.1:5000"\n\n', id="local-only"),
+    pytest.param(False, 'server = "http://127.0.0.1:5000"\n\n', 'server = "http://127.0.0.1:5000"\n\n',
+                 id="local-only"),
     pytest.param(True, 'server = "https://registry-1.docker.io"\n\n', "", id="upstream-after-local"),
 ])
 def test_the_local_registry_is_tried_first_and_upstream_only_with_the_fallback(fallback, docker_io, default):

@@ -2,8 +2,9 @@
 (the service range's second address, where the gateway relays to the broker); a stdlib AMQP 0-9-1 client in
 the pod (the image has no pika) logs in with it — connection.open-ok as the account's broker user — and is
 refused what that user may not do (declaring a queue: 403 ACCESS_REFUSED naming the user), and refused a
-wrong password. A pod with automountServiceAccountToken: false (its own, or its account's) gets no credential, and `guest:guest`, which
-RabbitMQ trusts from the loopback the relay connects from, is refused at the relay."""
+wrong password. A pod with automountServiceAccountToken: false (its own, or its account's) gets no
+credential, and `guest:guest`, which RabbitMQ trusts from the loopback the relay connects from, is
+refused at the relay."""
 from __future__ import annotations
 
 import json
@@ -97,14 +98,15 @@ def test_a_pod_logs_in_to_the_broker_as_its_serviceaccount(gateway, cri_cluster,
 
     logged_in, wrong = _run(cri_cluster, "bus")
     user = sa_broker_user(settings.cluster, "default", "default")
+    vhost = _vhost(settings.amqp_url)
     assert logged_in == {"user": user, "login": "open", "declare": [
-        403, f"ACCESS_REFUSED - access to queue 'stolen' in vhost '{_vhost(settings.amqp_url)}' refused for user '{user}'"]}
+        403, f"ACCESS_REFUSED - access to queue 'stolen' in vhost '{vhost}' refused for user '{user}'"]}
     assert wrong == {"user": user, "login": "closed"}
 
 
 @pytest.mark.parametrize("on_the_account", [False, True], ids=["pod-says-no", "account-says-no"])
-def test_without_automount_a_pod_has_no_credential_and_guest_is_refused(gateway, cri_cluster, settings, procs,  # noqa: F811
-                                                                        on_the_account):
+def test_without_automount_a_pod_has_no_credential_and_guest_is_refused(  # noqa: F811 (fixtures)
+        gateway, cri_cluster, settings, procs, on_the_account):
     broker_ip = settings.with_(service_cidr=procs.env["KUBUS_SERVICE_CIDR"]).broker_service_ip
     quiet = pod("quiet", "sleep 3600", image=PYTHON)
     if on_the_account:
