@@ -11,7 +11,7 @@ from urllib.parse import quote, urlparse, urlunparse
 
 from config.identities import broker_user_of, password_for
 from config.settings import Settings
-from config.urls import each
+from config.urls import each, first
 
 SECRET_BYTES = 32
 
@@ -66,11 +66,17 @@ def url_as(amqp_url: str, user: str, password: str) -> str:
     return each(amqp_url, lambda one: _one_as(one, user, password))
 
 
-def _one_as(amqp_url: str, user: str, password: str) -> str:
+def _one_as(amqp_url: str, user: str, password: str, at: tuple[str, int] | None = None) -> str:
     url = urlparse(amqp_url)
-    host = url.hostname or "127.0.0.1"
-    netloc = f"{quote(user, safe='')}:{quote(password, safe='')}@{host}" + (f":{url.port}" if url.port else "")
+    host, port = at or (url.hostname or "127.0.0.1", url.port)
+    netloc = f"{quote(user, safe='')}:{quote(password, safe='')}@{host}" + (f":{port}" if port else "")
     return urlunparse(url._replace(netloc=netloc))
+
+
+def url_for_pod(amqp_url: str, user: str, password: str, host: str, port: int) -> str:
+    """A container's broker URL: the first node's (its scheme, vhost and options) as `user`, at the broker
+    Service's `host:port` (the gateway's relay), since the broker's own loopback address is not the pod's."""
+    return _one_as(first(amqp_url), user, password, (host, port))
 
 
 def actor_url(settings: Settings, secret: bytes, role: str, name: str | None = None) -> str:

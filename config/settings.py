@@ -14,6 +14,7 @@ from config.urls import first
 
 
 API_SERVICE_PORT = 443  # the `kubernetes` Service's port, and its endpoint's
+BROKER_SERVICE_PORT = 5672  # `kube-system/kubus-broker`'s port, where the gateway relays pods to the broker
 
 
 class Settings(BaseSettings):
@@ -72,6 +73,7 @@ class Settings(BaseSettings):
     ingress_class_create: bool = True  # with no IngressClass of that name, the controller makes it (the default class)
     gateway_address: str = "127.0.0.1:6443"  # where a gateway serves the Kubernetes REST API (HTTPS)
     gateway_watch_window: int = Field(5000, ge=1)  # changes a gateway keeps per watch cache to resume watches from
+    broker_relay_max_connections: int = Field(512, ge=1)  # pods' broker connections the gateway relays at once
     # autoscaling (kube-controller-manager's --horizontal-pod-autoscaler-* flags; the kubelet's resource metrics)
     hpa_sync_period_s: float = Field(15.0, gt=0)  # how often each HPA is looked at
     hpa_downscale_window_s: int = Field(300, ge=0)  # scale-down stabilization when the HPA has no behavior
@@ -94,6 +96,9 @@ class Settings(BaseSettings):
     # further registries (comma-separated http(s)://host:port) a node's containerd pulls from as they are,
     # e.g. one that asks for logins (imagePullSecrets); every other registry's pulls go to registry_url
     registry_hosts: str = ""
+    # after the local registry, pull from the image's own registry (docker.io: registry-1.docker.io): public
+    # images pull where there is internet; off, a missing image fails at once (docs/images.md)
+    registry_fallback: bool = False
 
     # the gateway's logins (docs/security.md, "Logins at the gateway")
     gateway_login_ttl_s: float = Field(60.0, gt=0, le=60)  # a token's login is trusted this long, then checked again
@@ -120,6 +125,12 @@ class Settings(BaseSettings):
         """The `kubernetes` Service's ClusterIP (the first address of the service range); the gateway listens
         on it too (API_SERVICE_PORT), so pods reach the API there (docs/security.md, "In-cluster access")."""
         return str(ipaddress.IPv4Network(self.service_cidr, strict=False).network_address + 1)
+
+    @property
+    def broker_service_ip(self) -> str:
+        """`kube-system/kubus-broker`'s ClusterIP (the service range's second address): the gateway relays
+        pods' connections there to the broker (BROKER_SERVICE_PORT; docs/security.md, "In-cluster access")."""
+        return str(ipaddress.IPv4Network(self.service_cidr, strict=False).network_address + 2)
 
     @property
     def secret_file(self) -> Path:

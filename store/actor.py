@@ -25,7 +25,7 @@ from bus.message import Message
 from bus.messages import WRITES, parse_request, valid_reply_to
 from bus.dead import publish_dead
 from config.identities import broker_user_of
-from config.settings import API_SERVICE_PORT, Settings
+from config.settings import API_SERVICE_PORT, BROKER_SERVICE_PORT, Settings
 from runtime import metrics
 from runtime.actor import Actor, Consumer
 from runtime.heap import freeze_survivors
@@ -37,7 +37,7 @@ from store.dedupe import Dedupe
 from store.inbox import Answers, Command, commands_of
 from store.outbox import Outbox
 from store.outcomes import outcome_replies
-from store.seeds import seed_api_endpoints, seed_services
+from store.seeds import seed_api_endpoints, seed_broker_endpoints, seed_services
 from store.sqlite import make_backend
 from store.state import State
 from store.upkeep import Upkeep
@@ -102,8 +102,9 @@ class StoreActor(Upkeep, Actor):
         self.outbox.reset(published)
         replayed = self.outbox.restart(self._backend(lambda b: list(b.log_after(published))))
         self.state.seed_namespaces()
-        seed_services(self.state, API_SERVICE_PORT)
+        seed_services(self.state, API_SERVICE_PORT, BROKER_SERVICE_PORT)
         seed_api_endpoints(self.state, self.settings.api_service_ip, API_SERVICE_PORT)
+        seed_broker_endpoints(self.state, self.settings.broker_service_ip, BROKER_SERVICE_PORT)
         self._write_now()
         self.bookmarks.sweep(self.state.digests, self.clock())
         self.log.info("store.active", rev=self.state.rev, objects=len(self.state.objects), replayed=replayed,

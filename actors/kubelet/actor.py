@@ -27,9 +27,9 @@ from bus.message import Message
 from bus.messages import STREAM_VERBS, USER_HEADER, parse_request
 from bus.permissions import kubelet_keys
 from bus.topology import segment
-from config.credentials import url_as
+from config.credentials import url_as, url_for_pod
 from config.identities import broker_user_of
-from config.settings import Settings
+from config.settings import BROKER_SERVICE_PORT, Settings
 from runtime import metrics
 from runtime.actor import Actor, Consumer
 from runtime.cache import Delta
@@ -46,7 +46,7 @@ class Kubelet(Actor):
         self.renew_interval = renew_interval
         super().__init__(settings, **kw)
         self.agents = {cfg.name: NodeAgent(cfg, self._runtime(cfg), self.ask, self.clock, self.offload,
-                                           self._pod_environment if cfg.runtime in ("process", "cri") else None,
+                                           self._environment_for(cfg.runtime),
                                            self._pod_network(cfg))
                        for cfg in nodes}
         self._timers = False
@@ -62,11 +62,18 @@ class Kubelet(Actor):
         self.apiserver_user = broker_user_of(settings.cluster, "apiserver")
         self.relays = Relays(self.bus, self.names, {"portforward": PortForward})
 
-    def _pod_environment(self, token: dict) -> dict[str, str]:
-        """What a pod's containers connect with: its ServiceAccount's broker user, so `Client()` just works."""
-        user, _, password = token["busCredential"].partition(":")  # (the bearer token is a JWT: for the gateway)
-        return {"KUBUS_AMQP_URL": url_as(self.settings.amqp_url, user, password),
-                "KUBUS_CLUSTER": self.settings.cluster}
+    def _environment_for(self, runtime: str) -> Callable[[dict], dict[str, str]] | None:
+        """What a pod's containers connect with: its ServiceAccount's broker user, so `Client()` just works;
+        a container reaches the broker through `kubus-broker`'s ClusterIP (the gateway's relay), a host
+        process where the kubelet does."""
+        s = self.settings
+
+        def environment(token: dict) -> dict[str, str]:
+            user, _, password = token["busCredential"].partition(":")  # (the bearer token is a JWT: for the gateway)
+            url = url_for_pod(s.amqp_url, user, password, s.broker_service_ip, BROKER_SERVICE_PORT) \
+                if runtime == "cri" else url_as(s.amqp_url, user, password)
+            return {"KUBUS_AMQP_URL": url, "KUBUS_CLUSTER": s.cluster}
+        return environment if runtime in ("process", "cri") else None
 
     @property
     def connection_name(self) -> str:
@@ -99,7 +106,7 @@ class Kubelet(Actor):
         endpoint, down = s.cri_endpoint, ""
         if not endpoint:
             direct = tuple(url.strip() for url in s.registry_hosts.split(",") if url.strip())
-            daemon = containerd.Containerd(home, s.sandbox_image, s.registry_url, direct)
+            daemon = containerd.Containerd(home, s.sandbox_image, s.registry_url, direct, s.registry_fallback)
             endpoint, down = daemon.endpoint, containerd.available() or ""
             try:
                 down or daemon.ensure()

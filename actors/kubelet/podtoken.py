@@ -12,6 +12,7 @@ log = structlog.get_logger("kubelet")
 
 DEFAULT_SECONDS = 3607  # the kube-api-access volume's
 RETRY_S = 5.0  # after a refused or unanswered request
+TOKEN_VOLUME_PREFIX = "kube-api-access-"  # the ServiceAccount admission plugin's volume
 
 
 def projection(pod: dict) -> dict | None:
@@ -21,6 +22,16 @@ def projection(pod: dict) -> dict | None:
             if source.get("serviceAccountToken") is not None:
                 return source["serviceAccountToken"]
     return None
+
+
+def wants_bus_credential(pod: dict) -> bool:
+    """Whether the pod's containers get its account's broker credential: as the token volume, unless
+    automountServiceAccountToken is false on the pod or (the pod saying nothing) on its account, which
+    the ServiceAccount admission plugin's `kube-api-access-` volume tells: it adds one exactly then."""
+    spec = pod.get("spec") or {}
+    if spec.get("automountServiceAccountToken") is not None:
+        return spec["automountServiceAccountToken"] is True
+    return any(v.get("name", "").startswith(TOKEN_VOLUME_PREFIX) for v in spec.get("volumes") or [])
 
 
 def request_options(pod: dict) -> dict:
@@ -58,7 +69,7 @@ class TokenFetching:
         with no bus credentials, and a token volume waits, asked again soon."""
         spec, meta = worker.pod["spec"], worker.pod["metadata"]
         account = spec.get("serviceAccountName")  # none: a mirror pod, which runs as no account
-        wants_env = spec.get("automountServiceAccountToken") is not False
+        wants_env = wants_bus_credential(worker.pod)
         if self.credentials is None or not account or not (wants_env or projection(worker.pod)):
             return
         if not refresh:

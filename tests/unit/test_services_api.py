@@ -157,7 +157,7 @@ def test_switching_to_external_name_frees_the_ip_and_ports(state):
 
 
 def test_kubernetes_takes_the_first_address_and_kube_dns_the_tenth(state):
-    seed_services(state, 443)
+    seed_services(state, 443, 5672)
     kubernetes = state.get("Service", "default", "kubernetes").obj
     assert kubernetes["spec"]["clusterIP"] == "10.96.0.1"
     assert kubernetes["spec"]["ports"] == [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": 443}]

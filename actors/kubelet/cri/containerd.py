@@ -1,6 +1,7 @@
 """The containerd a node's kubelet starts for itself (when no `KUBUS_CRI_ENDPOINT` names one): its
 own root, state, socket and configuration — rendered here: the cgroupfs driver, Debian's CNI plugins,
-the local registry as the mirror of every registry, the local pause image — started in its own
+the local registry as the mirror of every registry (with the registry itself after it, when
+KUBUS_REGISTRY_FALLBACK), the local pause image — started in its own
 session so that it, like the containers under its shims, outlives a kubelet restart.
 
 kubus's nodes on one machine stand for separate hosts, so each has its own containerd, as each
@@ -114,10 +115,21 @@ state = "{layout.run / 'state'}"
 """
 
 
-def mirror(registry: str) -> str:
-    """hosts.toml sending every registry's pulls to the local one: nothing is pulled from elsewhere
-    (this machine's traffic stays on it), and `busybox:1.35` resolves to what the registry holds."""
-    return f'server = "{registry}"\n\n[host."{registry}"]\n  capabilities = ["pull", "resolve"]\n  skip_verify = true\n'
+UPSTREAM = {"docker.io": "https://registry-1.docker.io"}  # containerd's own name for Docker Hub's endpoint
+
+
+def mirror(registry: str, upstream: str | None = None) -> str:
+    """hosts.toml sending a registry's pulls to the local one first, so `busybox:1.35` resolves to what
+    it holds. `upstream` None: nowhere else (this machine's traffic stays on it); else the registry's
+    own endpoint after it (`server`; "" leaves it out, and containerd takes https://<the image's host>),
+    so an image the local registry lacks (404) is pulled from where it lives."""
+    server = f'server = "{registry}"\n\n' if upstream is None else f'server = "{upstream}"\n\n' if upstream else ""
+    return f'{server}[host."{registry}"]\n  capabilities = ["pull", "resolve"]\n  skip_verify = true\n'
+
+
+def mirrors(registry: str, fallback: bool) -> dict[str, str]:
+    """certs.d's folders (`_default`: every registry without its own) and their hosts.toml."""
+    return {name: mirror(registry, UPSTREAM.get(name, "") if fallback else None) for name in ("_default", "docker.io")}
 
 
 def direct(registry: str) -> tuple[str, str]:
@@ -128,9 +140,11 @@ def direct(registry: str) -> tuple[str, str]:
 
 
 class Containerd:
-    def __init__(self, home: Path, sandbox_image: str, registry: str, direct_registries: tuple[str, ...] = ()):
+    def __init__(self, home: Path, sandbox_image: str, registry: str, direct_registries: tuple[str, ...] = (),
+                 fallback: bool = False):
         self.layout = Layout(home.resolve())
         self.sandbox_image, self.registry, self.direct_registries = sandbox_image, registry, direct_registries
+        self.fallback = fallback
         self.process: subprocess.Popen | None = None
 
     @property
@@ -172,7 +186,7 @@ class Containerd:
         self.layout.config.write_text(render(self.layout, self.sandbox_image, self.registry))
         self.layout.runc.write_text(privsysfs.wrapper(shutil.which("runc") or "runc"))
         self.layout.runc.chmod(0o755)
-        hosts = {name: mirror(self.registry) for name in ("_default", "docker.io")}
+        hosts = mirrors(self.registry, self.fallback)
         hosts.update(direct(url) for url in self.direct_registries)
         for host, text in hosts.items():
             folder = self.layout.home / "certs.d" / host
