@@ -96,6 +96,9 @@ def test_kubectl_port_forward_reaches_the_pods_port(kube, settings, tmp_path, ve
          "mkdir -p /www && echo hello-from-pod > /www/index.html && exec httpd -f -p 80 -h /www")
     wait_until(lambda: kube("exec", "web", "--", "wget", "-qO-", "http://127.0.0.1/").stdout == "hello-from-pod\n",
                60, 0.3, what="httpd to serve in web")
+    # port-forward checks the pod's phase, which the kubelet reports a moment after exec works
+    running = kube("wait", "--for=jsonpath={.status.phase}=Running", "pod/web", "--timeout=60s")
+    assert running.returncode == 0, running.stderr
     port = free_port()
     forward = subprocess.Popen(forwarder.argv("port-forward", "pod/web", f"{port}:80"), stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True)
