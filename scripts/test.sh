@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# `make test`: two pytest runs side by side (the machine has two cores, and a test mostly waits on its
+# `make test`: three pytest runs side by side (the machine has two cores, and a test mostly waits on its
 # processes). The tests that change this host's network as a whole — pods' bridges and routes, the
-# proxy's service route and rules, pods' addresses — run one at a time in one; every other test in the
-# other. Both must pass. Extra arguments go to both runs.
+# proxy's service route and rules, pods' addresses — run one at a time in one; the integration tests in
+# another; the unit and end-to-end tests in the third. All must pass. Extra arguments go to every run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 host=(tests/integration/cri tests/e2e/test_kubectl_exec.py tests/e2e/test_kubectl_services.py
@@ -22,9 +22,18 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 flock /tmp/kubus-hostnet.lock .venv/bin/pytest -q "$@" "${host[@]}" > "$log" 2>&1 &  # one host-network run at a time on a host
 pid=$!
-.venv/bin/pytest -q "$@" "${host[@]/#/--ignore=}"
+# the rest in two runs side by side too (a test mostly waits on its processes: the three runs together
+# keep the two cores about half busy): the integration tests in one, the unit and e2e tests in the other
+integration=$(mktemp)
+trap 'rm -f "$log" "$integration"' EXIT
+.venv/bin/pytest -q "$@" tests/integration "${host[@]/#/--ignore=}" > "$integration" 2>&1 &
+ipid=$!
+.venv/bin/pytest -q "$@" tests/unit tests/e2e "${host[@]/#/--ignore=}"
 rest=$?
+wait "$ipid"
+integrated=$?
 wait "$pid"
 network=$?
+echo; echo "---- the integration tests (but the host-network ones):"; cat "$integration"
 echo; echo "---- the host-network tests and the CLI's (${host[*]}):"; cat "$log"
-exit $(( rest != 0 || network != 0 ))
+exit $(( rest != 0 || integrated != 0 || network != 0 ))
