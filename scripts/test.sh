@@ -11,13 +11,6 @@ host=(tests/integration/cri tests/e2e/test_kubectl_exec.py tests/e2e/test_kubect
       tests/integration/test_ingress.py tests/integration/test_images_containerd.py
       tests/e2e/test_kubectl_cri_config.py tests/e2e/test_kubectl_cri_autoscaling.py
       tests/integration/test_statefulset.py tests/integration/test_endpoints.py)
-# and, to even the two runs out, the CLI's end-to-end tests (they touch no network but loopback); the
-# other run lost about 100 s to shared control planes (tests/conftest.py `plane`), so test_kubectl,
-# test_python_client and test_cli_output went back to it
-host+=(tests/e2e/test_cli.py tests/e2e/test_cli_verbs.py)
-# and the disruption module, which waits on simulated pods (to even the two out: 9 min 11 s and 9 min 59 s
-# with the HPA module here too, 10 min 22 s and 8 min 42 s with neither)
-host+=(tests/integration/test_disruption.py)
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 flock /tmp/kubus-hostnet.lock .venv/bin/pytest -q "$@" "${host[@]}" > "$log" 2>&1 &  # one host-network run at a time on a host
