@@ -71,10 +71,10 @@ def streaming(kubectl, *args: str):
     return subprocess.Popen(kubectl.argv(*args), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
-def lines_until(proc: subprocess.Popen, done, what: str) -> list[str]:
+def lines_until(proc: subprocess.Popen, done, what: str, timeout: float = 30) -> list[str]:
     out = Output(proc)
     try:
-        wait_until(lambda: done(out.lines), 30, what=what)
+        wait_until(lambda: done(out.lines), timeout, what=what)
         return list(out.lines)
     finally:
         proc.terminate()

@@ -150,7 +150,8 @@ def test_scale_rollout_watch(kube):
         'deployment "roll" successfully rolled out')
     watch = streaming(kubectl, "get", "deployments", "roll", "-w", "--no-headers", *ns)
     assert ok(kubectl("scale", "deployment", "roll", "--replicas=3", *ns)).strip() == "deployment.apps/roll scaled"
-    seen = lines_until(watch, lambda lines: any(line.split()[1:2] == ["3/3"] for line in lines), "3/3 in the watch")
+    seen = lines_until(watch, lambda lines: any(line.split()[1:2] == ["3/3"] for line in lines), "3/3 in the watch",
+                       60)  # two new pods on hollow nodes, Ready: as long as the rollouts' 60 s under a loaded machine
     assert all(line.split()[0] == "roll" for line in seen if line.strip())
     ok(kubectl("set", "image", "deployment/roll", "nginx=nginx:1.25", *ns))
     ok(kubectl("rollout", "status", "deployment/roll", "--timeout=60s", *ns))
