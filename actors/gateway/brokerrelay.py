@@ -20,11 +20,11 @@ from urllib.parse import urlparse
 import structlog
 
 from actors.gateway.amqplogin import PROTOCOL_HEADER, Refused, login_user, ours, read_frame
+from actors.gateway.listen import service_socket
 from config.settings import BROKER_SERVICE_PORT, Settings
 from config.urls import first
 
 log = structlog.get_logger()
-IP_FREEBIND = getattr(socket, "IP_FREEBIND", 15)
 CHUNK = 64 * 1024
 CONNECT_TIMEOUT_S = 5.0
 LOGIN_TIMEOUT_S = 10.0  # RabbitMQ's own handshake timeout
@@ -39,18 +39,11 @@ def broker_of(settings: Settings) -> tuple[str, int]:
 def relay_socket(settings: Settings) -> socket.socket | None:
     """The listening socket on the broker Service's ClusterIP, or None (saying why) without root."""
     address = (settings.broker_service_ip, BROKER_SERVICE_PORT)
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.setsockopt(socket.IPPROTO_IP, IP_FREEBIND, 1)
-        sock.bind(address)
-    except OSError as exc:
-        sock.close()
-        log.warning("gateway.no_broker_relay", address=f"{address[0]}:{address[1]}", why=str(exc),
-                    hint="pods reach the broker through `kubus-broker` only when the gateway runs as root")
+    sock = service_socket(address, "gateway.no_broker_relay",
+                          "pods reach the broker through `kubus-broker` only when the gateway runs as root")
+    if sock is None:
         return None
     sock.setblocking(False)
-    sock.set_inheritable(False)
     return sock
 
 

@@ -19,6 +19,17 @@ def pod_socket(settings: Settings) -> socket.socket | None:
     address = (settings.api_service_ip, API_SERVICE_PORT)
     if f"{address[0]}:{address[1]}" == settings.gateway_address:
         return None  # its own address already
+    sock = service_socket(address, "gateway.no_pod_address",
+                          "pods reach the API through the `kubernetes` Service only when the gateway runs as root")
+    if sock is None:
+        return None
+    log.info("gateway.pod_address", address=f"{address[0]}:{address[1]}")
+    return sock
+
+
+def service_socket(address: tuple[str, int], refused: str, hint: str) -> socket.socket | None:
+    """A socket bound to a Service's ClusterIP (before the address is local: IP_FREEBIND), or None, said
+    with `refused` and `hint`, where it cannot be (not root)."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -26,9 +37,7 @@ def pod_socket(settings: Settings) -> socket.socket | None:
         sock.bind(address)
     except OSError as exc:
         sock.close()
-        log.warning("gateway.no_pod_address", address=f"{address[0]}:{address[1]}", why=str(exc),
-                    hint="pods reach the API through the `kubernetes` Service only when the gateway runs as root")
+        log.warning(refused, address=f"{address[0]}:{address[1]}", why=str(exc), hint=hint)
         return None
     sock.set_inheritable(False)
-    log.info("gateway.pod_address", address=f"{address[0]}:{address[1]}")
     return sock
