@@ -16,7 +16,7 @@ from collections import Counter
 
 from api import customkinds
 from bench.harness import Cluster, CpuMeter, median, result_line, serving, wait_for
-from bench.store import Seen, payload
+from bench.store import Chains, Seen, payload
 from runtime import logs
 from runtime.client import Client
 
@@ -42,33 +42,6 @@ def configmap(i: int) -> dict:
     return {"apiVersion": "v1", "kind": "ConfigMap",
             "metadata": {"name": f"bench-{i}", "namespace": "default", "labels": {"app": "bench"}},
             "data": {"size": "small", "image": "registry.example/bench:1.0"}}
-
-
-class Chains:
-    """`clients` chains of CAS updates of one kind, each sending its next write from the previous reply."""
-
-    def __init__(self, client: Client, objects: list[dict], per_client: int):
-        self.client, self.objects, self.per = client, objects, per_client
-        self.failed: list = []
-
-    def start(self) -> None:
-        for i in range(len(self.objects)):
-            self._send(i, 0)
-
-    def _send(self, i: int, n: int) -> None:
-        obj = self.objects[i]
-        obj["metadata"]["labels"]["n"] = str(n)
-        fut = self.client.request_async("update", obj["kind"], namespace="default", name=obj["metadata"]["name"],
-                                        obj=obj, resource_version=obj["metadata"]["resourceVersion"], timeout=60)
-        fut.add_done_callback(lambda f: self._on_reply(i, n, f.result()))
-
-    def _on_reply(self, i: int, n: int, reply) -> None:
-        if not isinstance(reply, dict) or not reply.get("ok"):
-            self.failed.append(reply)
-            return
-        self.objects[i] = reply["object"]
-        if n + 1 < self.per:
-            self._send(i, n + 1)
 
 
 class Load:
