@@ -21,8 +21,11 @@ def cluster_queues(url: str, cluster: str, consumed: bool = False) -> list[str]:
     import requests
 
     parsed = urlparse(first(url))
+    # without the consumers, the broker lists names alone: with them it computes every queue's statistics
+    # (0.35 s of its CPU for a thousand queues, at each test's teardown)
+    wanted = "columns=name,consumers" if consumed else "disable_stats=true&columns=name"
     try:
-        listed = requests.get(f"{management_base(parsed)}queues?columns=name,consumers",
+        listed = requests.get(f"{management_base(parsed)}queues?{wanted}",
                               auth=(parsed.username or "guest", parsed.password or "guest"), timeout=5).json()
     except Exception:
         return []
