@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from celpy import celtypes
 
-from api.admissionpolicy_validation import environment
+from api.admissionpolicy_validation import environment, message_environment
 from api.cel import Budget, CompileError, CostExceeded, EvalError, compile_cel
 
 MAX_MESSAGE = 5 * 1024
@@ -29,7 +29,7 @@ class Outcome:
 
 
 def evaluate(policy: dict, inputs: dict) -> Outcome:
-    """`inputs`: object, oldObject, request, namespaceObject, params (JSON-shaped)."""
+    """`inputs`: object, oldObject, request, namespaceObject, params (JSON-shaped), authorizer (api.cel.authz)."""
     spec, outcome, budget = policy["spec"], Outcome(), Budget(steps=2_000_000, seconds=1.0)
     fail = spec.get("failurePolicy", "Fail") == "Fail"
     names = environment(spec)
@@ -101,7 +101,7 @@ def _message(check: dict, inputs: dict, names: tuple[str, ...], budget: Budget) 
     """`message`, else a good messageExpression result, else `failed expression: <expr>`."""
     if check.get("messageExpression"):
         try:
-            text = _run(check["messageExpression"], names, inputs, budget)
+            text = _run(check["messageExpression"], message_environment(names), inputs, budget)
             if isinstance(text, str) and text.strip() and "\n" not in text and len(text) <= MAX_MESSAGE:
                 return str(text)
         except (CompileError, EvalError, CostExceeded):
