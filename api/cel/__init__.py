@@ -81,6 +81,8 @@ def _compile(source: str, variables: tuple[str, ...], schemas: tuple[tuple[str, 
         result = check(ast, declared, set(functions))
     except CheckError as exc:
         raise CompileError(_located(source, exc.line, exc.column, exc.message)) from None
+    if result is None and functions is not FUNCTIONS:
+        result = authz.result_type(ast)
     return Program(source, result, ENV.program(ast, functions=functions))
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Callable
 
+import lark
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
 
@@ -215,3 +216,19 @@ FUNCTIONS = {
     "errored": _decision("errored", lambda v: celtypes.BoolType(bool(v.error))),
     "error": _decision("error", lambda v: celtypes.StringType(v.error)),
 }
+
+RESULTS = {"path": PathCheck.type_name, "group": GroupCheck.type_name, "serviceAccount": Authorizer.type_name,
+           "resource": ResourceCheck.type_name, "subresource": ResourceCheck.type_name,
+           "namespace": ResourceCheck.type_name, "name": ResourceCheck.type_name, "check": Decision.type_name,
+           "allowed": "bool", "errored": "bool", "reason": "string", "error": "string"}
+
+
+def result_type(tree: lark.Tree) -> str | None:
+    """The type an expression whose outermost step is one of these methods has (cel-go knows it; the
+    untyped checker says dyn): `authorizer.path('/x').check('get')` is a Decision, not a bool."""
+    node = tree
+    while isinstance(node, lark.Tree) and len(node.children) == 1 and isinstance(node.children[0], lark.Tree):
+        node = node.children[0]
+    if isinstance(node, lark.Tree) and node.data == "member_dot_arg":
+        return RESULTS.get(str(node.children[1]))
+    return None

@@ -57,11 +57,19 @@ def _run(expression: str, names: tuple[str, ...], inputs: dict, budget: Budget):
     return compile_cel(expression, names).evaluate(inputs, budget)
 
 
+def _holds(expression: str, names: tuple[str, ...], inputs: dict, budget: Budget) -> bool:
+    """A condition's truth; a result that is not a bool (a dyn the checker let through) is an error."""
+    value = _run(expression, names, inputs, budget)
+    if not isinstance(value, celtypes.BoolType):
+        raise EvalError(f"no such overload: a {type(value).__name__} is not a bool")
+    return bool(value)
+
+
 def _conditions_hold(spec: dict, inputs: dict, budget: Budget) -> bool:
     names = environment(spec, variables=False)
     for cond in spec.get("matchConditions") or []:
         try:
-            if not bool(_run(cond["expression"], names, inputs, budget)):
+            if not _holds(cond["expression"], names, inputs, budget):
                 return False
         except (CompileError, EvalError, CostExceeded) as exc:
             raise _Broken(f"failed to evaluate matchCondition '{cond.get('name')}': {exc}") from None
@@ -88,7 +96,7 @@ def _validation(check: dict, index: int, inputs: dict, names: tuple[str, ...],
     """The failure, if any, and whether it is an error (which failurePolicy Ignore forgives)."""
     expression = check["expression"]
     try:
-        if bool(_run(expression, names, inputs, budget)):
+        if _holds(expression, names, inputs, budget):
             return None, False
     except (CompileError, EvalError) as exc:
         return Failure(f"expression '{expression}' resulted in error: {exc}", "Invalid", index), True

@@ -38,6 +38,9 @@ def _causes(conditions: list[dict]) -> list[str]:
     pytest.param([{"name": "a", "expression": "'yes'"}],
                  ["webhooks[0].matchConditions[0].expression: Invalid value: \"'yes'\": compilation failed: cel "
                   "expression must evaluate to a bool"], id="not-bool"),
+    pytest.param([{"name": "a", "expression": "authorizer.path('/x').check('get')"}],
+                 ["webhooks[0].matchConditions[0].expression: Invalid value: \"authorizer.path('/x').check('get')\": "
+                  "compilation failed: cel expression must evaluate to a bool"], id="a-decision-is-not-bool"),
     pytest.param([{"name": f"c{i}", "expression": "true"} for i in range(65)],
                  ["webhooks[0].matchConditions: Too many: 65: must have at most 64 items"], id="too-many"),
 ])
