@@ -3,7 +3,8 @@ ShouldCallHook), evaluated just before the webhook would be called, over the Adm
 get: `object`, `oldObject`, `request` and `authorizer` (the requester's checks, ../authorizer.py). Any
 false skips the webhook (even beside errors); all true calls it; otherwise an error refuses the write
 under failurePolicy Fail (403, `<resource> "<name>" is forbidden: expression '…' resulted in error: …`)
-and skips the webhook under Ignore. All of one webhook's conditions share one budget."""
+and skips the webhook under Ignore. All of one webhook's conditions share one budget. A webhook that
+is to be called on a dry run must say it has no side effects (`does not support dry run`, 400)."""
 from __future__ import annotations
 
 from celpy import celtypes
@@ -13,17 +14,26 @@ from actors.apiserver.admission.webhook.matching import Hook
 from actors.apiserver.authz import new_forbidden
 from actors.apiserver.authz.rbac import aggregate_errors
 from api.cel import Budget, CompileError, CostExceeded, EvalError, compile_cel
+from api.status import bad_request
 from api.webhook_validation import CONDITION_VARIABLES
 
 STEPS = 500_000  # Kubernetes' RuntimeCELCostBudgetMatchConditions, in budget steps (about 5 cost units each)
 SECONDS = 0.5
 OUT_OF_BUDGET = "validation failed due to running out of cost budget, no further validation rules will be run"
 NOT_IN_REQUEST = ("object", "oldObject", "uid")  # the request variable is the AdmissionRequest without these
+DRY_RUN_SAFE = ("None", "NoneOnDryRun")
 
 
 def should_call(hook: Hook, attempt, request: dict) -> bool:
     """Whether to call `hook` with the AdmissionRequest `request`; raises the 403 when a condition
-    errs under failurePolicy Fail."""
+    errs under failurePolicy Fail, the 400 when it would be called on a dry run it cannot take."""
+    called = _conditions_hold(hook, attempt, request)
+    if called and attempt.dry_run and hook.spec.get("sideEffects") not in DRY_RUN_SAFE:
+        raise bad_request(f'admission webhook "{hook.name}" does not support dry run')
+    return called
+
+
+def _conditions_hold(hook: Hook, attempt, request: dict) -> bool:
     conditions = hook.spec.get("matchConditions") or []
     if not conditions:
         return True

@@ -115,3 +115,16 @@ def test_running_out_of_budget_is_an_error():
         _decide(_hook(spin))
     assert caught.value.message == ('configmaps "c" is forbidden: validation failed due to running out of cost '
                                     "budget, no further validation rules will be run")
+
+
+def test_a_dry_run_is_refused_only_by_a_webhook_that_would_be_called():
+    attempt = _attempt(Fake())
+    attempt.dry_run = True
+    request = review.request(attempt, "uid-1", True)["request"]
+    assert should_call(_hook("false"), attempt, request) is False
+    with pytest.raises(StatusError) as caught:
+        should_call(_hook("true"), attempt, request)
+    assert (caught.value.reason, caught.value.message) == ("BadRequest",
+                                                           'admission webhook "x.example.com" does not support dry run')
+    safe = Hook("conf", 0, {**_hook("true").spec, "sideEffects": "NoneOnDryRun"})
+    assert should_call(safe, attempt, request) is True
