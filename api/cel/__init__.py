@@ -1,9 +1,9 @@
 """CEL as Kubernetes uses it, over cel-python (`celpy`): `compile` once per (expression, environment)
 and cache; a Program evaluates with Kubernetes' variables under a cost budget (`budget.py`), with
 Kubernetes' library functions (`library.py`; the authz library, `authz.py`, where `authorizer` is
-declared) and cel-go's compile-time refusals where an untyped parse
-tree shows them (`check.py`). Errors carry Kubernetes' words: `ERROR: <input>:1:5: undeclared
-reference to 'x' (in container '')` at compile, `no such key: x` at run time."""
+declared) and cel-go's compile-time refusals where an untyped parse tree shows them (`check.py`).
+Errors carry Kubernetes' words: `ERROR: <input>:1:5: undeclared reference to 'x' (in container '')`
+at compile, `no such key: x` at run time."""
 from __future__ import annotations
 
 import json

@@ -44,9 +44,9 @@ def _conditions_hold(hook: Hook, attempt, request: dict) -> bool:
         return True
     if hook.ignore:
         return False
-    group, resource = (request.get("resource") or {}).get("group", ""), (request.get("resource") or {}).get(
-        "resource", "")
-    raise new_forbidden(group, resource, request.get("name") or "", aggregate_errors(errors))
+    resource = request.get("resource") or {}
+    raise new_forbidden(resource.get("group", ""), resource.get("resource", ""), request.get("name") or "",
+                        aggregate_errors(errors))
 
 
 def _inputs(attempt, request: dict) -> dict:
