@@ -1,9 +1,10 @@
 """MutatingAdmissionWebhook and ValidatingAdmissionWebhook (Kubernetes' `plugin/webhook`). In the chain
 each only *finds* the webhooks a request meets, from the configurations in the apiserver's policy
 cache (`matching.py`); the calls themselves — each after its matchConditions, and refusing a dry run
-the webhook cannot take (`conditions.py`) — go out after the chain's synchronous part, without blocking the actor (`dispatch.py` over `client.py`, the
-AdmissionReview in `review.py`). Both plugins are the last of their phase, as in Kubernetes' order, so
-calling them after the others is calling them in their place."""
+the webhook cannot take (`conditions.py`) — go out after the chain's synchronous part, without
+blocking the actor (`dispatch.py` over `client.py`, the AdmissionReview in `review.py`). Both plugins
+are the last of their phase, as in Kubernetes' order, so calling them after the others is calling them
+in their place."""
 from __future__ import annotations
 
 from actors.apiserver.admission.webhook.matching import hooks_for
