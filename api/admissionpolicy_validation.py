@@ -12,7 +12,7 @@ from api.names import qualified_name_errors
 from api.service_validation import duplicate, forbidden, invalid, required, unsupported
 from api.status import Cause
 
-BASE = ("object", "oldObject", "request", "namespaceObject")  # no `authorizer` yet
+BASE = ("object", "oldObject", "request", "namespaceObject", "authorizer")
 FAILURE_POLICIES = ("Fail", "Ignore")
 MATCH_POLICIES = ("Exact", "Equivalent")
 OPERATIONS = ("*", "CONNECT", "CREATE", "DELETE", "UPDATE")
@@ -25,8 +25,13 @@ CEL_IDENTIFIER = re.compile(r"^[_a-zA-Z][_a-zA-Z0-9]*$")
 
 def environment(spec: dict, *, variables: bool = True) -> tuple[str, ...]:
     """The names a policy's expressions see: `params` only with a paramKind, `variables` except in
-    matchConditions."""
+    matchConditions; a messageExpression sees all but `authorizer` (`message_environment`)."""
     return BASE + (("params",) if spec.get("paramKind") else ()) + (("variables",) if variables else ())
+
+
+def message_environment(names: tuple[str, ...]) -> tuple[str, ...]:
+    """Kubernetes compiles messageExpression without the authorizer: `undeclared reference to 'authorizer'`."""
+    return tuple(n for n in names if n != "authorizer")
 
 
 def compiled(expression: str, names: tuple[str, ...], path: str, want: str | None = None) -> list[Cause]:
@@ -114,7 +119,7 @@ def _validation(v: dict, path: str, names: tuple[str, ...]) -> list[Cause]:
     if v.get("reason") is not None and v["reason"] not in REASONS:
         causes.append(unsupported(f"{path}.reason", v["reason"], REASONS))
     if v.get("messageExpression"):
-        causes += compiled(v["messageExpression"], tuple(n for n in names if n != "authorizer"),
+        causes += compiled(v["messageExpression"], message_environment(names),
                            f"{path}.messageExpression", "string")
     return causes
 

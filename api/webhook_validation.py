@@ -1,19 +1,22 @@
 """Mutating/ValidatingWebhookConfiguration validation (Kubernetes' admissionregistration
-validation.go), with its paths and messages. matchConditions are CEL: kubus has no CEL library, so
-they are refused here with a message that says so rather than accepted and ignored."""
+validation.go), with its paths and messages. matchConditions are CEL, compiled here in the environment
+the webhook plugins evaluate them in (`CONDITION_VARIABLES`): a bad one is refused at write, as
+`compilation failed: …`."""
 from __future__ import annotations
 
 from urllib.parse import urlsplit
 
+from api.admissionpolicy_validation import compiled
 from api.gojson import go_quote
-from api.names import subdomain_errors
+from api.names import qualified_name_errors, subdomain_errors
 from api.status import Cause
 
 OPERATIONS = ("*", "CONNECT", "CREATE", "DELETE", "UPDATE")
 SCOPES = ("*", "Cluster", "Namespaced")
 REVIEW_VERSIONS = ("v1", "v1beta1")
 SIDE_EFFECTS = ("None", "NoneOnDryRun")
-NO_CEL = "matchConditions are CEL expressions and this kubus has no CEL library: they are not supported"
+CONDITION_VARIABLES = ("object", "oldObject", "request", "authorizer")  # no params, no namespaceObject
+MAX_CONDITIONS = 64
 
 
 def _required(path: str, detail: str = "") -> Cause:
@@ -70,8 +73,28 @@ def _webhook(path: str, hook: dict, mutating: bool) -> list[Cause]:
         causes.append(_invalid(f"{path}.timeoutSeconds", timeout, "the timeout value must be between 1 and 30 seconds"))
     causes += _review_versions(f"{path}.admissionReviewVersions", hook.get("admissionReviewVersions") or [])
     causes += _client_config(f"{path}.clientConfig", hook.get("clientConfig") or {})
-    if hook.get("matchConditions"):
-        causes.append(Cause(f"{path}.matchConditions", f"Forbidden: {NO_CEL}", "FieldValueForbidden"))
+    return causes + match_conditions(f"{path}.matchConditions", hook.get("matchConditions") or [])
+
+
+def match_conditions(path: str, conditions: list[dict]) -> list[Cause]:
+    """At most 64, each named (a qualified name, unique) with an expression that compiles to a bool."""
+    causes = []
+    if len(conditions) > MAX_CONDITIONS:
+        causes.append(Cause(path, f"Too many: {len(conditions)}: must have at most {MAX_CONDITIONS} items",
+                            "FieldValueTooMany"))
+    seen: set[str] = set()
+    for i, cond in enumerate(conditions):
+        where, name = f"{path}[{i}]", cond.get("name") or ""
+        expression = (cond.get("expression") or "").strip()
+        causes += compiled(expression, CONDITION_VARIABLES, f"{where}.expression", "bool") if expression \
+            else [_required(f"{where}.expression")]
+        if not name:
+            causes.append(_required(f"{where}.name"))
+        else:
+            causes += [_invalid(f"{where}.name", name, e) for e in qualified_name_errors(name)]
+            if name in seen:
+                causes.append(Cause(f"{where}.name", f"Duplicate value: {go_quote(name)}", "FieldValueDuplicate"))
+            seen.add(name)
     return causes
 
 

@@ -106,7 +106,7 @@ class Writes:
         else `fail(exc)` once. A deletecollection's items are judged under the name "", as Kubernetes'."""
         namespace = (call.req.namespace or "") if info.namespaced else ""
         attempt = Attempt("DELETE", info, "", namespace, name, None, old, call.user, self.cache,
-                          dry_run=_dry_run(call.req))
+                          dry_run=_dry_run(call.req), authorize=self.authz.decide)
 
         def mutated() -> None:
             try:
@@ -147,7 +147,8 @@ class Writes:
         req = call.req
         namespace = (req.namespace or "") if info.namespaced else ""
         attempt = Attempt(OPERATIONS[req.verb], info, "status" if status_only else "", namespace,
-                          req.name or _name_of(obj), None, old, call.user, self.cache, dry_run=_dry_run(req))
+                          req.name or _name_of(obj), None, old, call.user, self.cache, dry_run=_dry_run(req),
+                          authorize=self.authz.decide)
         if status_only:
             attempt.obj = admit_status(info.kind, obj)
             redefault = lambda patched: admit_status(info.kind, patched)  # noqa: E731

@@ -1,8 +1,9 @@
 """CEL as Kubernetes uses it, over cel-python (`celpy`): `compile` once per (expression, environment)
 and cache; a Program evaluates with Kubernetes' variables under a cost budget (`budget.py`), with
-Kubernetes' library functions (`library.py`) and cel-go's compile-time refusals where an untyped parse
-tree shows them (`check.py`). Errors carry Kubernetes' words: `ERROR: <input>:1:5: undeclared
-reference to 'x' (in container '')` at compile, `no such key: x` at run time."""
+Kubernetes' library functions (`library.py`; the authz library, `authz.py`, where `authorizer` is
+declared) and cel-go's compile-time refusals where an untyped parse tree shows them (`check.py`).
+Errors carry Kubernetes' words: `ERROR: <input>:1:5: undeclared reference to 'x' (in container '')`
+at compile, `no such key: x` at run time."""
 from __future__ import annotations
 
 import json
@@ -15,6 +16,7 @@ import celpy
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
 
+from api.cel import authz
 from api.cel.budget import Budget, CostExceeded, MeteredRunner
 from api.cel.check import CheckError, check
 from api.cel.library import FUNCTIONS
@@ -74,11 +76,14 @@ def _compile(source: str, variables: tuple[str, ...], schemas: tuple[tuple[str, 
     except celpy.CELParseError as exc:
         raise CompileError(_located(source, exc.line or 1, exc.column or 1, _syntax(source, exc))) from None
     declared = {name: None for name in variables} | {name: json.loads(schema) for name, schema in schemas}
+    functions = {**FUNCTIONS, **authz.FUNCTIONS} if "authorizer" in variables else FUNCTIONS
     try:
-        result = check(ast, declared, set(FUNCTIONS))
+        result = check(ast, declared, set(functions))
     except CheckError as exc:
         raise CompileError(_located(source, exc.line, exc.column, exc.message)) from None
-    return Program(source, result, ENV.program(ast, functions=FUNCTIONS))
+    if result is None and functions is not FUNCTIONS:
+        result = authz.result_type(ast)
+    return Program(source, result, ENV.program(ast, functions=functions))
 
 
 def _syntax(source: str, exc: celpy.CELParseError) -> str:

@@ -2,10 +2,13 @@
 do: every node of the parse tree it visits (macros' bodies once per element) and, as a second fence,
 the wall clock. Kubernetes' limits are CEL cost units (1,000,000 per call, 10,000,000 per object or
 binding); a visit is about a tenth of a unit, a cap here of STEPS visits is the same order of work.
-Exceeding it raises `CostExceeded`, which evaluation turns into Kubernetes' message."""
+Exceeding it raises `CostExceeded`, which evaluation turns into Kubernetes' message. A library
+function that costs more than a visit (an authorization check) `charge`s the running evaluation's
+budget for it."""
 from __future__ import annotations
 
 import time
+from contextvars import ContextVar
 
 import lark
 from celpy import InterpretedRunner
@@ -13,6 +16,9 @@ from celpy.evaluation import Evaluator
 
 STEPS = 200_000  # parse-tree visits one expression may make
 SECONDS = 0.25  # and the wall clock it may take
+
+
+_RUNNING: ContextVar["Budget | None"] = ContextVar("cel_budget", default=None)
 
 
 class CostExceeded(Exception):
@@ -25,10 +31,17 @@ class Budget:
         self.clock = clock
         self.deadline = clock() + seconds
 
-    def spend(self) -> None:
-        self.left -= 1
-        if self.left < 0 or (self.left % 256 == 0 and self.clock() > self.deadline):
+    def spend(self, steps: int = 1) -> None:
+        before, self.left = self.left, self.left - steps
+        if self.left < 0 or (before // 256 != self.left // 256 and self.clock() > self.deadline):
             raise CostExceeded("operation cancelled: actual cost limit exceeded")
+
+
+def charge(steps: int) -> None:
+    """Spend `steps` of the budget of the evaluation running on this thread, if any."""
+    budget = _RUNNING.get()
+    if budget is not None:
+        budget.spend(steps)
 
 
 class _Metered(Evaluator):
@@ -48,4 +61,9 @@ class _Metered(Evaluator):
 
 class MeteredRunner(InterpretedRunner):
     def evaluate(self, context, budget: Budget | None = None):
-        return _Metered(self.ast, self.new_activation(), budget or Budget()).evaluate(context)
+        budget = budget or Budget()
+        token = _RUNNING.set(budget)
+        try:
+            return _Metered(self.ast, self.new_activation(), budget).evaluate(context)
+        finally:
+            _RUNNING.reset(token)

@@ -35,6 +35,7 @@ class Attempt:
     annotations: dict[str, str] = field(default_factory=dict)
     dry_run: bool = False
     webhooks: dict[str, list] = field(default_factory=dict)  # phase -> the webhooks to call (webhook/)
+    authorize: Any = None  # the apiserver's authorizer (Attributes -> Decision), for CEL's `authorizer`
 
     @property
     def kind(self) -> str:

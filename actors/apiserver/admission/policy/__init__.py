@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 
+from actors.apiserver.admission.authorizer import cel_authorizer
 from actors.apiserver.admission.policy.evaluation import evaluate
 from actors.apiserver.admission.policy.matching import Request, matches
 from api.errors import admission_forbidden
@@ -126,4 +127,4 @@ def _inputs(a, params: dict | None) -> dict:
                "userInfo": {"username": a.user.name, "uid": a.user.uid, "groups": list(a.user.groups),
                             "extra": a.user.extra_dict()}}
     return {"object": a.obj if a.operation != "DELETE" else None, "oldObject": a.old, "request": request,
-            "namespaceObject": namespace, "params": params}
+            "namespaceObject": namespace, "params": params, "authorizer": cel_authorizer(a)}

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from celpy import celtypes
 
-from api.admissionpolicy_validation import environment
+from api.admissionpolicy_validation import environment, message_environment
 from api.cel import Budget, CompileError, CostExceeded, EvalError, compile_cel
 
 MAX_MESSAGE = 5 * 1024
@@ -29,7 +29,7 @@ class Outcome:
 
 
 def evaluate(policy: dict, inputs: dict) -> Outcome:
-    """`inputs`: object, oldObject, request, namespaceObject, params (JSON-shaped)."""
+    """`inputs`: object, oldObject, request, namespaceObject, params (JSON-shaped), authorizer (api.cel.authz)."""
     spec, outcome, budget = policy["spec"], Outcome(), Budget(steps=2_000_000, seconds=1.0)
     fail = spec.get("failurePolicy", "Fail") == "Fail"
     names = environment(spec)
@@ -57,11 +57,19 @@ def _run(expression: str, names: tuple[str, ...], inputs: dict, budget: Budget):
     return compile_cel(expression, names).evaluate(inputs, budget)
 
 
+def _holds(expression: str, names: tuple[str, ...], inputs: dict, budget: Budget) -> bool:
+    """A condition's truth; a result that is not a bool (a dyn the checker let through) is an error."""
+    value = _run(expression, names, inputs, budget)
+    if not isinstance(value, celtypes.BoolType):
+        raise EvalError(f"no such overload: a {type(value).__name__} is not a bool")
+    return bool(value)
+
+
 def _conditions_hold(spec: dict, inputs: dict, budget: Budget) -> bool:
     names = environment(spec, variables=False)
     for cond in spec.get("matchConditions") or []:
         try:
-            if not bool(_run(cond["expression"], names, inputs, budget)):
+            if not _holds(cond["expression"], names, inputs, budget):
                 return False
         except (CompileError, EvalError, CostExceeded) as exc:
             raise _Broken(f"failed to evaluate matchCondition '{cond.get('name')}': {exc}") from None
@@ -88,7 +96,7 @@ def _validation(check: dict, index: int, inputs: dict, names: tuple[str, ...],
     """The failure, if any, and whether it is an error (which failurePolicy Ignore forgives)."""
     expression = check["expression"]
     try:
-        if bool(_run(expression, names, inputs, budget)):
+        if _holds(expression, names, inputs, budget):
             return None, False
     except (CompileError, EvalError) as exc:
         return Failure(f"expression '{expression}' resulted in error: {exc}", "Invalid", index), True
@@ -101,7 +109,7 @@ def _message(check: dict, inputs: dict, names: tuple[str, ...], budget: Budget) 
     """`message`, else a good messageExpression result, else `failed expression: <expr>`."""
     if check.get("messageExpression"):
         try:
-            text = _run(check["messageExpression"], names, inputs, budget)
+            text = _run(check["messageExpression"], message_environment(names), inputs, budget)
             if isinstance(text, str) and text.strip() and "\n" not in text and len(text) <= MAX_MESSAGE:
                 return str(text)
         except (CompileError, EvalError, CostExceeded):

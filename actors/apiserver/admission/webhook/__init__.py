@@ -1,15 +1,13 @@
 """MutatingAdmissionWebhook and ValidatingAdmissionWebhook (Kubernetes' `plugin/webhook`). In the chain
 each only *finds* the webhooks a request meets, from the configurations in the apiserver's policy
-cache (`matching.py`), and refuses a dry run that one of them cannot take; the calls themselves go out
-after the chain's synchronous part, without blocking the actor (`dispatch.py` over `client.py`, the
-AdmissionReview in `review.py`). Both plugins are the last of their phase, as in Kubernetes' order, so
-calling them after the others is calling them in their place."""
+cache (`matching.py`); the calls themselves — each after its matchConditions, and refusing a dry run
+the webhook cannot take (`conditions.py`) — go out after the chain's synchronous part, without
+blocking the actor (`dispatch.py` over `client.py`, the AdmissionReview in `review.py`). Both plugins
+are the last of their phase, as in Kubernetes' order, so calling them after the others is calling them
+in their place."""
 from __future__ import annotations
 
 from actors.apiserver.admission.webhook.matching import hooks_for
-from api.status import bad_request
-
-DRY_RUN_SAFE = ("None", "NoneOnDryRun")
 
 
 class _Webhooks:
@@ -23,10 +21,6 @@ class _Webhooks:
         namespace = attempt.cache.get("Namespace", None, attempt.namespace) if attempt.namespace else None
         labels = ((namespace or {}).get("metadata") or {}).get("labels") or {}
         hooks = hooks_for(configurations, attempt, labels)
-        if attempt.dry_run:
-            for hook in hooks:
-                if hook.spec.get("sideEffects") not in DRY_RUN_SAFE:
-                    raise bad_request(f'admission webhook "{hook.name}" does not support dry run')
         if hooks:
             attempt.webhooks[self.phase] = hooks
 

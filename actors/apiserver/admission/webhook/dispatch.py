@@ -1,8 +1,10 @@
 """Calling the webhooks a request met (Kubernetes' `mutating/dispatcher.go`, `validating/dispatcher.go`):
 mutating ones one after another, each patch applied and the object defaulted again, `IfNeeded` ones
 called once more when a later webhook changed the object; validating ones all at once, the first
-refusal in list order wins. The calls run on a bounded pool of worker threads; every step after a call
-comes back to the actor's thread (`call_soon`), so the actor never waits on a webhook."""
+refusal in list order wins. Each webhook's matchConditions are evaluated just before its call, over the
+review it would get (`conditions.py`): a mutating webhook's see the object as the earlier ones left it.
+The calls run on a bounded pool of worker threads; every step after a call comes back to the actor's
+thread (`call_soon`), so the actor never waits on a webhook."""
 from __future__ import annotations
 
 import copy
@@ -11,7 +13,7 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable
 
-from actors.apiserver.admission.webhook import client, resolve, review
+from actors.apiserver.admission.webhook import client, conditions, resolve, review
 from actors.apiserver.admission.webhook.matching import Hook
 from api.patch.jsonpatch import apply_json_patch
 from api.status import StatusError
@@ -38,20 +40,30 @@ class Dispatcher:
     def _mutate_from(self, attempt, hooks: list[Hook], i: int, rnd: int, seen: dict, redefault, done, fail) -> None:
         if i == len(hooks):
             again = [h for h in hooks if h.spec.get("reinvocationPolicy") == "IfNeeded"
-                     and seen.get((h.configuration, h.index)) != attempt.obj] if rnd == 0 else []
+                     and (h.configuration, h.index) in seen
+                     and seen[(h.configuration, h.index)] != attempt.obj] if rnd == 0 else []
             if again:
                 self._mutate_from(attempt, again, 0, 1, seen, redefault, done, fail)
             else:
                 done()
             return
         hook, uid = hooks[i], str(uuid.uuid4())
+        body = review.request(attempt, uid, attempt.dry_run)
+        try:
+            call = conditions.should_call(hook, attempt, body["request"])
+        except StatusError as exc:
+            fail(exc)
+            return
+        if not call:
+            self._mutate_from(attempt, hooks, i + 1, rnd, seen, redefault, done, fail)
+            return
 
         def answered(reply) -> None:
             self._mutated(attempt, hook, uid, reply, rnd, i, redefault)
             seen[(hook.configuration, hook.index)] = copy.deepcopy(attempt.obj)
             self._mutate_from(attempt, hooks, i + 1, rnd, seen, redefault, done, fail)
 
-        self._call(hook, review.request(attempt, uid, attempt.dry_run), attempt.cache, answered, fail)
+        self._call(hook, body, attempt.cache, answered, fail)
 
     def _mutated(self, attempt, hook: Hook, uid: str, reply, rnd: int, i: int, redefault) -> None:
         where = f"round_{rnd}_index_{i}"
@@ -79,10 +91,15 @@ class Dispatcher:
 
     # ---- validating: all at once --------------------------------------------------------------------
     def validate(self, attempt, done: Done, fail: Fail) -> None:
-        hooks = attempt.webhooks.pop("validating", [])
-        if not hooks:
+        try:
+            calls = _conditioned(attempt, attempt.webhooks.pop("validating", []))
+        except StatusError as exc:
+            fail(exc)
+            return
+        if not calls:
             done()
             return
+        hooks = [hook for hook, _, _ in calls]
         replies: dict[int, tuple[str, object]] = {}
 
         def answered(i: int, uid: str, reply) -> None:
@@ -91,10 +108,8 @@ class Dispatcher:
                 self._validated(attempt, hooks, replies)
                 done()
 
-        for i, hook in enumerate(hooks):
-            uid = str(uuid.uuid4())
-            self._call(hook, review.request(attempt, uid, attempt.dry_run), attempt.cache,
-                       lambda reply, i=i, uid=uid: answered(i, uid, reply), fail)
+        for i, (hook, uid, body) in enumerate(calls):
+            self._call(hook, body, attempt.cache, lambda reply, i=i, uid=uid: answered(i, uid, reply), fail)
 
     def _validated(self, attempt, hooks: list[Hook], replies: dict) -> None:
         for i, hook in enumerate(hooks):
@@ -128,6 +143,18 @@ class Dispatcher:
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _conditioned(attempt, hooks: list[Hook]) -> list[tuple[Hook, str, dict]]:
+    """The webhooks whose matchConditions hold, each with its review's uid and body (a StatusError when
+    one errs under Fail)."""
+    calls = []
+    for hook in hooks:
+        uid = str(uuid.uuid4())
+        body = review.request(attempt, uid, attempt.dry_run)
+        if conditions.should_call(hook, attempt, body["request"]):
+            calls.append((hook, uid, body))
+    return calls
 
 
 def _judged(hook: Hook, reply, uid: str, mutating: bool) -> review.Verdict | None:

@@ -163,8 +163,6 @@ def test_defaults():
                  'values: "Fail", "Ignore"', id="failure-policy"),
     pytest.param({"rules": [_rule(operations=("*", "CREATE"))]}, "webhooks[0].rules[0].operations: Invalid value: "
                  "\"[* CREATE]\": if '*' is present, must not specify other operations", id="star-and-more"),
-    pytest.param({"matchConditions": [{"name": "a", "expression": "true"}]}, "webhooks[0].matchConditions: "
-                 "Forbidden: matchConditions are CEL expressions", id="no-cel"),
 ])
 def test_validation_messages(hook, message):
     with pytest.raises(StatusError) as caught:
