@@ -20,11 +20,12 @@ from api.cel import authz
 from api.cel.budget import Budget, CostExceeded, MeteredRunner
 from api.cel.check import CheckError, check
 from api.cel.library import FUNCTIONS
+from api.cel.syntax import Environment
 
 __all__ = ["Budget", "CompileError", "CostExceeded", "EvalError", "Program", "compile_cel", "to_cel"]
 
 MAX_LENGTH = 5 * 1024  # characters of one expression (Kubernetes bounds them by cost; this bounds the parse)
-ENV = celpy.Environment(runner_class=MeteredRunner)
+ENV = Environment(runner_class=MeteredRunner)
 
 
 class CompileError(ValueError):

@@ -14,6 +14,8 @@ import lark
 from celpy import InterpretedRunner
 from celpy.evaluation import Evaluator
 
+from api.cel.syntax import OptionalEvaluation
+
 STEPS = 200_000  # parse-tree visits one expression may make
 SECONDS = 0.25  # and the wall clock it may take
 
@@ -44,8 +46,9 @@ def charge(steps: int) -> None:
         budget.spend(steps)
 
 
-class _Metered(Evaluator):
-    """cel-python's tree-walking evaluator, charging each visit to its budget (macro bodies included)."""
+class _Metered(OptionalEvaluation, Evaluator):
+    """cel-python's tree-walking evaluator (with the optional syntax and `sortBy`), charging each visit to its
+    budget (macro bodies included)."""
 
     def __init__(self, ast: lark.Tree, activation, budget: Budget) -> None:
         super().__init__(ast, activation)

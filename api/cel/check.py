@@ -1,19 +1,28 @@
 """What cel-go's checker would refuse before an expression is stored, as far as an untyped parse tree
 shows it: names no environment declares (`undeclared reference to 'x' (in container '')`), functions
 that do not exist, fields a CRD schema does not have (`undefined field 'x'`), operands whose literal
-types no overload takes, and a result that cannot be the type asked for. Anything the tree cannot
-show (a field's value, a variable's type) is `dyn` and passes, as cel-go passes dyn."""
+types no overload takes, and a result that cannot be the type asked for (the libraries' result types
+included: `isCIDR(…)` is a bool, `a.?b` an optional). Anything the tree cannot show (a field's value, a
+variable's type) is `dyn` and passes, as cel-go passes dyn."""
 from __future__ import annotations
 
 import lark
 from celpy.evaluation import base_functions
 
-MACROS = {"all", "exists", "exists_one", "map", "filter"}
-BOOL_METHODS = {"all", "exists", "exists_one", "startsWith", "endsWith", "contains", "matches", "isSorted",
-                "isURL", "isQuantity", "isGreaterThan", "isLessThan", "isInteger"}
+MACROS = {"all", "exists", "exists_one", "map", "filter", "sortBy"}
+BOOL_CALLS = {"all", "exists", "exists_one", "startsWith", "endsWith", "contains", "matches", "isSorted",
+              "isURL", "isQuantity", "isGreaterThan", "isLessThan", "isInteger", "isIP", "ip.isCanonical",
+              "isUnspecified", "isLoopback", "isLinkLocalMulticast", "isLinkLocalUnicast", "isGlobalUnicast",
+              "isCIDR", "containsIP", "containsCIDR", "isSemver", "sets.contains", "sets.equivalent",
+              "sets.intersects", "hasValue"}
 TYPED_CALLS = {"has": "bool", "size": "int", "string": "string", "int": "int", "double": "double",
                "bool": "bool", "uint": "uint", "map": "list", "filter": "list", "findAll": "list",
-               "find": "string", "lowerAscii": "string", "upperAscii": "string", "join": "string"}
+               "find": "string", "lowerAscii": "string", "upperAscii": "string", "join": "string",
+               "family": "int", "prefixLength": "int", "major": "int", "minor": "int", "patch": "int",
+               "compareTo": "int", "slice": "list", "flatten": "list", "distinct": "list", "reverse": "list",
+               "sort": "list", "sortBy": "list", "lists.range": "list", "optional.of": "optional",
+               "optional.none": "optional", "optional.ofNonZeroValue": "optional", "format.named": "optional",
+               "validate": "optional", "or": "optional"} | {name: "bool" for name in BOOL_CALLS}
 LITERALS = {"INT_LIT": "int", "UINT_LIT": "uint", "FLOAT_LIT": "double", "STRING_LIT": "string",
             "MLSTRING_LIT": "string", "BYTES_LIT": "bytes", "BOOL_LIT": "bool", "NULL_LIT": "null_type"}
 OPERATORS = {"addition_add": "_+_", "addition_sub": "_-_", "multiplication_mul": "_*_",
@@ -32,7 +41,7 @@ class CheckError(Exception):
 def check(tree: lark.Tree, declared: dict[str, dict | None], functions: set[str]) -> str | None:
     """Raise CheckError for what cannot run; return the result's type when the tree shows it."""
     bound = {_macro_variable(node) for node in tree.iter_subtrees() if _macro_variable(node)}
-    known = set(base_functions) | functions | MACROS | {"has"}
+    known = set(base_functions) | functions | MACROS | {"has", "dyn"}
     for node in tree.iter_subtrees():
         if node.data == "ident":
             name = str(node.children[0])
@@ -42,7 +51,7 @@ def check(tree: lark.Tree, declared: dict[str, dict | None], functions: set[str]
             token = node.children[0] if node.data == "ident_arg" else node.children[1]
             if str(token) not in known:
                 raise CheckError(token, f"undeclared reference to '{token}' (in container '')")
-        elif node.data == "member_dot":
+        elif node.data in ("member_dot", "member_dot_opt"):
             _check_field(node, declared)
     return type_of(tree)
 
@@ -69,7 +78,7 @@ def _schema_of(node, declared: dict[str, dict | None]) -> dict | None:
         return None
     if leaf.data == "ident":
         return declared.get(str(leaf.children[0]))
-    if leaf.data == "member_dot":
+    if leaf.data in ("member_dot", "member_dot_opt"):
         parent = _schema_of(leaf.children[0], declared)
         return ((parent or {}).get("properties") or {}).get(str(leaf.children[1]))
     return None
@@ -106,8 +115,9 @@ def type_of(node) -> str | None:
     if data == "ident_arg":
         return TYPED_CALLS.get(str(kids[0]))
     if data == "member_dot_arg":
-        name = str(kids[1])
-        return "bool" if name in BOOL_METHODS else TYPED_CALLS.get(name)
+        return TYPED_CALLS.get(str(kids[1]))
+    if data in ("member_dot_opt", "member_index_opt"):
+        return "optional"
     if data in ("list_lit", "map_lit"):
         return data[:-4]
     if data == "expr" and len(kids) == 3:

@@ -4,7 +4,12 @@
 `sign`, `isGreaterThan`, `isLessThan`, `compareTo`, `asApproximateFloat`, `asInteger`, `isInteger`,
 `add`, `sub`) and the common string extensions (`lowerAscii`, `upperAscii`, `replace`, `split`,
 `trim`, `join`, `substring`, `charAt`). A function that cannot answer returns a CELEvalError, as
-cel-python's own do. Not here: optional types, authz, IP/CIDR, format, semver, sets, lists ext v3."""
+cel-python's own do. The FUNCTIONS table gathers the libraries of their own files: IP and CIDR (`net.py`),
+Format (`formats.py`), Semver (`semver.py`), sets (`sets.py`), lists ext v3 (`lists.py`), optional types
+(`optional.py`; their syntax is `syntax.py`'s). cel-python calls a function by name alone, so a name two
+libraries share (`isGreaterThan` of a Quantity and of a Semver, `ip` of a string and of a CIDR) is one
+function that picks by its receiver's type. The authorizer is `authz.py`'s, given only where Kubernetes gives it. Not here:
+strings.quote, strings.format, two-variable comprehensions, optional list and map entries (`[?x]`, `{?k: v}`)."""
 from __future__ import annotations
 
 from decimal import Decimal
@@ -14,6 +19,7 @@ import re2
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
 
+from api.cel import formats, lists, net, optional, semver, sets
 from api.quantity import parse_quantity
 
 
@@ -200,10 +206,24 @@ STRINGS = {
     "charAt": lambda s, i: celtypes.StringType(s[int(i):int(i) + 1]),
 }
 
+def by_receiver(*choices):
+    """One function for a name several types define: the first (type, function) whose type the receiver has."""
+    def call(receiver, *args):
+        for kind, function in choices:
+            if isinstance(receiver, kind):
+                return function(receiver, *args)
+        return _error(f"no such overload: {type(receiver).__name__}")
+    return call
+
+
+SHARED = {name: by_receiver((Quantity, QUANTITY[name]), (semver.Semver, semver.COMPARISONS[name]))
+          for name in semver.COMPARISONS}
+
 FUNCTIONS = {
     "isSorted": is_sorted, "sum": sum_, "min": min_, "max": max_, "indexOf": index_of,
     "lastIndexOf": last_index_of, "find": find, "findAll": find_all,
     "url": url, "isURL": is_url, "getScheme": get_scheme, "getHost": get_host, "getHostname": get_hostname,
     "getPort": get_port, "getEscapedPath": get_escaped_path, "getQuery": get_query,
-    **QUANTITY, **STRINGS,
+    **QUANTITY, **STRINGS, **net.FUNCTIONS, **formats.FUNCTIONS, **semver.FUNCTIONS, **sets.FUNCTIONS,
+    **lists.FUNCTIONS, **optional.FUNCTIONS, **SHARED,
 }
