@@ -8,8 +8,8 @@ cel-python's own do. The FUNCTIONS table gathers the libraries of their own file
 Format (`formats.py`), Semver (`semver.py`), sets (`sets.py`), lists ext v3 (`lists.py`), optional types
 (`optional.py`; their syntax is `syntax.py`'s). cel-python calls a function by name alone, so a name two
 libraries share (`isGreaterThan` of a Quantity and of a Semver, `ip` of a string and of a CIDR) is one
-function that picks by its receiver's type. The authorizer is `authz.py`'s, given only where Kubernetes gives it. Not here:
-strings.quote, strings.format, two-variable comprehensions, optional list and map entries (`[?x]`, `{?k: v}`)."""
+function that picks by its receiver's type. The authorizer is `authz.py`'s, given only where Kubernetes
+gives it. Not here: strings.quote, strings.format, two-variable comprehensions, optional list and map entries (`[?x]`, `{?k: v}`)."""
 from __future__ import annotations
 
 from decimal import Decimal
