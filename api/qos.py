@@ -10,21 +10,34 @@ QOS_RESOURCES = ("cpu", "memory")
 
 
 def limits_of(container: dict) -> dict:
-    return (container.get("resources") or {}).get("limits") or {}
+    return _mapping(_mapping(container.get("resources")).get("limits"))
 
 
 def requests_of(container: dict) -> dict:
     """The container's requests, a missing one defaulted from its limit."""
-    return {**limits_of(container), **((container.get("resources") or {}).get("requests") or {})}
+    return {**limits_of(container), **_mapping(_mapping(container.get("resources")).get("requests"))}
 
 
 def amount(name: str, quantity) -> int:
-    return milli(quantity) if name == "cpu" else value(quantity)
+    """The quantity in milli-cpus or bytes; one that is no quantity counts as none (the store classes a
+    pod before, and whether or not, anything validated it)."""
+    try:
+        return milli(quantity) if name == "cpu" else value(quantity)
+    except (TypeError, ValueError, ArithmeticError):
+        return 0
 
 
 def all_containers(pod: dict) -> list[dict]:
-    spec = pod.get("spec") or {}
-    return list(spec.get("containers") or []) + list(spec.get("initContainers") or [])
+    spec = _mapping(pod.get("spec"))
+    return [c for field in ("containers", "initContainers") for c in _list(spec.get(field)) if isinstance(c, dict)]
+
+
+def _mapping(value) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value) -> list:
+    return value if isinstance(value, list) else []
 
 
 def qos_class(pod: dict) -> str:

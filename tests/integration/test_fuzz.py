@@ -402,6 +402,11 @@ FOUND = [
                  id="apiserver-error-reply-over-the-message-limit"),
     pytest.param([fz.Msg("store", fz.request("get", name=fz.big_str(fz.MAX_OBJECT)))],
                  id="store-error-reply-over-the-message-limit"),
+    # the store classes a created pod's QoS before anything validated its containers: a container that is a
+    # list raised AttributeError, answered as a 500
+    pytest.param([fz.Msg("store", fz.request("create", object={**fz.pod("fz-q"), "spec": {
+        "containers": [[{"x": "../x"}, None]], "automountServiceAccountToken": False}}))],
+                 id="store-classes-a-pod-whose-container-is-a-list"),
 ]
 
 

@@ -1,6 +1,7 @@
 import pytest
 
 from api.admission import admit
+from api.qos import qos_class
 from api.status import StatusError
 
 
@@ -92,3 +93,15 @@ def test_a_new_pods_status_is_pending_with_its_qos_class_whatever_it_was_sent_wi
     pod["spec"]["containers"][0]["resources"] = resources
     prepare_for_create("Pod", pod)
     assert pod["status"] == {"phase": "Pending", "qosClass": qos}
+
+
+@pytest.mark.parametrize("spec", [
+    {"containers": [[{"x": "../x"}, None]]},  # the fuzz's: a container that is a list
+    {"containers": "nope", "initContainers": [None]},
+    {"containers": [{"name": "a", "resources": ["cpu"]}]},
+    {"containers": [{"name": "a", "resources": {"limits": {"cpu": "lots", "memory": [1]}}}]},
+])
+def test_the_qos_class_of_a_pod_nothing_validated_yet_is_besteffort_not_an_error(spec):
+    """The store classes a created pod before anything need have validated it (a create sent to it
+    straight): a malformed container was an AttributeError, answered as a 500."""
+    assert qos_class({"spec": spec}) == "BestEffort"
