@@ -12,7 +12,7 @@ import pytest
 
 from tests.e2e.conftest import running_gateway
 from tests.e2e.test_kubectl import kubectl_at
-from tests.integration.cri.conftest import cri_cluster  # noqa: F401  (the fixture)
+from tests.integration.cri.conftest import cri_module  # noqa: F401  (the fixture)
 from tests.integration.cri.test_cri_pods import pod, state
 from testkit.people import as_person, token_of
 from testkit.hosts import free_port
@@ -21,12 +21,14 @@ from testkit.waiting import wait_until
 pytestmark = pytest.mark.skipif(shutil.which("kubectl") is None, reason="no kubectl on the PATH")
 
 
-@pytest.fixture
-def kube(cri_cluster, procs, settings, tmp_path):  # noqa: F811
-    """kubectl 1.33 as admin, through a gateway, with pod `box` running on the cri node."""
+@pytest.fixture(scope="module")
+def kube(cri_module):  # noqa: F811
+    """kubectl 1.33 as admin, through a gateway, with pod `box` running on the module's cri node
+    (`.settings`: the cluster's, as admin)."""
+    cri_cluster, settings, tmp_path = cri_module.client, cri_module.settings, cri_module.tmp
     cri_cluster.create(pod("box", "sleep 3600"))
     wait_until(lambda: state(cri_cluster, "box", "running"), 60, what="box to run")
-    with running_gateway(procs, settings, tmp_path) as (url, ca):
+    with running_gateway(cri_module.procs, settings, tmp_path) as (url, ca):
         kubectl = kubectl_at("1.33", tmp_path, url, ca, token_of(settings, "admin"))
         wait_until(lambda: kubectl("exec", "box", "--", "true").returncode == 0, 30, 0.2,
                    what="containerd to run box")
@@ -39,7 +41,7 @@ def kube(cri_cluster, procs, settings, tmp_path):  # noqa: F811
                             "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role",
                                         "name": "pod-reader"},
                             "subjects": [{"kind": "User", "name": "bob", "apiGroup": "rbac.authorization.k8s.io"}]})
-        kubectl.url, kubectl.ca = url, ca
+        kubectl.url, kubectl.ca, kubectl.settings = url, ca, settings
         kubectl.bob = kubectl_at("1.33", tmp_path / "bob", url, ca, token_of(settings, "bob"))
         yield kubectl
 
@@ -86,21 +88,22 @@ def test_kubectl_exec_with_a_terminal(kube):
 
 
 @pytest.mark.parametrize("version", ["1.33", "1.27"])
-def test_kubectl_port_forward_reaches_the_pods_port(kube, settings, tmp_path, version):
+def test_kubectl_port_forward_reaches_the_pods_port(kube, tmp_path, version):
     """`kubectl port-forward pod/web PORT:80` (WebSocket-tunneled SPDY from kubectl 1.31, plain SPDY
     before) and HTTP GETs through it to busybox's httpd in the pod, one after another (each its own
     forwarded connection)."""
     forwarder = kube if version == "1.33" else kubectl_at(version, tmp_path / "old", kube.url, kube.ca,
-                                                           token_of(settings, "admin"))
-    kube("run", "web", "--image=busybox:1.35", "--restart=Never", "--command", "--", "sh", "-c",
+                                                           token_of(kube.settings, "admin"))
+    web = f"web-{version.replace('.', '-')}"
+    kube("run", web, "--image=busybox:1.35", "--restart=Never", "--command", "--", "sh", "-c",
          "mkdir -p /www && echo hello-from-pod > /www/index.html && exec httpd -f -p 80 -h /www")
-    wait_until(lambda: kube("exec", "web", "--", "wget", "-qO-", "http://127.0.0.1/").stdout == "hello-from-pod\n",
+    wait_until(lambda: kube("exec", web, "--", "wget", "-qO-", "http://127.0.0.1/").stdout == "hello-from-pod\n",
                60, 0.3, what="httpd to serve in web")
     # port-forward checks the pod's phase, which the kubelet reports a moment after exec works
-    running = kube("wait", "--for=jsonpath={.status.phase}=Running", "pod/web", "--timeout=60s")
+    running = kube("wait", "--for=jsonpath={.status.phase}=Running", f"pod/{web}", "--timeout=60s")
     assert running.returncode == 0, running.stderr
     port = free_port()
-    forward = subprocess.Popen(forwarder.argv("port-forward", "pod/web", f"{port}:80"), stdout=subprocess.PIPE,
+    forward = subprocess.Popen(forwarder.argv("port-forward", f"pod/{web}", f"{port}:80"), stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True)
     try:
         assert f"Forwarding from 127.0.0.1:{port} -> 80" in forward.stdout.readline()
@@ -113,9 +116,9 @@ def test_kubectl_port_forward_reaches_the_pods_port(kube, settings, tmp_path, ve
 
 
 @pytest.mark.parametrize("version, env", [("1.27", {}), ("1.33", {"KUBECTL_REMOTE_COMMAND_WEBSOCKETS": "false"})])
-def test_kubectl_exec_over_spdy(kube, settings, tmp_path, version, env):
+def test_kubectl_exec_over_spdy(kube, tmp_path, version, env):
     """kubectl before 1.30 (or told not to use WebSockets) upgrades to SPDY/3.1: the same session."""
-    old = kubectl_at(version, tmp_path / "spdy", kube.url, kube.ca, token_of(settings, "admin"))
+    old = kubectl_at(version, tmp_path / "spdy", kube.url, kube.ca, token_of(kube.settings, "admin"))
 
     def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
         return subprocess.run(old.argv(*args), input=stdin, capture_output=True, text=True, timeout=60,

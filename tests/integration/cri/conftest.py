@@ -4,13 +4,15 @@ the session's local registry); the serviceaccount controller and the root-CA pub
 mounts its account's token and kube-root-ca.crt. Skipped, saying why, where containerd cannot run."""
 from __future__ import annotations
 
+import uuid
 import zlib
+from types import SimpleNamespace
 
 import pytest
 
 from actors.gateway.tls import alt_names, ensure_certificates
 from actors.kubelet.cri import containerd
-from tests.conftest import control_plane
+from tests.conftest import cluster_settings, control_plane, running_procs
 from testkit.registry import session_registry
 from testkit.waiting import wait_until
 
@@ -30,6 +32,24 @@ def cri_cluster(procs, settings):
     client = start_cri_cluster(procs, settings)
     yield client
     client.close()
+
+
+@pytest.fixture(scope="module")
+def cri_module(amqp_url, tmp_path_factory, request):
+    """One cri cluster for a module's tests (`.client`, `.settings` as admin, `.procs`, `.tmp`): its
+    containerd, images and actors started once instead of once a test (3–5 s a test). For tests that
+    share its pods and add their own under names of their own; a test that restarts actors or changes
+    what every pod sees keeps `cri_cluster`."""
+    why = containerd.available()
+    if why:
+        pytest.skip(f"no cri node here: {why}")
+    tmp = tmp_path_factory.mktemp("cri")
+    failures = request.session.testsfailed
+    with cluster_settings(amqp_url, f"t{uuid.uuid4().hex[:10]}", tmp) as settings, \
+            running_procs(settings, tmp, lambda: request.session.testsfailed > failures) as procs:
+        client = start_cri_cluster(procs, settings)
+        yield SimpleNamespace(client=client, settings=settings, procs=procs, tmp=tmp)
+        client.close()
 
 
 def start_cri_cluster(procs, settings):

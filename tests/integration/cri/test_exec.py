@@ -23,13 +23,22 @@ def run(client, name: str, command: list[str], stdin: bytes = b"", container: st
     return asyncio.run(exec_once(client, "default", name, command, stdin, container))
 
 
-@pytest.fixture
-def sleeper(cri_cluster):
-    cri_cluster.create(pod("sleeper", "sleep 3600"))
-    wait_until(lambda: state(cri_cluster, "sleeper", "running"), 60, what="sleeper to run")
-    wait_until(lambda: run(cri_cluster, "sleeper", ["true"]).exit_code == 0, 30, 0.2,
+@pytest.fixture(scope="module")
+def node(cri_module):
+    """The module's cri cluster, with `sleeper` running and `done` finished (every test only execs)."""
+    client = cri_module.client
+    client.create(pod("sleeper", "sleep 3600"))
+    client.create(pod("done", "true"))
+    wait_until(lambda: state(client, "sleeper", "running"), 60, what="sleeper to run")
+    wait_until(lambda: run(client, "sleeper", ["true"]).exit_code == 0, 30, 0.2,
                what="containerd to run it")  # the kubelet says running once it asked containerd to start it
-    return cri_cluster
+    wait_until(lambda: state(client, "done", "terminated"), 60, what="done to finish")
+    return cri_module
+
+
+@pytest.fixture
+def sleeper(node):
+    return node.client
 
 
 @pytest.mark.parametrize("command, stdin, out, err, code", [
@@ -48,8 +57,8 @@ def test_exec_sees_the_containers_filesystem_not_the_hosts(sleeper):
                ).stdout == b"inside\n"
 
 
-def test_a_person_without_create_pods_exec_is_refused(sleeper, settings):
-    bob = Client(as_person(settings, "bob"))
+def test_a_person_without_create_pods_exec_is_refused(sleeper, node):
+    bob = Client(as_person(node.settings, "bob"))
     try:
         with pytest.raises(StatusError) as refused:
             run(bob, "sleeper", ["echo", "hi"])
@@ -64,16 +73,15 @@ def test_a_person_without_create_pods_exec_is_refused(sleeper, settings):
     ("absent", None, "NotFound", 'pods "absent" not found'),
 ])
 def test_exec_refusals(sleeper, name, container, reason, message):
-    sleeper.create(pod("done", "true"))
-    wait_until(lambda: state(sleeper, "done", "terminated"), 60, what="done to finish")
     with pytest.raises(StatusError) as refused:
         run(sleeper, name, ["echo", "hi"], container=container)
     assert (refused.value.reason, refused.value.message) == (reason, message)
 
 
-def test_exec_in_a_pod_of_a_simulated_node_is_a_clear_400(sleeper, procs):
-    procs.start("actors.kubelet", "--node", "sim-1", "--runtime", "simulated", label="sim-kubelet")
+def test_exec_in_a_pod_of_a_simulated_node_is_a_clear_400(sleeper, node):
+    node.procs.start("actors.kubelet", "--node", "sim-1", "--runtime", "simulated", label="sim-kubelet")
     wait_until(lambda: sleeper.get("Node", "sim-1"), 30, what="sim-1 registered")
+    sleeper.patch("Node", "sim-1", {"spec": {"unschedulable": True}})  # the module's other pods stay on node-1
     ghost = pod("ghost", "sleep 3600")
     ghost["spec"]["nodeName"] = "sim-1"
     sleeper.create(ghost)
@@ -84,14 +92,14 @@ def test_exec_in_a_pod_of_a_simulated_node_is_a_clear_400(sleeper, procs):
                       'node): exec needs a cri node')
 
 
-def test_frames_from_anyone_but_the_requester_are_not_believed(sleeper, settings):
+def test_frames_from_anyone_but_the_requester_are_not_believed(sleeper, node):
     """Another person who learned a session's id sends it stdin: the kubelet drops it (the frame's
     broker-validated user_id is not the requester the apiserver named)."""
     async def scenario() -> bytes:
         stream = ClientStream(sleeper, "exec", "default", "sleeper",
                               {"command": ["cat"], "stdin": True, "stdout": True, "stderr": True})
         await stream.opened()
-        bob = Client(as_person(settings, "bob"))
+        bob = Client(as_person(node.settings, "bob"))
         try:
             evil = {"c": 0, "d": b"from bob\n"}
             bob.bus.run_on_loop(lambda: bob.bus.publish(bob.names.streams, stream.session, evil, type="frame",
@@ -111,12 +119,12 @@ def test_frames_from_anyone_but_the_requester_are_not_believed(sleeper, settings
     assert asyncio.run(scenario()) == b"from the requester\n"
 
 
-def test_attach_streams_the_containers_output(cri_cluster):
-    cri_cluster.create(pod("talker", "i=0; while true; do i=$((i+1)); echo line $i; sleep 0.1; done"))
-    wait_until(lambda: run(cri_cluster, "talker", ["true"]).exit_code == 0, 60, 0.2, what="talker to run")
+def test_attach_streams_the_containers_output(sleeper):
+    sleeper.create(pod("talker", "i=0; while true; do i=$((i+1)); echo line $i; sleep 0.1; done"))
+    wait_until(lambda: run(sleeper, "talker", ["true"]).exit_code == 0, 60, 0.2, what="talker to run")
 
     async def first_lines() -> list[bytes]:
-        stream = ClientStream(cri_cluster, "attach", "default", "talker", {"stdout": True, "stderr": True})
+        stream = ClientStream(sleeper, "attach", "default", "talker", {"stdout": True, "stderr": True})
         try:
             await stream.opened()
             out = b""
@@ -131,13 +139,14 @@ def test_attach_streams_the_containers_output(cri_cluster):
     assert all(line.startswith(b"line ") for line in lines) and numbers == list(range(numbers[0], numbers[0] + 3))
 
 
-def test_an_exec_is_audited_as_create_pods_exec(sleeper, procs):
-    log = Path(procs.env["KUBUS_AUDIT_LOG"])
-    run(sleeper, "sleeper", ["echo", "audited"])
+def test_an_exec_is_audited_as_create_pods_exec(sleeper, node):
+    log = Path(node.procs.env["KUBUS_AUDIT_LOG"])
 
     def exec_events() -> list[dict]:
         events = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
         return [e for e in events if (e.get("objectRef") or {}).get("subresource") == "exec"]
-    found = wait_until(exec_events, 20, what="the exec in the audit log")[-1]
+    before = len(exec_events())  # the module's earlier tests exec'd too
+    run(sleeper, "sleeper", ["echo", "audited"])
+    found = wait_until(lambda: exec_events()[before:], 20, what="the exec in the audit log")[-1]
     assert (found["verb"], found["objectRef"]["resource"], found["objectRef"]["name"], found["user"]["username"],
             found["responseStatus"]["code"]) == ("create", "pods", "sleeper", "admin", 101), found
