@@ -15,11 +15,13 @@ class Talking:
     """The talking methods of `Actor` (its `bus`, `rpc`, `names`, `settings`, `trusted`, `replies` and
     `_safe` are the actor's)."""
 
-    def ask(self, body: dict[str, Any], done: Callable[[Any], None]) -> None:
-        """A request to the apiserver; `done` gets the reply dict, or the StatusError of a timeout."""
+    def ask(self, body: dict[str, Any], done: Callable[[Any], None], retry: bool = True) -> None:
+        """A request to the apiserver; `done` gets the reply dict, or the StatusError of a timeout. With
+        `retry`, an answer that says "try again" (a full queue, no apiserver yet) is tried again until the
+        request's timeout; without, it goes to `done`."""
         self.rpc.call(self.names.api, "apiserver", _request(body), self._safe(done, "actor.reply_handler_failed"),
                       self.settings.request_timeout_s, answerers=api_answerers(self.names.cluster),
-                      user_id=self.bus.user, retry=True)
+                      user_id=self.bus.user, retry=retry)
 
     def tell(self, body: dict[str, Any]) -> None:
         """A request nobody waits for: no reply comes back."""

@@ -60,8 +60,10 @@ class HorizontalPodAutoscalerController(Controller):
             if ref["kind"] == "ReplicationController" else selector_text(selector)
         pods = [p for p in self.in_namespace("Pod", ns)
                 if selectors.parse(text).matches(p["metadata"].get("labels") or {})] if text else []
+        # not retried: with no metrics actor the apiserver answers 503 at once, and the sync reports it (as
+        # horizontal.go does) instead of asking again for the request's whole timeout
         self.ask({"verb": "list", "kind": "PodMetrics", "namespace": ns, "options": {"labelSelector": text}},
-                 lambda reply: self._decide(key, target, pods, _samples(reply)))
+                 lambda reply: self._decide(key, target, pods, _samples(reply)), retry=False)
 
     def _decide(self, key: str, target: dict, pods: list[dict], samples: dict[str, dict[str, Sample]] | str) -> None:
         ns, name = key.split("/", 1)
