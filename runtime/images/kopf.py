@@ -18,7 +18,7 @@ from pathlib import Path
 
 from runtime.images import oci
 from runtime.images.recipes import (PYTHON_PACKAGES, MissingPackage, _labels, _packaged_files, _read, _relative_link,
-                                    busybox_entries, python_entries, shared_libraries)
+                                    busybox_entries, busybox_layer, python_entries, python_layer, shared_libraries)
 
 VERSION = "1.38.0"
 WHEEL = f"kopf-{VERSION}-py3-none-any.whl"
@@ -81,7 +81,7 @@ def dependency_entries(beneath: frozenset[str] = frozenset()) -> list[oci.Entry]
 def image() -> oci.Image:
     box, python = busybox_entries(), python_entries()
     beneath = frozenset(entry.path.lstrip("/") for entry in (*box, *python))
-    layers = [oci.layer(box), oci.layer(python), oci.layer(dependency_entries(beneath)),
+    layers = [busybox_layer(), python_layer(), oci.layer(dependency_entries(beneath)),
               oci.layer(wheel_entries(wheel()))]
     env = ("PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8", "PYTHONUNBUFFERED=1")
     labels = dict(_labels(*PYTHON_PACKAGES, *PACKAGES))

@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 from runtime.images import oci
-from runtime.images.recipes import MissingPackage, Recipe, busybox_entries, package_version
+from runtime.images.recipes import MissingPackage, Recipe, busybox_layer, package_version
 
 
 def kubectl_binary() -> Path:
@@ -34,7 +34,7 @@ def kubectl_version(path: Path) -> str:
 
 def image(binary: Path) -> oci.Image:
     version = kubectl_version(binary)
-    layers = [oci.layer(busybox_entries()),
+    layers = [busybox_layer(),
               oci.layer([oci.File("usr/local/bin/kubectl", binary.read_bytes(), 0o755)], compressed=False)]
     labels = (("org.opencontainers.image.source", "debian packages and the host's kubectl"),
               ("org.opencontainers.image.version", f"busybox-static={package_version('busybox-static')} "

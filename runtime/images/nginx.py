@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 
 from runtime.images import debs, oci
-from runtime.images.recipes import busybox_entries, shared_libraries, source, upstream
+from runtime.images.recipes import busybox_layer, shared_libraries, source, upstream
 
 PACKAGES = ("nginx", "nginx-common")
 BINARY = "usr/sbin/nginx"
@@ -114,5 +114,5 @@ def image() -> oci.Image:
     """The image: the busybox layer, then nginx's (`entries`), configured as Docker's (`config`)."""
     found = debs.fetch(PACKAGES)
     labels = source(" ".join(f"{package}={deb.version}" for package, deb in sorted(found.items())))
-    layers = [oci.layer(busybox_entries()), oci.layer(entries(found, shared_libraries))]
+    layers = [busybox_layer(), oci.layer(entries(found, shared_libraries))]
     return oci.image(layers, config(upstream(found["nginx"].version), labels))
