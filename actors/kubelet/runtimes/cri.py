@@ -217,8 +217,9 @@ class CRIRuntime:
         return Exited(status.exit_code, status.message, status.reason if status.reason != "Unknown" else "Error")
 
     def starting(self, container_id: str) -> bool:
+        """Until StartContainer returned: a container only created has no process nor cgroups yet."""
         inst = self.instances.get(container_id)
-        return inst is not None and inst.id is None
+        return inst is not None and (inst.id is None or inst.busy)
 
     def waiting_reason(self, container_id: str) -> tuple[str, str] | None:
         inst = self.instances.get(container_id)
