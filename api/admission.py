@@ -10,6 +10,7 @@ from api import customobjects, defaults, validation
 from api.causes import causes_of
 from api.customkinds import CustomKind
 from api.errors import invalid
+from api.managedfields import raw
 from api.qos import qos_class
 from api.registry import KindInfo, lookup
 from api.status import Cause, bad_request
@@ -78,10 +79,10 @@ def decode(kind: str, obj: Any, namespace: str | None = None) -> dict:
             raise bad_request(f"the namespace of the provided object ({meta['namespace']}) does not match the "
                               f"namespace sent on the request ({namespace})")
         meta.setdefault("namespace", namespace or "default")
-    managed = meta.pop("managedFields", None)  # kept as sent: the model would copy each of its small maps
+    managed = meta.pop("managedFields", None)  # kept out of the model's parse, each fieldsV1 as its text
     parsed = _parse(info, obj)
     if managed is not None:
-        parsed.setdefault("metadata", {})["managedFields"] = managed
+        parsed.setdefault("metadata", {})["managedFields"] = raw.packed(managed)
     schema = info.schema_for(obj.get("apiVersion")) if isinstance(info, CustomKind) else None
     if schema is not None:
         customobjects.prepare(info, parsed, schema)

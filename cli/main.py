@@ -10,6 +10,7 @@ import click
 import yaml
 
 from api import selectors
+from api.managedfields import raw
 from api.registry import lookup
 from api.status import StatusError
 from api.printers import columns as printers
@@ -82,8 +83,9 @@ def _apply_doc(client: Client, doc: manifests.Document, namespace: str | None) -
 @click.option("--sort-by", default=None, help="A JSONPath the list is ordered by, e.g. .metadata.name")
 @click.option("--show-labels", is_flag=True, help="Add a LABELS column to the table.")
 @click.option("-w", "--watch", is_flag=True, help="After listing, print every change.")
+@click.option("--show-managed-fields", is_flag=True, help="Keep metadata.managedFields in -o json and -o yaml.")
 def get(kind, name, namespace, all_namespaces, selector, field_selector, output, sort_by, show_labels,
-        watch) -> None:
+        watch, show_managed_fields) -> None:
     """List objects of a kind (or one by name) as a table, YAML or JSON; `pods,deployments` for several."""
     kinds = [_kind(k) for k in (ALL if kind == "all" else kind).split(",")]
     if len(kinds) > 1 and (name or watch):
@@ -108,7 +110,7 @@ def get(kind, name, namespace, all_namespaces, selector, field_selector, output,
             if tables and items and output in (None, "wide"):
                 click.echo()
             tables += bool(items)
-            view = View(output, all_namespaces and info.namespaced, show_labels)
+            view = View(output, all_namespaces and info.namespaced, show_labels, show_managed_fields)
             _print(info.kind, items, view, header=len(kinds) == 1 or bool(items))
             if changes:
                 _watch(changes, info.kind, name, selectors.parse(selector), view, rev)
@@ -116,11 +118,20 @@ def get(kind, name, namespace, all_namespaces, selector, field_selector, output,
 
 @dataclass(frozen=True)
 class View:
-    """How `get` prints: the -o format, a NAMESPACE column (-A), a LABELS column (--show-labels)."""
+    """How `get` prints: the -o format, a NAMESPACE column (-A), a LABELS column (--show-labels), and
+    managedFields in -o json|yaml (--show-managed-fields; kubectl leaves them out unless asked)."""
 
     output: str | None
     all_ns: bool = False
     labels: bool = False
+    managed: bool = False
+
+    def shown(self, obj: dict) -> dict:
+        """As kubectl prints it: each `fieldsV1` its JSON object, managedFields dropped from -o json|yaml
+        unless asked for."""
+        if self.output in ("json", "yaml") and not self.managed and "managedFields" in obj.get("metadata", {}):
+            return {**obj, "metadata": {k: v for k, v in obj["metadata"].items() if k != "managedFields"}}
+        return raw.expanded(obj)
 
 
 def _output(value: str | None) -> str | None:
@@ -151,6 +162,7 @@ def _templated(output: str, items: list[dict]) -> str:
 
 def _print(kind: str, items: list[dict], view: View, header: bool = True) -> None:
     output = view.output
+    items = [view.shown(obj) for obj in items] if output and output not in ("wide", "name") else items
     if output and "=" in output:
         click.echo(_templated(output, items), nl=not output.startswith("jsonpath="))  # as kubectl: no newline
     elif output == "json":

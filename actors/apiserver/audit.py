@@ -10,6 +10,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from actors.apiserver.authz.rules import Attributes, UserInfo
+from api.managedfields import raw
 from api.registry import known, lookup
 from api.times import micro_time
 
@@ -195,7 +196,7 @@ def audit_event(level: str, attrs: Attributes, stage: str, *, audit_id: str, use
         event["objectRef"] = ref
     if status is not None:
         event["responseStatus"] = status
-    trim = _without_managed_fields if omit_managed_fields else (lambda o: o)
+    trim = _without_managed_fields if omit_managed_fields else raw.expanded  # fieldsV1 as Kubernetes logs it
     bodies = stage != "RequestReceived" and bool(attrs.resource)
     if bodies and LEVELS.index(level) >= LEVELS.index("Request") and request_object is not None:
         event["requestObject"] = trim(request_object)

@@ -9,6 +9,7 @@ from aiohttp import web
 
 from actors.gateway.paths import Target, converters
 from api.customkinds import CustomKind
+from api.managedfields import raw
 from api.status import bad_request
 from bus.rpc import unwrap
 from runtime.client import Client
@@ -22,7 +23,9 @@ async def call(client: Client, verb: str, kind: str, **kw: Any) -> dict:
 def typed(obj: dict, target: Target) -> dict:
     """The object with its kind and apiVersion first, as the apiserver writes them; a custom object in the
     version its path asked for (conversion None rewrites apiVersion alone); a built-in one served in
-another version too, converted (api/autoscalingv1)."""
+another version too, converted (api/autoscalingv1); its managedFields' `fieldsV1` texts expanded to the
+    JSON objects Kubernetes clients read (api/managedfields/raw.py)."""
+    obj = raw.expanded(obj)
     if isinstance(target.info, CustomKind) and target.api_version:
         return {"kind": target.info.kind, **obj, "apiVersion": target.api_version}
     if (convert := converters(target)) is not None:

@@ -11,6 +11,7 @@ from actors.gateway.paths import Target, converters
 from actors.gateway.responses import object_response
 from api import customobjects, fieldvalidation
 from api.customkinds import CustomKind
+from api.managedfields import raw
 from api.managedfields.managers import check_manager, manager_of
 from api.patch.apply import CONTENT_TYPES
 from api.status import Cause, StatusError, bad_request
@@ -22,7 +23,7 @@ DELETE_QUERY = ("gracePeriodSeconds", "propagationPolicy")
 async def create(request: web.Request, client: Client, target: Target, max_bytes: int) -> web.Response:
     obj = _for_target(await object_body(request, max_bytes), target)
     fields = _fields(request, target, obj, decoding=True)
-    reply = await call(client, "create", target.info.kind, namespace=target.namespace, obj=obj,
+    reply = await call(client, "create", target.info.kind, namespace=target.namespace, obj=carried(obj),
                        options=_options(dryRun=dry_run(request), fieldManager=_manager(request)))
     return with_warnings(object_response(request, typed(reply["object"], target), status=201), reply, fields)
 
@@ -31,7 +32,7 @@ async def replace(request: web.Request, client: Client, target: Target, max_byte
     obj = _for_target(await object_body(request, max_bytes), target)
     fields = _fields(request, target, obj, decoding=True)
     verb = "updateStatus" if target.subresource == "status" else "update"
-    reply = await call(client, verb, target.info.kind, namespace=target.namespace, name=target.name, obj=obj,
+    reply = await call(client, verb, target.info.kind, namespace=target.namespace, name=target.name, obj=carried(obj),
                        resource_version=(obj.get("metadata") or {}).get("resourceVersion"),
                        options=_options(dryRun=dry_run(request), fieldManager=_manager(request)))
     return with_warnings(object_response(request, typed(reply["object"], target)), reply, fields)
@@ -57,7 +58,8 @@ async def patch(request: web.Request, client: Client, target: Target, max_bytes:
                                                   "media types include: application/json-patch+json, "
                                                   f"application/merge-patch+json, {APPLY_PATCH}")
     fields = _fields(request, target, body) if isinstance(body, dict) else []  # a JSON patch names no fields
-    reply = await call(client, "patch", target.info.kind, namespace=target.namespace, name=target.name, obj=body,
+    reply = await call(client, "patch", target.info.kind, namespace=target.namespace, name=target.name,
+                       obj=carried(body),
                        options=_options(patchType=CONTENT_TYPES[kind], subresource=target.subresource,
                                         dryRun=dry_run(request), fieldManager=_manager(request)))
     return with_warnings(object_response(request, typed(reply["object"], target)), reply, fields)
@@ -108,6 +110,11 @@ async def delete(request: web.Request, client: Client, target: Target, max_bytes
     return object_response(request, {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
                           "details": {"name": target.name, "group": target.info.group,
                                       "kind": target.info.plural, "uid": meta.get("uid", "")}})
+
+
+def carried(body):
+    """A client's body as the bus carries it: each `fieldsV1` the JSON text of what was sent (contract 2)."""
+    return raw.packed_object(body, sent_as_json=True)
 
 
 def _for_target(obj: dict, target: Target) -> dict:

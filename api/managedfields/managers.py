@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from api.managedfields import paths
+from api.managedfields import paths, raw
 from api.managedfields.fieldset import Comparison, compare, compare_maps, of
 from api.managedfields.merge import merge, remove
 from api.managedfields.paths import FieldSet
@@ -47,18 +47,19 @@ class Entry:
 
 def decode(obj: dict) -> list[Entry]:
     out = []
-    for raw in (obj.get("metadata") or {}).get("managedFields") or ():
-        if isinstance(raw, dict) and raw.get("fieldsType", "FieldsV1") == "FieldsV1":
-            out.append(Entry(str(raw.get("manager", "")), str(raw.get("operation", UPDATE)),
-                             str(raw.get("apiVersion", "")), str(raw.get("time", "")),
-                             frozenset(paths.decode(raw.get("fieldsV1"))), str(raw.get("subresource") or "")))
+    for item in (obj.get("metadata") or {}).get("managedFields") or ():
+        if isinstance(item, dict) and item.get("fieldsType", "FieldsV1") == "FieldsV1":
+            out.append(Entry(str(item.get("manager", "")), str(item.get("operation", UPDATE)),
+                             str(item.get("apiVersion", "")), str(item.get("time", "")),
+                             frozenset(paths.decode(raw.unpack(item.get("fieldsV1")))),
+                             str(item.get("subresource") or "")))
     return out
 
 
 def encode(entries: list[Entry]) -> list[dict]:
     ordered = sorted(entries, key=lambda e: (e.operation, e.time, e.manager, e.api_version, e.subresource))
     return [{"manager": e.manager, "operation": e.operation, "apiVersion": e.api_version, "time": e.time,
-             "fieldsType": "FieldsV1", "fieldsV1": paths.encode(set(e.fields)),
+             "fieldsType": "FieldsV1", "fieldsV1": raw.pack(paths.encode(set(e.fields))),
              **({"subresource": e.subresource} if e.subresource else {})} for e in ordered]
 
 

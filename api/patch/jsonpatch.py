@@ -20,6 +20,7 @@ import re
 from typing import Any
 
 from api.gojson import go_type, json_text
+from api.managedfields import raw
 from api.patch.errors import unprocessable
 from api.status import StatusError, bad_request
 
@@ -28,6 +29,7 @@ MAX_COPY_BYTES = 512 << 10  # the default object limit (settings.max_object_byte
 MISSING = "missing value"
 INVALID_INDEX = "invalid index referenced"
 _ATOI = re.compile(r"[+-]?[0-9]+")
+MANAGED = "/metadata/managedFields"
 
 
 class _Failed(Exception):
@@ -50,6 +52,8 @@ class _Copies:
 def apply_json_patch(doc: Any, operations: Any, copy_limit: int = MAX_COPY_BYTES) -> Any:
     """`doc` with each operation applied in order (a copy; `doc` is left as it was)."""
     _check_body(operations)
+    if any(_managed(op) for op in operations):  # the paths name the trees a client sees, not their text
+        doc = raw.expanded(doc)
     result, copies = copy.deepcopy(doc), _Copies(copy_limit)
     try:
         for op in operations:
@@ -57,6 +61,10 @@ def apply_json_patch(doc: Any, operations: Any, copy_limit: int = MAX_COPY_BYTES
     except _Failed as exc:
         raise unprocessable(str(exc)) from None
     return result
+
+
+def _managed(op: dict | None) -> bool:
+    return any(isinstance(p, str) and p.startswith(MANAGED) for p in ((op or {}).get("path"), (op or {}).get("from")))
 
 
 def _check_body(operations: Any) -> None:

@@ -1,5 +1,10 @@
-"""`kubus get` with kubectl's templates against a running cluster: -o jsonpath, -o custom-columns, --sort-by."""
+"""`kubus get` with kubectl's templates against a running cluster: -o jsonpath, -o custom-columns, --sort-by;
+managedFields left out of -o json|yaml unless --show-managed-fields, each `fieldsV1` its JSON object."""
 from __future__ import annotations
+
+import json
+
+import yaml
 
 from tests.e2e.test_cli import kubus
 from tests.integration.test_crud import pod
@@ -18,3 +23,18 @@ def test_get_prints_templates_and_sorts(cluster, procs):
         [["NAME", "NODE"], ["a", "n2"], ["b", "n1"], ["c", "<none>"]]
     bad = kubus(procs, "get", "pods", "-o", "table")
     assert bad.returncode != 0 and "unable to match a printer suitable for the output format 'table'" in bad.stderr
+
+
+def test_get_shows_managed_fields_as_kubectl_does(cluster, procs):
+    cluster.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cfg", "namespace": "default"},
+                    "data": {"a": "1"}})
+    tree = {"f:data": {".": {}, "f:a": {}}}
+    assert json.loads(cluster.get("ConfigMap", "cfg", "default")["metadata"]["managedFields"][0]["fieldsV1"]) == tree
+    plain = kubus(procs, "get", "configmap", "cfg", "-o", "yaml")
+    assert plain.returncode == 0 and "managedFields" not in plain.stdout, plain.stderr
+    shown = json.loads(kubus(procs, "get", "configmap", "cfg", "-o", "json", "--show-managed-fields").stdout)
+    assert shown["metadata"]["managedFields"][0]["fieldsV1"] == tree
+    as_yaml = yaml.safe_load(kubus(procs, "get", "configmap", "cfg", "-o", "yaml", "--show-managed-fields").stdout)
+    assert as_yaml["metadata"]["managedFields"][0]["fieldsV1"] == tree
+    path = kubus(procs, "get", "configmap", "cfg", "-o", "jsonpath={.metadata.managedFields[0].fieldsV1}")
+    assert json.loads(path.stdout) == tree

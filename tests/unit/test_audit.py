@@ -218,6 +218,16 @@ def test_managed_fields_omitted_when_the_policy_says_so(tmp_path):
     assert _written(tmp_path / "a.log")[0]["requestObject"] == {"metadata": {"name": "p"}}
 
 
+def test_managed_fields_kept_are_logged_with_fields_v1_as_json_objects(tmp_path):
+    p = policy({"level": "RequestResponse"}, omitStages=["RequestReceived"])
+    entry = {"manager": "m", "fieldsType": "FieldsV1", "fieldsV1": '{"f:spec":{}}'}
+    with AuditLog(tmp_path / "a.log", p) as audit:
+        audit.record(attrs("u", "create", "pods", ns="a", name="p"),
+                     request_object={"metadata": {"name": "p", "managedFields": [entry]}})
+    logged = _written(tmp_path / "a.log")[0]["requestObject"]["metadata"]["managedFields"]
+    assert logged == [{**entry, "fieldsV1": {"f:spec": {}}}]
+
+
 # omitStages of the policy and of the matching rule, as Kubernetes unites them -> the stages written
 STAGES = [
     pytest.param({}, {}, ["RequestReceived", "ResponseComplete"], id="none-omitted"),

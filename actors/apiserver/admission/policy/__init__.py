@@ -12,6 +12,7 @@ from actors.apiserver.admission.authorizer import cel_authorizer
 from actors.apiserver.admission.policy.evaluation import evaluate
 from actors.apiserver.admission.policy.matching import Request, matches
 from api.errors import admission_forbidden
+from api.managedfields import raw
 from api.registry import known, lookup
 from api.selectors import from_label_selector
 from api.status import Cause, StatusError
@@ -126,5 +127,6 @@ def _inputs(a, params: dict | None) -> dict:
                "namespace": a.namespace, "operation": a.operation, "dryRun": False,
                "userInfo": {"username": a.user.name, "uid": a.user.uid, "groups": list(a.user.groups),
                             "extra": a.user.extra_dict()}}
-    return {"object": a.obj if a.operation != "DELETE" else None, "oldObject": a.old, "request": request,
+    obj, old = (raw.expanded(a.obj) if a.operation != "DELETE" else None), raw.expanded(a.old)  # as clients see them
+    return {"object": obj, "oldObject": old, "request": request,
             "namespaceObject": namespace, "params": params, "authorizer": cel_authorizer(a)}

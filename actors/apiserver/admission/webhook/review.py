@@ -7,6 +7,7 @@ import base64
 import json
 from dataclasses import dataclass, field
 
+from api.managedfields import raw
 from api.status import CODES, StatusError
 
 API_VERSION = "admission.k8s.io/v1"
@@ -44,7 +45,8 @@ def request(attempt, uid: str, dry_run: bool) -> dict:
 
 
 def _typed(info, obj: dict | None) -> dict | None:
-    return None if obj is None else {"apiVersion": info.api_version, "kind": info.kind, **obj}
+    """As the webhook's client library reads it: typed, each `fieldsV1` its JSON object."""
+    return None if obj is None else {"apiVersion": info.api_version, "kind": info.kind, **raw.expanded(obj)}
 
 
 def verdict(reply: object, uid: str, mutating: bool) -> Verdict:

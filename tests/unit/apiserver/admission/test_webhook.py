@@ -90,6 +90,15 @@ def test_review_request_carries_the_request():
     assert request["options"] == {"apiVersion": "meta.k8s.io/v1", "kind": "CreateOptions"}
 
 
+def test_review_objects_carry_fields_v1_as_json_objects():
+    entry = {"manager": "m", "operation": "Update", "fieldsType": "FieldsV1", "fieldsV1": '{"f:data":{}}'}
+    stored = {"metadata": {"name": "c", "managedFields": [entry]}}
+    request = review.request(_attempt(obj=stored, old=stored, operation="UPDATE"), "u", dry_run=False)["request"]
+    for side in ("object", "oldObject"):
+        assert request[side]["metadata"]["managedFields"][0]["fieldsV1"] == {"f:data": {}}
+    assert stored["metadata"]["managedFields"][0] is entry and entry["fieldsV1"] == '{"f:data":{}}'
+
+
 def _reply(uid="u", **response) -> dict:
     return {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": {"uid": uid, **response}}
 
