@@ -28,7 +28,7 @@ import sys
 
 # the programs the fork server is warm for: what their `__main__` imports is imported once, here
 ENTRIES = ("store", "actors.apiserver", "actors.scheduler", "actors.controllers", "actors.kubelet",
-           "actors.proxy", "actors.dns", "actors.ingress", "actors.gateway")
+           "actors.proxy", "actors.dns", "actors.ingress", "actors.gateway", "cli")  # cli: 0.09 s more
 MAX_MESSAGE = 1 << 20  # a request: argv and an environment
 
 

@@ -8,11 +8,11 @@ import sys
 import yaml
 
 from runtime.spawn import ROOT
+from testkit import cli
 
 
 def kubus(procs, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "cli.main", *args], cwd=ROOT, env=procs.env, capture_output=True,
-                          text=True, timeout=60)
+    return cli.kubus(*args, env=procs.env)
 
 
 def test_apply_reports_each_document_and_keeps_going(cluster, procs):

@@ -3,19 +3,16 @@ its revision and nodes."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 
-from runtime.spawn import ROOT
 from testkit.waiting import wait_until
+from testkit import cli
 
 
 def test_status_shows_the_active_store_the_queues_and_the_nodes(cluster, procs, settings):
     cluster.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}})
 
     def status() -> str:
-        out = subprocess.run([sys.executable, "-m", "cli.main", "status"], cwd=ROOT, env=procs.env,
-                             capture_output=True, text=True, timeout=60)
+        out = cli.kubus("status", env=procs.env)
         assert out.returncode == 0, out.stderr
         return out.stdout
 

@@ -3,7 +3,6 @@ with --requeue, and is for the broker administrator only."""
 from __future__ import annotations
 
 import subprocess
-import sys
 import uuid
 from urllib.parse import unquote, urlparse
 
@@ -11,16 +10,15 @@ import pika
 
 from bus.deadletters import REQUEUED, peek
 from bus.topology import SCHEMA_HEADER, SCHEMA_VERSION, Names
-from runtime.spawn import ROOT
 from bus.testkit import blocking
 from testkit.waiting import wait_until
+from testkit import cli
 
 GARBAGE = b"\xc1\xc1 not msgpack"
 
 
 def kubus(procs, *args: str, **env: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "cli.main", "dead-letters", *args], cwd=ROOT,
-                          env={**procs.env, **env}, capture_output=True, text=True, timeout=60)
+    return cli.kubus("dead-letters", *args, env={**procs.env, **env})
 
 
 def publish(url: str, exchange: str, key: str) -> str:

@@ -3,11 +3,10 @@ from __future__ import annotations
 
 import queue
 import subprocess
-import sys
 
 from runtime.client import Client
-from runtime.spawn import ROOT
 from testkit.waiting import wait_until
+from testkit import cli
 
 LABELS = {"app": "web"}
 
@@ -25,8 +24,7 @@ def status(client: Client, name: str) -> dict:
 
 
 def kubus(procs, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "cli.main", *args], cwd=ROOT, env=procs.env, capture_output=True,
-                          text=True, timeout=120)
+    return cli.kubus(*args, env=procs.env, timeout=120)
 
 
 def test_twenty_replicas_become_available_and_scale(apps, procs):

@@ -5,14 +5,12 @@ target ports resolved per pod, readiness, a deleted pod leaving, a placeholder s
 from __future__ import annotations
 
 import ipaddress
-import subprocess
-import sys
 
 import pytest
 
-from runtime.spawn import ROOT
 from testkit.waiting import wait_until
 from testkit.webserver import get, web_container
+from testkit import cli
 
 def web_pod(name: str, port_name: str = "http") -> dict:
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "labels": {"app": "web"}},
@@ -110,7 +108,6 @@ def test_containers_see_the_services_of_their_namespace(networked, procs):
     ip = web["spec"]["clusterIP"]
 
     def logged() -> str:
-        out = subprocess.run([sys.executable, "-m", "cli.main", "logs", "env-check"], cwd=ROOT, env=procs.env,
-                             capture_output=True, text=True, timeout=60)
+        out = cli.kubus("logs", "env-check", env=procs.env)
         return out.stdout.strip()
     assert wait_until(logged, 30, what="the pod's output") == f"{ip} tcp://{ip}:80"

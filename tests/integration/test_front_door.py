@@ -14,6 +14,7 @@ from api.status import StatusError
 from runtime.client import Client
 from runtime.spawn import ROOT
 from testkit.waiting import wait_until
+from testkit import cli
 from testkit.people import as_person
 
 VIEW_IN_TEAM_A = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
@@ -223,8 +224,7 @@ def test_auth_can_i_and_whoami(people, cluster, procs):
     env = {**procs.env, "KUBUS_AMQP_URL": people("alice").settings.amqp_url}
 
     def kubus(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "cli.main", *args], cwd=ROOT, env=env, capture_output=True,
-                              text=True, timeout=60)
+        return cli.kubus(*args, env=env)
 
     allowed = kubus("auth", "can-i", "list", "pods", "-n", "team-a")
     assert (allowed.returncode, allowed.stdout.strip()) == (0, "yes"), allowed.stderr

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import uuid
 
 
 from api.status import StatusError
 from runtime.client import Client
-from runtime.spawn import ROOT
 from testkit.waiting import wait_until
+from testkit import cli
 
 
 def shell_pod(name: str, script: str, policy: str = "Always", grace: int | None = None) -> dict:
@@ -57,8 +56,7 @@ def test_pod_that_exits_zero_succeeds_and_its_logs_read_back(node_cluster, procs
     pod = node_cluster.get("Pod", "hello")
     assert pod["status"]["hostIP"] == "127.0.0.1" and pod["status"]["startTime"]
     assert node_cluster.logs("hello")["text"] == "hello from hello\nsecond line\n"
-    out = subprocess.run([sys.executable, "-m", "cli.main", "logs", "hello", "--tail", "1"], cwd=ROOT,
-                         env=procs.env, capture_output=True, text=True, timeout=60)
+    out = cli.kubus("logs", "hello", "--tail", "1", env=procs.env)
     assert out.stdout == "second line\n", out.stderr
 
 
@@ -124,8 +122,7 @@ def test_exits_while_the_kubelet_is_down_count_as_restarts(node_cluster, procs):
     last = status_of(node_cluster, "crashed")["lastState"]["terminated"]
     assert last["exitCode"] == 137
     assert phase(node_cluster, "done") == "Succeeded" and status_of(node_cluster, "done")["restartCount"] == 0
-    logs = subprocess.run([sys.executable, "-m", "cli.main", "logs", "done"], cwd=ROOT, env=procs.env,
-                          capture_output=True, text=True, timeout=30).stdout
+    logs = cli.kubus("logs", "done", env=procs.env, timeout=30).stdout
     assert logs.splitlines() == ["finished"]  # ran once
 
 
@@ -186,12 +183,10 @@ def test_simulated_init_containers_complete_and_the_cli_follows(node_cluster, pr
     wait_until(running, 40, what="myapp Running after its init containers")
     assert {"Init:0/2", "Init:1/2"} <= seen, seen
     wait_until(lambda: phase(node_cluster, "broken") == "Failed", 30, what="the failed init to fail the pod")
-    got = subprocess.run([sys.executable, "-m", "cli.main", "get", "pods"], cwd=ROOT, env=procs.env,
-                         capture_output=True, text=True, timeout=60)
+    got = cli.kubus("get", "pods", env=procs.env)
     statuses = {line.split()[0]: line.split()[2] for line in got.stdout.splitlines()[1:]}
     assert statuses == {"myapp": "Running", "broken": "Init:Error"}, got.stdout + got.stderr
-    described = subprocess.run([sys.executable, "-m", "cli.main", "describe", "pod", "myapp"], cwd=ROOT,
-                               env=procs.env, capture_output=True, text=True, timeout=60).stdout
+    described = cli.kubus("describe", "pod", "myapp", env=procs.env).stdout
     lines = described.splitlines()
     assert lines.index("Init Containers:") < lines.index("  init-myservice:") < lines.index("  init-mydb:") < \
         lines.index("Containers:") < lines.index("  myapp-container:"), described

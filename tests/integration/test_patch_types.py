@@ -3,13 +3,12 @@ failures, dryRun, and `kubus apply`'s three-way strategic patch."""
 from __future__ import annotations
 
 import subprocess
-import sys
 
 import pytest
 import yaml
 
 from api.status import StatusError
-from runtime.spawn import ROOT
+from testkit import cli
 
 ENV = [{"name": "A", "value": "1"}, {"name": "B", "value": "2"}]
 
@@ -76,8 +75,7 @@ def test_dry_run_patch_answers_without_writing(cluster, patch_type, patch):
 def kubus_apply(procs, tmp_path, manifest: dict) -> subprocess.CompletedProcess:
     path = tmp_path / "web.yaml"
     path.write_text(yaml.safe_dump(manifest))
-    return subprocess.run([sys.executable, "-m", "cli.main", "apply", "-f", str(path)], cwd=ROOT, env=procs.env,
-                          capture_output=True, text=True, timeout=60)
+    return cli.kubus("apply", "-f", str(path), env=procs.env)
 
 
 def test_apply_removes_exactly_what_the_manifest_dropped(cluster, procs, tmp_path):

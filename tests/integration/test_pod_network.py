@@ -9,16 +9,15 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 
 import pytest
 
 from actors.kubelet import podnet
 from tests.conftest import control_plane
-from runtime.spawn import ROOT
 from testkit.waiting import wait_until
 from actors.proxy import nftables
 from testkit.webserver import SERVICE, deployment, get, ready_pods
+from testkit import cli
 
 pytestmark = pytest.mark.skipif(not (podnet.available() and nftables.available()),
                                 reason="pod network namespaces need root and `ip`, the proxy's rules `nft`")
@@ -54,8 +53,7 @@ def namespaced(procs, settings, tmp_path):
 
 
 def logs(procs, pod: str) -> list[str]:
-    out = subprocess.run([sys.executable, "-m", "cli.main", "logs", pod], cwd=ROOT, env=procs.env,
-                         capture_output=True, text=True, timeout=60)
+    out = cli.kubus("logs", pod, env=procs.env)
     return out.stdout.splitlines()
 
 

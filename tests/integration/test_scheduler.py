@@ -7,6 +7,7 @@ from tests.conftest import control_plane
 from testkit.waiting import wait_until
 from tests.integration.test_crud import pod
 from tests.integration.test_watch import drain
+from testkit import cli
 
 TAINT = {"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}
 
@@ -134,12 +135,7 @@ def test_preemption_evicts_the_lower_priority_pod(procs, settings):
 
 
 def test_recorded_decisions_show_in_describe(procs, settings, tmp_path):
-    import subprocess
-    import sys
-
     import yaml
-
-    from tests.helpers import ROOT
 
     config = tmp_path / "scheduler.yaml"
     config.write_text(yaml.safe_dump({"profiles": [{"schedulerName": "default-scheduler", "recordDecisions": True}]}))
@@ -151,8 +147,7 @@ def test_recorded_decisions_show_in_describe(procs, settings, tmp_path):
     filters = __import__("json").loads(annotations["kube-scheduler-simulator.sigs.k8s.io/filter-result"])
     assert filters["node-b"]["TaintToleration"] == "node(s) had untolerated taint(s)"
     assert filters["node-a"]["NodeResourcesFit"] == "passed"
-    out = subprocess.run([sys.executable, "-m", "cli.main", "describe", "pod", "traced"], cwd=ROOT, env=procs.env,
-                         capture_output=True, text=True, timeout=60).stdout
+    out = cli.kubus("describe", "pod", "traced", env=procs.env).stdout
     assert "Scheduling decision:" in out and "Scheduled to: node-a" in out
     client.close()
 

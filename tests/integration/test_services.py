@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import ipaddress
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from api.status import StatusError
 from testkit.waiting import wait_until
+from testkit import cli
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -22,8 +22,7 @@ def service(name: str, **spec) -> dict:
 
 
 def kubus(procs, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "cli.main", *args], cwd=ROOT, env=procs.env, capture_output=True,
-                          text=True, timeout=120)
+    return cli.kubus(*args, env=procs.env, timeout=120)
 
 
 @pytest.mark.shared_plane  # the module's one plane (its address and port ranges), a namespace per test

@@ -2,14 +2,12 @@
 the replicas asked for."""
 from __future__ import annotations
 
-import subprocess
-import sys
 
 import pytest
 
-from runtime.spawn import ROOT
 from testkit.waiting import wait_until
 from tests.integration.test_deployment import deployment, status
+from testkit import cli
 
 pytestmark = pytest.mark.slow
 
@@ -24,8 +22,7 @@ def test_rollout_survives_every_actor_being_killed(apps, procs):
         for victim in victims:
             procs.kill9(victim)
             procs.start(*victim.args[2:], label=f"{module.rsplit('.', 1)[-1]}-again")
-    done = subprocess.run([sys.executable, "-m", "cli.main", "rollout", "status", "deployment/web"], cwd=ROOT,
-                          env=procs.env, capture_output=True, text=True, timeout=300)
+    done = cli.kubus("rollout", "status", "deployment/web", env=procs.env, timeout=300)
     assert done.returncode == 0, done.stderr
     live = [p for p in apps.list("Pod", "default").items if not p["metadata"].get("deletionTimestamp")]
     assert len(live) == 12 and {p["spec"]["containers"][0]["image"] for p in live} == {"nginx:1.26"}
