@@ -111,6 +111,7 @@ def pod_reader(client, namespace: str) -> None:
 
 @pytest.fixture(scope="module")
 def node(amqp_url, tmp_path_factory, request):
+    """The module's served cri cluster, default's account allowed to list default's pods."""
     with served_cri_cluster(amqp_url, tmp_path_factory, request) as shared:
         pod_reader(shared.client, "default")
         yield shared
