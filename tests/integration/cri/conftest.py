@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import uuid
 import zlib
+from contextlib import contextmanager
 from types import SimpleNamespace
 
 import pytest
@@ -40,6 +41,14 @@ def cri_module(amqp_url, tmp_path_factory, request):
     containerd, images and actors started once instead of once a test (3–5 s a test). For tests that
     share its pods and add their own under names of their own; a test that restarts actors or changes
     what every pod sees keeps `cri_cluster`."""
+    with module_cri_cluster(amqp_url, tmp_path_factory, request) as shared:
+        yield shared
+
+
+@contextmanager
+def module_cri_cluster(amqp_url, tmp_path_factory, request, before=lambda procs, settings: None):
+    """The cluster of `cri_module`, `before(procs, settings)` called before it starts (a module's own
+    service range, say)."""
     why = containerd.available()
     if why:
         pytest.skip(f"no cri node here: {why}")
@@ -47,6 +56,7 @@ def cri_module(amqp_url, tmp_path_factory, request):
     failures = request.session.testsfailed
     with cluster_settings(amqp_url, f"t{uuid.uuid4().hex[:10]}", tmp) as settings, \
             running_procs(settings, tmp, lambda: request.session.testsfailed > failures) as procs:
+        before(procs, settings)
         client = start_cri_cluster(procs, settings)
         yield SimpleNamespace(client=client, settings=settings, procs=procs, tmp=tmp)
         client.close()

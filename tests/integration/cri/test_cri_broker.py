@@ -4,7 +4,8 @@ the pod (the image has no pika) logs in with it — connection.open-ok as the ac
 refused what that user may not do (declaring a queue: 403 ACCESS_REFUSED naming the user), and refused a
 wrong password. A pod with automountServiceAccountToken: false (its own, or its account's) gets no
 credential, and `guest:guest`, which RabbitMQ trusts from the loopback the relay connects from, is
-refused at the relay."""
+refused at the relay. One cri cluster, proxy and gateway for the module: each test's pods (and account)
+have names of their own."""
 from __future__ import annotations
 
 import json
@@ -16,7 +17,7 @@ from actors.proxy import nftables
 from config.identities import sa_broker_user
 from config.urls import first
 from testkit.waiting import wait_until
-from tests.integration.cri.test_cri_incluster import PYTHON, _exec, gateway, in_cluster  # noqa: F401 (fixtures)
+from tests.integration.cri.test_cri_incluster import PYTHON, _exec, served_cri_cluster
 from tests.integration.cri.test_cri_pods import pod, state
 
 pytestmark = pytest.mark.skipif(not nftables.available(), reason="the proxy's rules need `nft`")
@@ -81,22 +82,31 @@ else:
 """
 
 
+@pytest.fixture(scope="module")
+def node(amqp_url, tmp_path_factory, request):
+    """A cri cluster of the module's, with a service range of its own, the proxy and the gateway:
+    `.client`, `.settings` (as admin), `.broker_ip` (kube-system/kubus-broker's address)."""
+    with served_cri_cluster(amqp_url, tmp_path_factory, request) as shared:
+        shared.broker_ip = shared.settings.with_(service_cidr=shared.procs.env["KUBUS_SERVICE_CIDR"]).broker_service_ip
+        yield shared
+
+
 def _run(client, name: str, *args: str) -> list[dict]:
     ran = _exec(client, name, ["python3", "-c", AMQP, *args])
     return [json.loads(line) for line in ran.stdout.decode().splitlines()] or [ran.stderr.decode()]
 
 
-def test_a_pod_logs_in_to_the_broker_as_its_serviceaccount(gateway, cri_cluster, settings, procs):  # noqa: F811
-    broker_ip = settings.with_(service_cidr=procs.env["KUBUS_SERVICE_CIDR"]).broker_service_ip
-    service = cri_cluster.get("Service", "kubus-broker", namespace="kube-system")  # seeded by the store
-    assert service["spec"]["clusterIP"] == broker_ip and service["spec"]["ports"][0]["port"] == 5672
-    cri_cluster.create(pod("bus", "sleep 3600", image=PYTHON))
-    wait_until(lambda: state(cri_cluster, "bus", "running"), 90, what="the pod to run")
-    env = wait_until(lambda: (r := _exec(cri_cluster, "bus", ["env"])).exit_code == 0 and r.stdout.decode(), 30, 0.2,
+def test_a_pod_logs_in_to_the_broker_as_its_serviceaccount(node):
+    client, settings = node.client, node.settings
+    service = client.get("Service", "kubus-broker", namespace="kube-system")  # seeded by the store
+    assert service["spec"]["clusterIP"] == node.broker_ip and service["spec"]["ports"][0]["port"] == 5672
+    client.create(pod("bus", "sleep 3600", image=PYTHON))
+    wait_until(lambda: state(client, "bus", "running"), 90, what="the pod to run")
+    env = wait_until(lambda: (r := _exec(client, "bus", ["env"])).exit_code == 0 and r.stdout.decode(), 30, 0.2,
                      what="exec")
-    assert f"@{broker_ip}:5672/" in env, env
+    assert f"@{node.broker_ip}:5672/" in env, env
 
-    logged_in, wrong = _run(cri_cluster, "bus")
+    logged_in, wrong = _run(client, "bus")
     user = sa_broker_user(settings.cluster, "default", "default")
     vhost = _vhost(settings.amqp_url)
     assert logged_in == {"user": user, "login": "open", "declare": [
@@ -105,20 +115,19 @@ def test_a_pod_logs_in_to_the_broker_as_its_serviceaccount(gateway, cri_cluster,
 
 
 @pytest.mark.parametrize("on_the_account", [False, True], ids=["pod-says-no", "account-says-no"])
-def test_without_automount_a_pod_has_no_credential_and_guest_is_refused(  # noqa: F811 (fixtures)
-        gateway, cri_cluster, settings, procs, on_the_account):
-    broker_ip = settings.with_(service_cidr=procs.env["KUBUS_SERVICE_CIDR"]).broker_service_ip
-    quiet = pod("quiet", "sleep 3600", image=PYTHON)
+def test_without_automount_a_pod_has_no_credential_and_guest_is_refused(node, on_the_account):
+    client, name = node.client, "quiet-account" if on_the_account else "quiet-pod"
+    quiet = pod(name, "sleep 3600", image=PYTHON)
     if on_the_account:
-        cri_cluster.create({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "quiet"},
-                            "automountServiceAccountToken": False})
-        quiet["spec"]["serviceAccountName"] = "quiet"
+        client.create({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": name},
+                       "automountServiceAccountToken": False})
+        quiet["spec"]["serviceAccountName"] = name
     else:
         quiet["spec"]["automountServiceAccountToken"] = False
-    cri_cluster.create(quiet)
-    wait_until(lambda: state(cri_cluster, "quiet", "running"), 90, what="the pod to run")
-    wait_until(lambda: _exec(cri_cluster, "quiet", ["true"]).exit_code == 0, 30, 0.2, what="exec")
-    assert _run(cri_cluster, "quiet", broker_ip) == [{"url": None}, {"user": "guest", "login": "closed"}]
+    client.create(quiet)
+    wait_until(lambda: state(client, name, "running"), 90, what="the pod to run")
+    wait_until(lambda: _exec(client, name, ["true"]).exit_code == 0, 30, 0.2, what="exec")
+    assert _run(client, name, node.broker_ip) == [{"url": None}, {"user": "guest", "login": "closed"}]
 
 
 def _vhost(amqp_url: str) -> str:

@@ -3,7 +3,9 @@ namespace at /var/run/secrets/kubernetes.io/serviceaccount and KUBERNETES_SERVIC
 script in a pod lists pods through https://$KUBERNETES_SERVICE_HOST (the `kubernetes` Service's ClusterIP,
 where the gateway listens too) as its ServiceAccount, and is refused what RBAC does not allow it; the token
 is bound to the pod: TokenReview answers for it while the pod lives, and once the pod is deleted the
-token copied out of it is refused (401) by the gateway."""
+token copied out of it is refused (401) by the gateway. One cri cluster, proxy and gateway for the module
+(`node`): the listing test's pod is the only one in `default`, the deleted pod's test works in a namespace
+of its own."""
 from __future__ import annotations
 
 import asyncio
@@ -13,6 +15,7 @@ import subprocess
 import urllib.error
 import urllib.request
 import zlib
+from contextlib import contextmanager
 
 import pytest
 
@@ -20,6 +23,7 @@ from actors.proxy import leftovers, nftables
 from runtime.streams import exec_once
 from tests.e2e.conftest import running_gateway
 from testkit.waiting import wait_until
+from tests.integration.cri.conftest import module_cri_cluster
 from tests.integration.cri.test_cri_pods import pod, state
 
 PYTHON = "kubus/python:3.11.2-bookworm"
@@ -41,32 +45,76 @@ for path in ("/api/v1/namespaces/" + ns + "/pods", "/api/v1/namespaces/" + ns + 
 """
 
 
-@pytest.fixture
-def in_cluster(procs, settings):
-    """Before the cluster starts, a service range of its own; then the proxy, and the gateway."""
+def service_range(procs, settings) -> str:
+    """Before the cluster starts, a service range of its own (its DNS address in it)."""
     second = 16 + zlib.crc32(settings.cluster.encode()) % 16
     cidr = f"172.{second}.0.0/16"
     procs.env.update(KUBUS_SERVICE_CIDR=cidr, KUBUS_CLUSTER_DNS=f"172.{second}.0.10")
+    return cidr
+
+
+@contextmanager
+def serving(client, procs, settings, tmp_path, **env):
+    """The proxy (the service range local to the host), then the gateway: (url, ca) once the default
+    account and kube-root-ca.crt exist."""
+    procs.start("actors.proxy", KUBUS_PROXY_MODE="nftables")
+    cidr = procs.env["KUBUS_SERVICE_CIDR"]
+    wait_until(lambda: subprocess.run(["ip", "route", "show", "table", "local", cidr], capture_output=True,
+                                      text=True).stdout.strip(), 30, what="the service range local to the host")
+    with running_gateway(procs, settings, tmp_path, **env) as (url, ca):
+        wait_until(lambda: client.get("ServiceAccount", "default") and client.get("ConfigMap", "kube-root-ca.crt"),
+                   30, what="the account and kube-root-ca.crt")
+        yield url, ca
+
+
+@pytest.fixture
+def in_cluster(procs, settings):
+    """Before the cluster starts, a service range of its own; then the proxy, and the gateway."""
+    cidr = service_range(procs, settings)
     yield cidr
     leftovers.clean(settings.cluster, cidr)
 
 
 @pytest.fixture
 def gateway(in_cluster, cri_cluster, procs, settings, tmp_path):
-    procs.start("actors.proxy", KUBUS_PROXY_MODE="nftables")
-    wait_until(lambda: subprocess.run(["ip", "route", "show", "table", "local", in_cluster], capture_output=True,
-                                      text=True).stdout.strip(), 30, what="the service range local to the host")
-    with running_gateway(procs, settings, tmp_path, KUBUS_GATEWAY_LOGIN_TTL_S="1") as (url, ca):
-        wait_until(lambda: cri_cluster.get("ServiceAccount", "default") and
-                   cri_cluster.get("ConfigMap", "kube-root-ca.crt"), 30, what="the account and kube-root-ca.crt")
-        for kind, obj in (("Role", {"rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["list"]}]}),
-                          ("RoleBinding", {"roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role",
-                                                       "name": "pods"},
-                                           "subjects": [{"kind": "ServiceAccount", "name": "default",
-                                                         "namespace": "default"}]})):
-            cri_cluster.create({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": kind,
-                                "metadata": {"name": "pods"}, **obj})
+    with serving(cri_cluster, procs, settings, tmp_path, KUBUS_GATEWAY_LOGIN_TTL_S="1") as (url, ca):
+        pod_reader(cri_cluster, "default")
         yield url, ca
+
+
+@contextmanager
+def served_cri_cluster(amqp_url, tmp_path_factory, request):
+    """`gateway`'s cluster for a module (`cri_module`'s with a service range of its own, the proxy and the
+    gateway): `.client`, `.settings` (as admin), `.procs`, `.tmp`, `.url`, `.ca`."""
+    made = []
+    try:
+        with module_cri_cluster(amqp_url, tmp_path_factory, request, before=service_range) as shared:
+            made.append((shared.settings.cluster, shared.procs.env["KUBUS_SERVICE_CIDR"]))
+            with serving(shared.client, shared.procs, shared.settings, shared.tmp,
+                         KUBUS_GATEWAY_LOGIN_TTL_S="1") as (shared.url, shared.ca):
+                yield shared
+    finally:
+        for cluster, cidr in made:  # once its proxy is stopped
+            leftovers.clean(cluster, cidr)
+
+
+def pod_reader(client, namespace: str) -> None:
+    """Role and RoleBinding `pods`: the namespace's default account may list its pods."""
+    for kind, obj in (("Role", {"rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["list"]}]}),
+                      ("RoleBinding", {"roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role",
+                                                   "name": "pods"},
+                                       "subjects": [{"kind": "ServiceAccount", "name": "default",
+                                                     "namespace": namespace}]})):
+        client.create({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": kind,
+                       "metadata": {"name": "pods"}, **obj}, namespace=namespace)
+
+
+@pytest.fixture(scope="module")
+def node(amqp_url, tmp_path_factory, request):
+    """The module's served cri cluster, default's account allowed to list default's pods."""
+    with served_cri_cluster(amqp_url, tmp_path_factory, request) as shared:
+        pod_reader(shared.client, "default")
+        yield shared
 
 
 def _get(url: str, ca, path: str, token: str | None = None, body: dict | None = None) -> tuple[int, dict]:
@@ -80,24 +128,25 @@ def _get(url: str, ca, path: str, token: str | None = None, body: dict | None = 
         return exc.code, json.load(exc)
 
 
-def _exec(client, name: str, command: list[str]):
-    return asyncio.run(exec_once(client, "default", name, command, b"", None))
+def _exec(client, name: str, command: list[str], namespace: str = "default"):
+    return asyncio.run(exec_once(client, namespace, name, command, b"", None))
 
 
-def test_a_pod_reads_its_account_files_and_lists_pods_through_the_kubernetes_service(gateway, cri_cluster):
-    cri_cluster.create(pod("sleeper", "sleep 3600", image=PYTHON))
-    wait_until(lambda: state(cri_cluster, "sleeper", "running"), 90, what="sleeper to run")
-    volumes = cri_cluster.get("Pod", "sleeper")["spec"]["volumes"]
+def test_a_pod_reads_its_account_files_and_lists_pods_through_the_kubernetes_service(node):
+    client = node.client
+    client.create(pod("sleeper", "sleep 3600", image=PYTHON))
+    wait_until(lambda: state(client, "sleeper", "running"), 90, what="sleeper to run")
+    volumes = client.get("Pod", "sleeper")["spec"]["volumes"]
     assert [v["name"][:16] for v in volumes] == ["kube-api-access-"]
-    shown = wait_until(lambda: (r := _exec(cri_cluster, "sleeper", ["cat", f"{SA_DIR}/namespace"])).exit_code == 0
+    shown = wait_until(lambda: (r := _exec(client, "sleeper", ["cat", f"{SA_DIR}/namespace"])).exit_code == 0
                        and r, 30, 0.2, what="exec")
     assert shown.stdout == b"default"
-    env = _exec(cri_cluster, "sleeper", ["env"]).stdout.decode()
+    env = _exec(client, "sleeper", ["env"]).stdout.decode()
     assert "KUBERNETES_SERVICE_PORT=443" in env and "KUBERNETES_PORT_443_TCP_PROTO=tcp" in env, env
-    mounts = _exec(cri_cluster, "sleeper", ["sh", "-c", f"ls {SA_DIR}; touch {SA_DIR}/x"])
+    mounts = _exec(client, "sleeper", ["sh", "-c", f"ls {SA_DIR}; touch {SA_DIR}/x"])
     assert mounts.stdout.split() == [b"ca.crt", b"namespace", b"token"] and mounts.exit_code != 0  # read-only
 
-    listed = _exec(cri_cluster, "sleeper", ["python3", "-c", LIST])
+    listed = _exec(client, "sleeper", ["python3", "-c", LIST])
     lines = [json.loads(line) for line in listed.stdout.decode().splitlines()]
     assert lines[0] == {"code": 200, "names": ["sleeper"]}, (listed.stdout, listed.stderr)
     assert lines[1] == {"code": 403, "message": 'secrets is forbidden: User "system:serviceaccount:default:default" '
@@ -105,25 +154,30 @@ def test_a_pod_reads_its_account_files_and_lists_pods_through_the_kubernetes_ser
                                                 '"default"'}, lines
 
 
-def test_a_deleted_pods_token_is_refused(gateway, cri_cluster):
-    url, ca = gateway
-    cri_cluster.create(pod("victim", "sleep 3600", image=PYTHON))
-    wait_until(lambda: state(cri_cluster, "victim", "running"), 90, what="victim to run")
-    token = wait_until(lambda: (r := _exec(cri_cluster, "victim", ["cat", f"{SA_DIR}/token"])).exit_code == 0
+def test_a_deleted_pods_token_is_refused(node):
+    url, ca, ns = node.url, node.ca, "token-victim"
+    node.client.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+    client = node.client.in_namespace(ns)
+    wait_until(lambda: client.get("ServiceAccount", "default") and client.get("ConfigMap", "kube-root-ca.crt"),
+               30, what=f"the account and kube-root-ca.crt in {ns}")
+    pod_reader(client, ns)
+    client.create(pod("victim", "sleep 3600", image=PYTHON))
+    wait_until(lambda: state(client, "victim", "running"), 90, what="victim to run")
+    token = wait_until(lambda: (r := _exec(client, "victim", ["cat", f"{SA_DIR}/token"], ns)).exit_code == 0
                        and r.stdout.decode(), 30, 0.2, what="the token")
-    assert _get(url, ca, "/api/v1/namespaces/default/pods", token)[0] == 200
+    assert _get(url, ca, f"/api/v1/namespaces/{ns}/pods", token)[0] == 200
     review = {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview", "spec": {"token": token}}
     code, answer = _get(url, ca, "/apis/authentication.k8s.io/v1/tokenreviews", token, review)
     assert code == 201 and answer["status"]["authenticated"] is True, answer
     user = answer["status"]["user"]
-    assert user["username"] == "system:serviceaccount:default:default"
+    assert user["username"] == f"system:serviceaccount:{ns}:default"
     assert user["extra"]["authentication.kubernetes.io/pod-name"] == ["victim"]
 
-    uid = cri_cluster.get("Pod", "victim")["metadata"]["uid"]
-    cri_cluster.delete("Pod", "victim")
-    wait_until(lambda: not cri_cluster.list("Pod", "default").items or
-               all(p["metadata"]["uid"] != uid for p in cri_cluster.list("Pod", "default").items), 60,
+    uid = client.get("Pod", "victim")["metadata"]["uid"]
+    client.delete("Pod", "victim")
+    wait_until(lambda: not client.list("Pod", ns).items or
+               all(p["metadata"]["uid"] != uid for p in client.list("Pod", ns).items), 60,
                what="the pod gone")
-    code, answer = wait_until(lambda: (got := _get(url, ca, "/api/v1/namespaces/default/pods", token))[0] == 401
+    code, answer = wait_until(lambda: (got := _get(url, ca, f"/api/v1/namespaces/{ns}/pods", token))[0] == 401
                               and got, 15, 0.5, what="the copied token refused")
     assert answer["reason"] == "Unauthorized"

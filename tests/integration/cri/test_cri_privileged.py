@@ -1,7 +1,7 @@
 """What a pod may ask of its node on real containers: `privileged` (every capability the host has, its
 devices, no seccomp, /sys read-write — only where Pod Security allows it), `sysctls` (the safe set;
 others refused at admission as SysctlForbidden), `hostPort` (CNI's portmap: the host's port reaches
-the container)."""
+the container). One cri cluster for the module: each test's pods (and namespace) named apart."""
 from __future__ import annotations
 
 import socket
@@ -30,14 +30,20 @@ def host_bounding_set() -> str:
     return line.split(":\t", 1)[1]
 
 
-def test_a_privileged_container_has_the_hosts_capabilities_devices_and_sys_and_no_seccomp(cri_cluster):
+@pytest.fixture
+def node(cri_module):
+    """The module's cri cluster's client."""
+    return cri_module.client
+
+
+def test_a_privileged_container_has_the_hosts_capabilities_devices_and_sys_and_no_seccomp(node):
     """As Kubernetes gives it (containerd ≥ 2.1, CRI-O): every capability, the host's devices, no seccomp, /sys
     read-write (its sandbox's sysfs too: privsysfs.py); a plain container gets the default set, seccomp
     filtering and /sys read-only, beside a privileged one in its pod too."""
     mixed = pod("root", REPORT, securityContext={"privileged": True})
     mixed["spec"]["containers"].append({"name": "plain", "image": "busybox:1.35", "command": ["sh", "-c", REPORT]})
-    cri_cluster.create(mixed)
-    privileged, plain = report(cri_cluster, "root", "main"), report(cri_cluster, "root", "plain")
+    node.create(mixed)
+    privileged, plain = report(node, "root", "main"), report(node, "root", "plain")
     device = next(d for d in ("kmsg", "loop-control", "mem", "tty0") if Path("/dev", d).exists())
     assert (privileged["caps"], privileged["seccomp"], privileged["sys"]) == (host_bounding_set(), "0", "rw"), \
         privileged
@@ -45,26 +51,26 @@ def test_a_privileged_container_has_the_hosts_capabilities_devices_and_sys_and_n
     assert (plain["caps"], plain["seccomp"], plain["sys"]) == ("00000000a80425fb", "2", "ro"), plain
 
 
-def test_pod_security_baseline_refuses_a_privileged_pod(cri_cluster):
-    cri_cluster.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {
+def test_pod_security_baseline_refuses_a_privileged_pod(node):
+    node.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {
         "name": "tenant", "labels": {"pod-security.kubernetes.io/enforce": "baseline"}}})
     with pytest.raises(StatusError) as refused:
-        cri_cluster.create(pod("root", "true", securityContext={"privileged": True}), namespace="tenant")
+        node.create(pod("root", "true", securityContext={"privileged": True}), namespace="tenant")
     assert "privileged" in str(refused.value), refused.value
 
 
-def test_safe_sysctls_are_set_and_an_unsafe_one_is_sysctl_forbidden(cri_cluster):
+def test_safe_sysctls_are_set_and_an_unsafe_one_is_sysctl_forbidden(node):
     tuned = pod("tuned", "cat /proc/sys/net/ipv4/tcp_syncookies /proc/sys/net/ipv4/ip_local_port_range")
     tuned["spec"]["securityContext"] = {"sysctls": [{"name": "net.ipv4.tcp_syncookies", "value": "0"},
                                                     {"name": "net.ipv4.ip_local_port_range", "value": "20000 30000"}]}
     unsafe = pod("unsafe", "true")
     unsafe["spec"]["securityContext"] = {"sysctls": [{"name": "kernel.msgmax", "value": "65536"}]}
-    cri_cluster.create(tuned)
-    cri_cluster.create(unsafe)
-    wait_until(lambda: state(cri_cluster, "tuned", "terminated"), 60, what="tuned to finish")
-    assert cri_cluster.logs("tuned")["text"].split() == ["0", "20000", "30000"]
-    refused = wait_until(lambda: status(cri_cluster, "unsafe").get("phase") == "Failed"
-                         and status(cri_cluster, "unsafe"), 30, what="unsafe refused")
+    node.create(tuned)
+    node.create(unsafe)
+    wait_until(lambda: state(node, "tuned", "terminated"), 60, what="tuned to finish")
+    assert node.logs("tuned")["text"].split() == ["0", "20000", "30000"]
+    refused = wait_until(lambda: status(node, "unsafe").get("phase") == "Failed"
+                         and status(node, "unsafe"), 30, what="unsafe refused")
     assert (refused["reason"], refused["message"]) == ("SysctlForbidden",
                                                        'forbidden sysctl: "kernel.msgmax" not allowlisted'), refused
 
@@ -83,11 +89,11 @@ def _get(url: str) -> str | None:
         return None
 
 
-def test_a_host_port_reaches_the_container_from_the_host(cri_cluster):
+def test_a_host_port_reaches_the_container_from_the_host(node):
     port = _free_port()
-    cri_cluster.create(pod("web", "mkdir -p /tmp/www && echo hello from the pod > /tmp/www/index.html && "
+    node.create(pod("web", "mkdir -p /tmp/www && echo hello from the pod > /tmp/www/index.html && "
                                   "exec httpd -f -p 8080 -h /tmp/www", policy="Always",
                            ports=[{"containerPort": 8080, "hostPort": port}]))
-    wait_until(lambda: state(cri_cluster, "web", "running"), 60, what="web running")
+    wait_until(lambda: state(node, "web", "running"), 60, what="web running")
     answer = wait_until(lambda: _get(f"http://127.0.0.1:{port}/"), 30, what=f"127.0.0.1:{port} to answer")
     assert answer == "hello from the pod\n"

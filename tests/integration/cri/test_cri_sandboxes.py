@@ -1,10 +1,13 @@
 """A pod's sandbox that dies (its pause process killed) is a changed sandbox, as the kubelet's
 computePodActions has it: the pod's containers are killed, a new sandbox is made (attempt + 1) and the
-containers start again in it by restartPolicy; a `Never` pod whose containers ran is not restarted."""
+containers start again in it by restartPolicy; a `Never` pod whose containers ran is not restarted. One
+cri cluster for the module: each test kills only its own pod's sandbox."""
 from __future__ import annotations
 
 import os
 import signal
+
+import pytest
 
 from actors.kubelet.cri import specs
 from actors.kubelet.cri.client import RuntimeClient
@@ -31,15 +34,21 @@ def kill_pause(client: RuntimeClient, uid: str) -> str:
     return ready[0].id
 
 
-def test_a_dead_sandbox_is_made_again_and_its_containers_restarted(cri_cluster, settings):
-    cri_cluster.create(pod("phoenix", STEADY, policy="Always"))
-    wait_until(lambda: state(cri_cluster, "phoenix", "running"), 60, what="phoenix running")
-    uid, before = cri_cluster.get("Pod", "phoenix")["metadata"]["uid"], container(cri_cluster, "phoenix")
-    client = runtime(settings)
+@pytest.fixture
+def node(cri_module):
+    """The module's cri cluster's client."""
+    return cri_module.client
+
+
+def test_a_dead_sandbox_is_made_again_and_its_containers_restarted(node, cri_module):
+    node.create(pod("phoenix", STEADY, policy="Always"))
+    wait_until(lambda: state(node, "phoenix", "running"), 60, what="phoenix running")
+    uid, before = node.get("Pod", "phoenix")["metadata"]["uid"], container(node, "phoenix")
+    client = runtime(cri_module.settings)
     try:
         old = kill_pause(client, uid)
-        again = wait_until(lambda: container(cri_cluster, "phoenix").get("restartCount") == 1
-                           and state(cri_cluster, "phoenix", "running") and container(cri_cluster, "phoenix"),
+        again = wait_until(lambda: container(node, "phoenix").get("restartCount") == 1
+                           and state(node, "phoenix", "running") and container(node, "phoenix"),
                            60, what="phoenix running again, restarted once")
         found = sandboxes(client, uid)
     finally:
@@ -47,20 +56,20 @@ def test_a_dead_sandbox_is_made_again_and_its_containers_restarted(cri_cluster, 
     assert [(s.metadata.attempt, s.state) for s in found] == [(0, 1), (1, 0)], found
     assert found[0].id == old and again["containerID"] != before["containerID"]
     assert again["lastState"]["terminated"]["exitCode"] == 137, again
-    assert status(cri_cluster, "phoenix")["podIP"], status(cri_cluster, "phoenix")
+    assert status(node, "phoenix")["podIP"], status(node, "phoenix")
 
 
-def test_a_never_pod_whose_container_ran_is_not_made_again(cri_cluster, settings):
-    cri_cluster.create(pod("once", STEADY, policy="Never"))
-    wait_until(lambda: state(cri_cluster, "once", "running"), 60, what="once running")
-    uid = cri_cluster.get("Pod", "once")["metadata"]["uid"]
-    client = runtime(settings)
+def test_a_never_pod_whose_container_ran_is_not_made_again(node, cri_module):
+    node.create(pod("once", STEADY, policy="Never"))
+    wait_until(lambda: state(node, "once", "running"), 60, what="once running")
+    uid = node.get("Pod", "once")["metadata"]["uid"]
+    client = runtime(cri_module.settings)
     try:
         kill_pause(client, uid)
-        done = wait_until(lambda: state(cri_cluster, "once", "terminated"), 60, what="once killed with its sandbox")
-        wait_until(lambda: status(cri_cluster, "once").get("phase") == "Failed", 30, what="once Failed")
+        done = wait_until(lambda: state(node, "once", "terminated"), 60, what="once killed with its sandbox")
+        wait_until(lambda: status(node, "once").get("phase") == "Failed", 30, what="once Failed")
         found = sandboxes(client, uid)
     finally:
         client.close()
-    assert done["exitCode"] == 137 and container(cri_cluster, "once")["restartCount"] == 0, done
+    assert done["exitCode"] == 137 and container(node, "once")["restartCount"] == 0, done
     assert [s.metadata.attempt for s in found] == [0], found

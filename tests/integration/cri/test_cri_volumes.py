@@ -2,7 +2,8 @@
 key's CreateContainerConfigError and the recovery once it exists, a configMap volume's files and
 modes and an edit reaching the mounted file (not a subPath one), a secret on tmpfs, an emptyDir two
 containers share, a Memory emptyDir, a downwardAPI labels file, the termination message, and
-nothing left on the node once the pod is gone."""
+nothing left on the node once the pod is gone. One cri cluster for the module (`node`): each test's
+pods, ConfigMaps and Secrets have names of their own; the kubelet's restart keeps a cluster of its own."""
 from __future__ import annotations
 
 import base64
@@ -39,58 +40,64 @@ def finished(client, name: str, which: int = 0) -> dict:
     return wait_until(done, 90, what=f"{name} to finish")
 
 
-def test_env_from_a_configmap_and_a_secret(cri_cluster):
-    cri_cluster.create(configmap("app", MODE="fast", level="3"))
-    cri_cluster.create(secret("db", password="s3cr3t"))
+@pytest.fixture
+def node(cri_module):
+    """The module's cri cluster's client (`cri_module.settings` its settings)."""
+    return cri_module.client
+
+
+def test_env_from_a_configmap_and_a_secret(node):
+    node.create(configmap("app", MODE="fast", level="3"))
+    node.create(secret("db", password="s3cr3t"))
     env = [{"name": "M", "valueFrom": {"configMapKeyRef": {"name": "app", "key": "MODE"}}},
            {"name": "P", "valueFrom": {"secretKeyRef": {"name": "db", "key": "password"}}},
            {"name": "L", "valueFrom": {"fieldRef": {"fieldPath": "metadata.labels['tier']"}}},
            {"name": "BOTH", "value": "$(M)-$(P)"},
            {"name": "IP", "valueFrom": {"fieldRef": {"fieldPath": "status.podIP"}}}]
-    cri_cluster.create(pod("envs", [sh("main", 'echo "$M|$P|$L|$BOTH|$APP_level|$password|$IP"', env=env,
+    node.create(pod("envs", [sh("main", 'echo "$M|$P|$L|$BOTH|$APP_level|$password|$IP"', env=env,
                                        envFrom=[{"configMapRef": {"name": "app"}, "prefix": "APP_"},
                                                 {"secretRef": {"name": "db"}}])], labels={"tier": "web"}))
-    assert finished(cri_cluster, "envs")["exitCode"] == 0
-    ip = status(cri_cluster, "envs")["podIP"]
-    assert cri_cluster.logs("envs")["text"] == f"fast|s3cr3t|web|fast-s3cr3t|3|s3cr3t|{ip}\n"
+    assert finished(node, "envs")["exitCode"] == 0
+    ip = status(node, "envs")["podIP"]
+    assert node.logs("envs")["text"] == f"fast|s3cr3t|web|fast-s3cr3t|3|s3cr3t|{ip}\n"
 
 
-def test_a_missing_key_is_create_container_config_error_until_it_exists(cri_cluster):
+def test_a_missing_key_is_create_container_config_error_until_it_exists(node):
     env = [{"name": "K", "valueFrom": {"configMapKeyRef": {"name": "later", "key": "k"}}}]
-    cri_cluster.create(pod("waits", [sh("main", 'echo "k=$K"', env=env)]))
-    waiting = wait_until(lambda: state(cri_cluster, "waits", "waiting").get("reason") == "CreateContainerConfigError"
-                         and state(cri_cluster, "waits", "waiting"), 60, what="CreateContainerConfigError")
+    node.create(pod("waits", [sh("main", 'echo "k=$K"', env=env)]))
+    waiting = wait_until(lambda: state(node, "waits", "waiting").get("reason") == "CreateContainerConfigError"
+                         and state(node, "waits", "waiting"), 60, what="CreateContainerConfigError")
     assert waiting["message"] == 'configmap "later" not found'
-    cri_cluster.create(configmap("later", other="x"))
-    wait_until(lambda: state(cri_cluster, "waits", "waiting").get("message")
+    node.create(configmap("later", other="x"))
+    wait_until(lambda: state(node, "waits", "waiting").get("message")
                == "couldn't find key k in ConfigMap default/later", 30, what="the key's message")
-    current = cri_cluster.get("ConfigMap", "later")
-    cri_cluster.update({**current, "data": {"k": "found"}})
-    assert finished(cri_cluster, "waits")["exitCode"] == 0
-    assert cri_cluster.logs("waits")["text"] == "k=found\n"
+    current = node.get("ConfigMap", "later")
+    node.update({**current, "data": {"k": "found"}})
+    assert finished(node, "waits")["exitCode"] == 0
+    assert node.logs("waits")["text"] == "k=found\n"
 
 
-def test_a_configmap_volume_its_modes_and_an_edit_reaching_the_file_but_not_a_subpath(cri_cluster):
-    cri_cluster.create(configmap("files", **{"a.conf": "one", "b": "bee"}))
+def test_a_configmap_volume_its_modes_and_an_edit_reaching_the_file_but_not_a_subpath(node):
+    node.create(configmap("files", **{"a.conf": "one", "b": "bee"}))
     volumes = [{"name": "cfg", "configMap": {"name": "files", "defaultMode": 0o440,
                                              "items": [{"key": "a.conf", "path": "a.conf"},
                                                        {"key": "b", "path": "sub/b", "mode": 0o400}]}}]
     mounts = [{"name": "cfg", "mountPath": "/cfg"}, {"name": "cfg", "mountPath": "/pinned.conf", "subPath": "a.conf"}]
     script = ("stat -L -c '%a %n' /cfg/a.conf /cfg/sub/b; touch /cfg/x 2>/dev/null || echo read-only; "
               "while true; do echo \"now $(cat /cfg/a.conf) $(cat /pinned.conf)\"; sleep 0.3; done")
-    cri_cluster.create(pod("mounted", [sh("main", script, volumeMounts=mounts)], volumes))
-    wait_until(lambda: "now one one" in cri_cluster.logs("mounted")["text"], 90, what="the files read")
-    head = cri_cluster.logs("mounted")["text"].splitlines()[:3]
+    node.create(pod("mounted", [sh("main", script, volumeMounts=mounts)], volumes))
+    wait_until(lambda: "now one one" in node.logs("mounted")["text"], 90, what="the files read")
+    head = node.logs("mounted")["text"].splitlines()[:3]
     assert head == ["440 /cfg/a.conf", "400 /cfg/sub/b", "read-only"], head
-    current = cri_cluster.get("ConfigMap", "files")
-    cri_cluster.update({**current, "data": {"a.conf": "two", "b": "bee"}})
-    wait_until(lambda: "now two one" in cri_cluster.logs("mounted", tail=1)["text"], 60,
+    current = node.get("ConfigMap", "files")
+    node.update({**current, "data": {"a.conf": "two", "b": "bee"}})
+    wait_until(lambda: "now two one" in node.logs("mounted", tail=1)["text"], 60,
                what="the edit in the mounted file, the subPath one as it was")
 
 
 def test_secret_on_tmpfs_shared_and_memory_emptydirs_downward_labels_and_the_termination_message(
-        cri_cluster, settings):
-    cri_cluster.create(secret("token", value="hush"))
+        node, cri_module):
+    node.create(secret("token", value="hush"))
     volumes = [{"name": "sec", "secret": {"secretName": "token", "defaultMode": 0o400}},
                {"name": "shared", "emptyDir": {}},
                {"name": "mem", "emptyDir": {"medium": "Memory", "sizeLimit": "16Mi"}},
@@ -103,28 +110,28 @@ def test_secret_on_tmpfs_shared_and_memory_emptydirs_downward_labels_and_the_ter
                               {"name": "mem", "mountPath": "/mem"}, {"name": "info", "mountPath": "/info"}])
     reader = sh("reader", "until [ -s /shared/note ]; do sleep 0.2; done; cat /shared/note",
                 volumeMounts=[{"name": "shared", "mountPath": "/shared", "readOnly": True}])
-    cri_cluster.create(pod("volumes", [writer, reader], volumes, labels={"app": "v", "tier": "x"}))
-    done = finished(cri_cluster, "volumes", 0)
+    node.create(pod("volumes", [writer, reader], volumes, labels={"app": "v", "tier": "x"}))
+    done = finished(node, "volumes", 0)
     assert (done["exitCode"], done.get("message")) == (0, "all done\n"), done
-    assert finished(cri_cluster, "volumes", 1)["exitCode"] == 0
-    lines = cri_cluster.logs("volumes", container="writer")["text"].splitlines()
+    assert finished(node, "volumes", 1)["exitCode"] == 0
+    lines = node.logs("volumes", container="writer")["text"].splitlines()
     assert sorted(lines[:2]) == ["tmpfs /mem tmpfs rw size=16384k", "tmpfs /sec tmpfs ro"], lines
     assert lines[2:6] == ["400", "hush", 'app="v"', 'tier="x"'], lines
-    assert cri_cluster.logs("volumes", container="reader")["text"] == "hello\n"
-    pods_root = settings.data_dir / "kubelet" / "node-1" / "pods"
-    uid = cri_cluster.get("Pod", "volumes")["metadata"]["uid"]
+    assert node.logs("volumes", container="reader")["text"] == "hello\n"
+    pods_root = cri_module.settings.data_dir / "kubelet" / "node-1" / "pods"
+    uid = node.get("Pod", "volumes")["metadata"]["uid"]
     assert (pods_root / uid / "volumes").is_dir()
-    cri_cluster.delete("Pod", "volumes")
+    node.delete("Pod", "volumes")
     wait_until(lambda: not (pods_root / uid).exists(), 60, what="the pod's folder removed")
-    with open("/proc/self/mounts", encoding="utf-8") as f:
-        assert str(pods_root.resolve()) not in f.read()
+    with open("/proc/self/mounts", encoding="utf-8") as f:  # the module's other pods have theirs
+        assert f"{pods_root.resolve()}/{uid}" not in f.read()
 
 
-def test_a_failed_container_without_a_message_gets_its_logs_tail_when_its_policy_says_so(cri_cluster):
-    cri_cluster.create(pod("quiet", [sh("main", "echo never said; exit 2")]))
-    cri_cluster.create(pod("fallback", [sh("main", "echo first; echo last words; exit 3",
+def test_a_failed_container_without_a_message_gets_its_logs_tail_when_its_policy_says_so(node):
+    node.create(pod("quiet", [sh("main", "echo never said; exit 2")]))
+    node.create(pod("fallback", [sh("main", "echo first; echo last words; exit 3",
                                            terminationMessagePolicy="FallbackToLogsOnError")]))
-    quiet, fallback = finished(cri_cluster, "quiet"), finished(cri_cluster, "fallback")
+    quiet, fallback = finished(node, "quiet"), finished(node, "fallback")
     assert quiet["exitCode"] == 2 and "message" not in quiet, quiet
     assert (fallback["exitCode"], fallback.get("message")) == (3, "first\nlast words\n"), fallback
 
