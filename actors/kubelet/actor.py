@@ -184,6 +184,13 @@ class Kubelet(Actor):
         spec = QueueSpec(self.names.actor_queue(self.name), tuple((events, k) for k in keys))
         return [(spec, self.on_delta)]
 
+    def on_drain(self, done) -> None:
+        """Stopping: the runtimes drop what is in hand (a container's stop waits out its pod's grace period;
+        the containers outlive the kubelet, and the next one finishes what this one left)."""
+        for agent in self.agents.values():
+            agent.runtime.close()
+        done()
+
     def on_synced(self) -> None:
         for agent in self.agents.values():
             agent.clean_orphans()

@@ -225,6 +225,7 @@ class PodWorker:
             if c.running and c.signaled != signal_name:
                 self.runtime.stop(c.cid, signal_name)
                 c.signaled = signal_name
+                log.info("kubelet.container_stopping", pod=self.key, container=c.name, signal=signal_name)
 
     def over_limit(self) -> str | None:
         """The eviction manager's message if one of its emptyDirs holds more than its sizeLimit (cri nodes)."""

@@ -48,6 +48,10 @@ class Runtime(Protocol):
     def known_pods(self) -> list[str]:
         """Pod uids the runtime has state for."""
 
+    def close(self) -> None:
+        """The kubelet stops: work in hand is dropped, calls in flight end (containers outlive a kubelet,
+        and the next one finishes what this one left)."""
+
     def log_path(self, pod_uid: str, container: str, instance: int) -> str | None: ...
 
     def workdir(self, pod_uid: str, container: dict) -> str | None: ...

@@ -5,9 +5,9 @@ reads what they left — a container being brought up is `starting`, with the wa
 kubelet shows (ContainerCreating, ErrImagePull, ImagePullBackOff, CreateContainerConfigError, …),
 and is tried again on its back-off until it runs or the pod goes.
 
-What runs is read from the runtime at a bounded rate: one ListContainers and one ListPodSandbox per
-node and half second, and a ContainerStatus for each container seen exited. A sandbox seen NOTREADY
-is a changed sandbox (Sandboxes): its containers are killed, and restarted in a new one."""
+What runs is read from the runtime at a bounded rate: one ListContainers and one ListPodSandbox per node
+and half second, a ContainerStatus for each container seen exited. A sandbox seen NOTREADY is a changed
+one (Sandboxes): its containers are killed, and restarted in a new one. `close` drops work in hand."""
 from __future__ import annotations
 
 import time
@@ -101,8 +101,7 @@ class CRIRuntime:
             user = ImageUser(image.uid.value if image.HasField("uid") else None, image.username)
             config = specs.container_config(pod, container, instance=inst.attempt, env=_image_env(env),
                                             memory_capacity=self.memory_capacity, kind=_kind(pod, container),
-                                            mounts=mounts,
-                                            image_ref=image.id, image_user=user, seccomp_default=True)
+                                            mounts=mounts, image_ref=image.id, image_user=user, seccomp_default=True)
             config.setdefault("labels", {})[NODE_LABEL] = self.node
             if inst.cancelled:
                 return
@@ -134,8 +133,7 @@ class CRIRuntime:
             return self.client.create_container(sandbox.id, config, sandbox.config)
 
     def _remove_older(self, inst: Instance) -> None:
-        """The kubelet's container garbage collection: one dead instance of a container is kept (its
-        logs are `--previous`), older ones and their log files go."""
+        """Container garbage collection: one dead instance is kept (its logs are `--previous`), older ones go."""
         labels = {specs.POD_UID: inst.pod_uid, specs.CONTAINER_NAME: inst.name}
         for old in self.client.containers(labels=labels):
             if old.metadata.attempt < inst.attempt - 1 and old.state == pb.CONTAINER_EXITED:
@@ -164,13 +162,11 @@ class CRIRuntime:
             return
         self.states = {c.id: c.state for c in listed}
         for uid in self.sandboxes.dead(sandboxes):
-            log.info("kubelet.sandbox_changed", pod_uid=uid,
-                     why="Pod sandbox changed, it will be killed and re-created.")
+            log.info("kubelet.sandbox_changed", pod_uid=uid, why="Pod sandbox changed, it will be killed and re-created.")
             self.stopping.submit(self._sandbox_died, uid)
 
     def usage(self, container_id: str, pod: dict, now: float) -> tuple[int, int] | None:
-        """(cumulative core-nanoseconds, working-set bytes) from the containers' cgroups, as containerd reports
-        them (ListContainerStats: one call a node for all its containers, at most once a REFRESH_S)."""
+        """(core-nanoseconds, working-set bytes) by ListContainerStats: one call a node, at most once a REFRESH_S."""
         inst = self.instances.get(container_id)
         if inst is None or inst.id is None:
             return None
@@ -185,8 +181,7 @@ class CRIRuntime:
         return self.used.get(inst.id)
 
     def _sandbox_died(self, uid: str) -> None:
-        """Its containers are killed with it; their exits come through poll, and each the worker starts
-        again (by restartPolicy) gets a new sandbox (Sandboxes.ensure)."""
+        """Its containers are killed with it; each the worker starts again gets a new sandbox (ensure)."""
         self.sandboxes.kill(uid)
         self.listed_at = -1e9
 
@@ -307,6 +302,11 @@ class CRIRuntime:
             self.instances[cid].cancelled = True
             del self.instances[cid]
         self.stopping.submit(self.sandboxes.remove, pod_uid)
+
+    def close(self) -> None:  # a stop in flight waits for the grace period: the kubelet exits without it
+        for pool in (self.bringing, self.stopping):
+            pool.shutdown(wait=False, cancel_futures=True)
+        self.client.close()  # every call in flight ends at once
 
     def known_pods(self) -> list[str]:
         return self.sandboxes.known()

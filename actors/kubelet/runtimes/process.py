@@ -148,6 +148,9 @@ class ProcessRuntime:
             self.stop(f"{pod_uid}/{pid_file.stem}", "KILL")
         shutil.rmtree(self._dir(pod_uid), ignore_errors=True)
 
+    def close(self) -> None:
+        pass  # nothing in flight: its processes outlive the kubelet
+
     def known_pods(self) -> list[str]:
         return [p.name for p in self.root.iterdir() if p.is_dir()]
 

@@ -113,6 +113,9 @@ class SimulatedRuntime:
             del self._running[cid]
             self._used.pop(cid, None)
 
+    def close(self) -> None:
+        pass  # nothing in flight: its processes outlive the kubelet
+
     def known_pods(self) -> list[str]:
         return sorted({cid.split("/", 1)[0] for cid in self._running})
 

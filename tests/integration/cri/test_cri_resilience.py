@@ -23,3 +23,17 @@ def test_a_killed_containerd_is_started_again_and_its_pods_run_on(cri_cluster, s
     wait_until(lambda: state(cri_cluster, "fresh", "running"), 60, what="a new pod running")
     after = container(cri_cluster, "steady")
     assert (after["containerID"], after["restartCount"], "running" in after["state"]) == (before, 0, True), after
+
+
+def test_a_kubelet_stopped_while_a_container_stops_exits_at_once(cri_cluster, procs):
+    """A stop in flight waits out the pod's grace period (30 s for a process that ignores TERM, as
+    `sleep` does as its namespace's pid 1): the kubelet told to stop meanwhile leaves it to the next
+    one (containers outlive a kubelet) and exits at once. It waited for the stop, past its stopper's
+    own patience (`kubus down`'s and the tests' 10 s), and was killed."""
+    cri_cluster.create(pod("stubborn", "sleep 3600"))
+    wait_until(lambda: state(cri_cluster, "stubborn", "running"), 60, what="stubborn to run")
+    cri_cluster.delete("Pod", "stubborn")
+    log = next(procs.logdir.glob("kubelet-*.log"))
+    wait_until(lambda: '"kubelet.container_stopping"' in log.read_text(), 30, what="the kubelet to stop it")
+    procs.kubelet.terminate()
+    assert procs.kubelet.wait(5) == 0
