@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# `make test`: three pytest runs side by side (the machine has two cores, and a test mostly waits on its
-# processes). The tests that change this host's network as a whole — pods' bridges and routes, the
+# `make test`: three pytest runs side by side (a test mostly waits on its processes: the three keep the
+# two cores ~85% busy). The tests that change this host's network as a whole — pods' bridges and routes, the
 # proxy's service route and rules, pods' addresses — run one at a time in one; the integration tests in
 # another; the unit and end-to-end tests in the third. All must pass. Extra arguments go to every run.
 set -uo pipefail
@@ -11,17 +11,18 @@ host=(tests/integration/cri tests/e2e/test_kubectl_exec.py tests/e2e/test_kubect
       tests/integration/test_ingress.py tests/integration/test_images_containerd.py
       tests/e2e/test_kubectl_cri_config.py tests/e2e/test_kubectl_cri_autoscaling.py
       tests/integration/test_statefulset.py tests/integration/test_endpoints.py)
+# the fuzz tests (45 s) run with the unit and e2e tests: the three runs then end together (~6.5 min each)
+fuzz=(tests/integration/test_fuzz.py)
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 flock /tmp/kubus-hostnet.lock .venv/bin/pytest -q "$@" "${host[@]}" > "$log" 2>&1 &  # one host-network run at a time on a host
 pid=$!
-# the rest in two runs side by side too (a test mostly waits on its processes: the three runs together
-# keep the two cores about half busy): the integration tests in one, the unit and e2e tests in the other
+# the rest in two runs: the integration tests in one, the unit and e2e tests (and the fuzz) in the other
 integration=$(mktemp)
 trap 'rm -f "$log" "$integration"' EXIT
-.venv/bin/pytest -q "$@" tests/integration "${host[@]/#/--ignore=}" > "$integration" 2>&1 &
+.venv/bin/pytest -q "$@" tests/integration "${host[@]/#/--ignore=}" "${fuzz[@]/#/--ignore=}" > "$integration" 2>&1 &
 ipid=$!
-.venv/bin/pytest -q "$@" tests/unit tests/e2e "${host[@]/#/--ignore=}"
+.venv/bin/pytest -q "$@" tests/unit tests/e2e "${fuzz[@]}" "${host[@]/#/--ignore=}"
 rest=$?
 wait "$ipid"
 integrated=$?
