@@ -1,5 +1,8 @@
 """`python -m tests.unit.runtime.probe OUT CODE`: what a started process finds itself to be, as
-JSON in OUT, then exit with CODE (`sleep`: wait for a signal instead)."""
+JSON in OUT, then exit with CODE (`sleep`: wait for a signal instead; `raise`: an uncaught exception;
+`said`: sys.exit with a message; `ends`: return after a non-daemon thread and an atexit handler that
+write, unflushed, to stdout)."""
+import atexit
 import json
 import os
 import random
@@ -20,4 +23,13 @@ if __name__ == "__main__":
     print("to stderr", file=sys.stderr)
     if code == "sleep":
         signal.pause()
-    sys.exit(int(code))
+    if code == "raise":
+        raise RuntimeError("the probe's own error")
+    if code == "said":
+        sys.exit("the probe says why")
+    if code == "ends":
+        sys.stdout = open(1, "w", buffering=1 << 16, closefd=False)  # nothing written before the exit flushes it
+        atexit.register(lambda: print("atexit ran"))
+        threading.Thread(target=lambda: (threading.Event().wait(0.3), print("thread finished"))).start()
+    else:
+        sys.exit(int(code))

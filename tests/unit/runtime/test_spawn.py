@@ -59,6 +59,23 @@ def test_the_exit_status_reaches_the_starter(tmp_path, code, sig, expected):
     assert proc.poll() == proc.returncode == expected
 
 
+@pytest.mark.parametrize("code, expected, tail", [
+    pytest.param("raise", 1, "RuntimeError: the probe's own error", id="uncaught"),
+    pytest.param("said", 1, "the probe says why", id="sys-exit-message"),
+    pytest.param("ends", 0, "atexit ran", id="returns"),
+])
+def test_a_child_ends_as_python_would(tmp_path, code, expected, tail):
+    """The fork server ends a child without the interpreter's teardown (60-100 ms of CPU an actor), but
+    as `python -m` would: the exit code, the traceback, non-daemon threads joined, atexit run, output
+    flushed."""
+    proc, _ = probe(tmp_path, code, code)
+    assert proc.wait(30) == expected
+    lines = (tmp_path / f"{code}.log").read_text().splitlines()
+    assert lines[-1] == tail, lines
+    if code == "ends":
+        assert lines[-2:] == ["thread finished", "atexit ran"]
+
+
 def test_wait_times_out_like_popen(tmp_path):
     proc, out = probe(tmp_path, "slow", "sleep")
     with pytest.raises(subprocess.TimeoutExpired):
