@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from bus.accounts import ensure_user
+from bus.accounts import delete_user, ensure_user
 from bus.login import may_log_in
 from config.credentials import url_as
 from testkit.hosts import free_port
@@ -24,9 +24,12 @@ def test_the_broker_decides_at_once(settings):
     assert check(admin) is True
     assert check(url_as(admin, user, "not-the-password")) is False  # refused, not retried until a deadline
     assert check(url_as(admin, f"{settings.cluster}-user-nobody", "x")) is False
-    nowhere = f"{settings.cluster}-user-nowhere"  # a broker user of no vhost
+    nowhere = f"{settings.cluster}-user-nowhere"  # a broker user of no vhost (not the cluster's: its own to remove)
     ensure_user(settings.admin_url, nowhere, password("nowhere"))
-    assert check(url_as(admin, nowhere, password("nowhere"))) is False
+    try:
+        assert check(url_as(admin, nowhere, password("nowhere"))) is False
+    finally:
+        delete_user(settings.admin_url, nowhere)
 
 
 def test_a_silent_node_is_passed_over_and_none_is_an_error(settings):
