@@ -6,22 +6,17 @@ through its in-cluster config as a ServiceAccount bound to `view`, and is refuse
 Kubernetes' 403. Run it under `flock /tmp/kubus-hostnet.lock` (it changes the host's network)."""
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import subprocess
 import time
-import zlib
 
 import pytest
 
 from actors.kubelet.cri import containerd
-from actors.proxy import leftovers, nftables
+from actors.proxy import nftables
 from runtime.images import kubectl as kubectl_image
-from tests.conftest import cluster_settings, running_procs
-from tests.e2e.conftest import running_gateway
 from tests.e2e.test_kubectl import binary, kubectl_at, ok
-from tests.integration.cri.conftest import start_cri_cluster
+from tests.integration.cri.served import served_cri_cluster
 from testkit.people import token_of
 from testkit.waiting import wait_until
 
@@ -33,46 +28,21 @@ BURN = ["sh", "-c", "while :; do :; done"]
 
 
 @pytest.fixture(scope="module")
-def kube(amqp_url, tmp_path_factory):
+def kube(amqp_url, tmp_path_factory, request):
     """(kubectl as admin, the bus client, the procs): a cri node-1 with the deployment, replica-set, HPA and
-    cluster-role aggregation controllers, the metrics actor (a sample a second), the proxy (the `kubernetes` Service) and the
-    gateway; the HPA syncs every second and waits DOWNSCALE_WINDOW_S before it scales down."""
-    tmp = tmp_path_factory.mktemp("cri-autoscaling")
-    name = f"t{os.urandom(5).hex()}"
-    second = 16 + zlib.crc32(name.encode()) % 16
-    with contextlib.ExitStack() as stack:
-        settings = stack.enter_context(cluster_settings(amqp_url, name, tmp))
-        procs = stack.enter_context(running_procs(settings, tmp, lambda: False))
-        procs.env.update(KUBUS_SERVICE_CIDR=f"172.{second}.0.0/16", KUBUS_CLUSTER_DNS=f"172.{second}.0.10",
-                         KUBUS_METRICS_RESOLUTION_S="1", KUBUS_HPA_SYNC_PERIOD_S="1",
-                         KUBUS_HPA_DOWNSCALE_WINDOW_S=str(DOWNSCALE_WINDOW_S))
-        stack.callback(leftovers.clean, settings.cluster, procs.env["KUBUS_SERVICE_CIDR"])
-        stack.callback(procs.stop_all)
-        client = start_cri_cluster(procs, settings)
-        stack.callback(client.close)
-        _more_actors(procs)
-        url, ca = stack.enter_context(running_gateway(procs, settings, tmp))
-        wait_until(lambda: client.get("ServiceAccount", "default") and client.get("ConfigMap", "kube-root-ca.crt"),
-                   30, what="the account and kube-root-ca.crt")
-        yield kubectl_at("1.33", tmp, url, ca, token_of(settings, "admin")), client, procs
-
-
-@pytest.fixture(autouse=True)
-def logs_when_failed(request, kube):
-    """The module's processes' logs printed at its end when one of its tests failed."""
-    yield
-    if getattr(getattr(request.node, "rep_call", None), "failed", False):
-        print(kube[2].logs())
+    cluster-role aggregation controllers, the metrics actor (a sample a second), the proxy (the `kubernetes`
+    Service) and the gateway; the HPA syncs every second and waits DOWNSCALE_WINDOW_S before it scales down."""
+    env = {"KUBUS_METRICS_RESOLUTION_S": "1", "KUBUS_HPA_SYNC_PERIOD_S": "1",
+           "KUBUS_HPA_DOWNSCALE_WINDOW_S": str(DOWNSCALE_WINDOW_S)}
+    with served_cri_cluster(amqp_url, tmp_path_factory, request, env, _more_actors) as shared:
+        yield kubectl_at("1.33", shared.tmp, shared.url, shared.ca, token_of(shared.settings, "admin")), \
+            shared.client, shared.procs
 
 
 def _more_actors(procs) -> None:
     for name in ("deployment", "replicaset", "hpa", "clusterrole-aggregation"):  # the last fills `view`
         procs.start("actors.controllers", name, label=f"{name}-controller")
     procs.start("actors.metrics", label="metrics-server")
-    procs.start("actors.proxy", KUBUS_PROXY_MODE="nftables")
-    cidr = procs.env["KUBUS_SERVICE_CIDR"]
-    wait_until(lambda: subprocess.run(["ip", "route", "show", "table", "local", cidr], capture_output=True,
-                                      text=True).stdout.strip(), 30, what="the service range local to the host")
 
 
 def _apply(kubectl, obj: dict) -> None:

@@ -9,21 +9,17 @@ Run it under `flock /tmp/kubus-hostnet.lock` (it changes the host's network)."""
 from __future__ import annotations
 
 import base64
-import contextlib
 import json
 import os
 import subprocess
 import time
-import zlib
 
 import pytest
 
 from actors.kubelet.cri import containerd
-from actors.proxy import leftovers, nftables
-from tests.conftest import cluster_settings, running_procs
-from tests.e2e.conftest import running_gateway
+from actors.proxy import nftables
 from tests.e2e.test_kubectl import binary, kubectl_at, ok
-from tests.integration.cri.conftest import start_cri_cluster
+from tests.integration.cri.served import served_cri_cluster
 from tests.integration.test_config import database_bytes
 from tests.integration.test_deployment import kubus
 from testkit.people import token_of
@@ -42,48 +38,23 @@ LIST_PODS = ("from kubernetes import client, config; config.load_incluster_confi
 
 
 @pytest.fixture(scope="module")
-def kube(amqp_url, tmp_path_factory):
+def kube(amqp_url, tmp_path_factory, request):
     """(kubectl as admin, the bus client, the procs, the settings, the gateway's (url, ca), the private
     registry's host): a cri node-1 with deployments, replica sets, the disruption and persistent-volume
     controllers, the local-path provisioner, the proxy and the gateway, its containerd pulling from a
     registry that asks for logins too."""
-    tmp = tmp_path_factory.mktemp("cri-config")
-    name = f"t{os.urandom(5).hex()}"
-    second = 16 + zlib.crc32(name.encode()) % 16
-    with contextlib.ExitStack() as stack:
-        settings = stack.enter_context(cluster_settings(amqp_url, name, tmp))
-        private = stack.enter_context(private_registry(tmp / "private", LOGIN))
-        procs = stack.enter_context(running_procs(settings, tmp, lambda: False))
-        procs.env.update(KUBUS_SERVICE_CIDR=f"172.{second}.0.0/16", KUBUS_CLUSTER_DNS=f"172.{second}.0.10",
-                         KUBUS_REGISTRY_HOSTS=private, KUBUS_EVICTION_MONITORING_INTERVAL="1")
-        stack.callback(leftovers.clean, settings.cluster, procs.env["KUBUS_SERVICE_CIDR"])
-        stack.callback(procs.stop_all)
-        client = start_cri_cluster(procs, settings)
-        stack.callback(client.close)
-        _more_actors(procs)
-        url, ca = stack.enter_context(running_gateway(procs, settings, tmp))
-        wait_until(lambda: client.get("ServiceAccount", "default") and client.get("ConfigMap", "kube-root-ca.crt"),
-                   30, what="the account and kube-root-ca.crt")
-        kubectl = kubectl_at("1.33", tmp, url, ca, token_of(settings, "admin"))
-        yield kubectl, client, procs, settings, (url, ca), private.split("://", 1)[1]
-
-
-@pytest.fixture(autouse=True)
-def logs_when_failed(request, kube):
-    """The module's processes' logs printed at its end when one of its tests failed."""
-    yield
-    if getattr(getattr(request.node, "rep_call", None), "failed", False):
-        print(kube[2].logs())
+    with private_registry(tmp_path_factory.mktemp("private"), LOGIN) as private, \
+            served_cri_cluster(amqp_url, tmp_path_factory, request, {"KUBUS_REGISTRY_HOSTS": private,
+                                                                     "KUBUS_EVICTION_MONITORING_INTERVAL": "1"},
+                               _more_actors) as shared:
+        kubectl = kubectl_at("1.33", shared.tmp, shared.url, shared.ca, token_of(shared.settings, "admin"))
+        yield kubectl, shared.client, shared.procs, shared.settings, (shared.url, shared.ca), private.split("://", 1)[1]
 
 
 def _more_actors(procs) -> None:
     for name in ("deployment", "replicaset", "disruption", "persistentvolume"):
         procs.start("actors.controllers", name, label=f"{name}-controller")
     procs.start("actors.localpath", label="local-path")
-    procs.start("actors.proxy", KUBUS_PROXY_MODE="nftables")
-    cidr = procs.env["KUBUS_SERVICE_CIDR"]
-    wait_until(lambda: subprocess.run(["ip", "route", "show", "table", "local", cidr], capture_output=True,
-                                      text=True).stdout.strip(), 30, what="the service range local to the host")
 
 
 def _apply(kubectl, *objects: dict) -> None:

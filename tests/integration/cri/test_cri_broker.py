@@ -17,7 +17,8 @@ from actors.proxy import nftables
 from config.identities import sa_broker_user
 from config.urls import first
 from testkit.waiting import wait_until
-from tests.integration.cri.test_cri_incluster import PYTHON, _exec, served_cri_cluster
+from tests.integration.cri.served import served_cri_cluster
+from tests.integration.cri.test_cri_incluster import PYTHON, _exec
 from tests.integration.cri.test_cri_pods import pod, state
 
 pytestmark = pytest.mark.skipif(not nftables.available(), reason="the proxy's rules need `nft`")
@@ -86,7 +87,7 @@ else:
 def node(amqp_url, tmp_path_factory, request):
     """A cri cluster of the module's, with a service range of its own, the proxy and the gateway:
     `.client`, `.settings` (as admin), `.broker_ip` (kube-system/kubus-broker's address)."""
-    with served_cri_cluster(amqp_url, tmp_path_factory, request) as shared:
+    with served_cri_cluster(amqp_url, tmp_path_factory, request, KUBUS_GATEWAY_LOGIN_TTL_S="1") as shared:
         shared.broker_ip = shared.settings.with_(service_cidr=shared.procs.env["KUBUS_SERVICE_CIDR"]).broker_service_ip
         yield shared
 

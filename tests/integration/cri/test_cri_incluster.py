@@ -11,19 +11,15 @@ from __future__ import annotations
 import asyncio
 import json
 import ssl
-import subprocess
 import urllib.error
 import urllib.request
-import zlib
-from contextlib import contextmanager
 
 import pytest
 
 from actors.proxy import leftovers, nftables
 from runtime.streams import exec_once
-from tests.e2e.conftest import running_gateway
 from testkit.waiting import wait_until
-from tests.integration.cri.conftest import module_cri_cluster
+from tests.integration.cri.served import served_cri_cluster, service_range, serving
 from tests.integration.cri.test_cri_pods import pod, state
 
 PYTHON = "kubus/python:3.11.2-bookworm"
@@ -45,28 +41,6 @@ for path in ("/api/v1/namespaces/" + ns + "/pods", "/api/v1/namespaces/" + ns + 
 """
 
 
-def service_range(procs, settings) -> str:
-    """Before the cluster starts, a service range of its own (its DNS address in it)."""
-    second = 16 + zlib.crc32(settings.cluster.encode()) % 16
-    cidr = f"172.{second}.0.0/16"
-    procs.env.update(KUBUS_SERVICE_CIDR=cidr, KUBUS_CLUSTER_DNS=f"172.{second}.0.10")
-    return cidr
-
-
-@contextmanager
-def serving(client, procs, settings, tmp_path, **env):
-    """The proxy (the service range local to the host), then the gateway: (url, ca) once the default
-    account and kube-root-ca.crt exist."""
-    procs.start("actors.proxy", KUBUS_PROXY_MODE="nftables")
-    cidr = procs.env["KUBUS_SERVICE_CIDR"]
-    wait_until(lambda: subprocess.run(["ip", "route", "show", "table", "local", cidr], capture_output=True,
-                                      text=True).stdout.strip(), 30, what="the service range local to the host")
-    with running_gateway(procs, settings, tmp_path, **env) as (url, ca):
-        wait_until(lambda: client.get("ServiceAccount", "default") and client.get("ConfigMap", "kube-root-ca.crt"),
-                   30, what="the account and kube-root-ca.crt")
-        yield url, ca
-
-
 @pytest.fixture
 def in_cluster(procs, settings):
     """Before the cluster starts, a service range of its own; then the proxy, and the gateway."""
@@ -80,22 +54,6 @@ def gateway(in_cluster, cri_cluster, procs, settings, tmp_path):
     with serving(cri_cluster, procs, settings, tmp_path, KUBUS_GATEWAY_LOGIN_TTL_S="1") as (url, ca):
         pod_reader(cri_cluster, "default")
         yield url, ca
-
-
-@contextmanager
-def served_cri_cluster(amqp_url, tmp_path_factory, request):
-    """`gateway`'s cluster for a module (`cri_module`'s with a service range of its own, the proxy and the
-    gateway): `.client`, `.settings` (as admin), `.procs`, `.tmp`, `.url`, `.ca`."""
-    made = []
-    try:
-        with module_cri_cluster(amqp_url, tmp_path_factory, request, before=service_range) as shared:
-            made.append((shared.settings.cluster, shared.procs.env["KUBUS_SERVICE_CIDR"]))
-            with serving(shared.client, shared.procs, shared.settings, shared.tmp,
-                         KUBUS_GATEWAY_LOGIN_TTL_S="1") as (shared.url, shared.ca):
-                yield shared
-    finally:
-        for cluster, cidr in made:  # once its proxy is stopped
-            leftovers.clean(cluster, cidr)
 
 
 def pod_reader(client, namespace: str) -> None:
@@ -112,7 +70,7 @@ def pod_reader(client, namespace: str) -> None:
 @pytest.fixture(scope="module")
 def node(amqp_url, tmp_path_factory, request):
     """The module's served cri cluster, default's account allowed to list default's pods."""
-    with served_cri_cluster(amqp_url, tmp_path_factory, request) as shared:
+    with served_cri_cluster(amqp_url, tmp_path_factory, request, KUBUS_GATEWAY_LOGIN_TTL_S="1") as shared:
         pod_reader(shared.client, "default")
         yield shared
 
