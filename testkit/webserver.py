@@ -66,3 +66,14 @@ def get(address: str, port: int, host: str = "", path: str = "/", timeout: float
         return answer.status, answer.read().decode()
     finally:
         conn.close()
+
+
+def body_of(url: str, timeout: float = 2.0) -> str | None:
+    """The body a GET of `url` answers, None when it answers an error or nothing (a waiter's condition)."""
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as answer:
+            return answer.read().decode()
+    except OSError:
+        return None

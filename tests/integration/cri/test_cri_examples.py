@@ -4,7 +4,6 @@ as Docker's image does, and every example manifest's pods run on a cri node."""
 from __future__ import annotations
 
 import re
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -13,6 +12,7 @@ import yaml
 from runtime.images import recipes, references
 from tests.integration.cri.test_cri_pods import state, status
 from testkit.waiting import wait_until
+from testkit.webserver import body_of
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = sorted((ROOT / "examples").glob("*.yaml")) + sorted((ROOT / "examples" / "kubernetes-docs").glob("*.yaml"))
@@ -39,22 +39,14 @@ def test_every_image_the_documentation_names_is_one_kubus_builds():
     assert not missing, f"named in the docs but not built: {missing}"
 
 
-def _get(url: str) -> str | None:
-    try:
-        with urllib.request.urlopen(url, timeout=2) as answer:
-            return answer.read().decode()
-    except OSError:
-        return None
-
-
 def test_nginx_serves_its_default_page_on_port_80_and_logs_to_stdout(cri_cluster):
     cri_cluster.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web"}, "spec": {
         "terminationGracePeriodSeconds": 5,
         "containers": [{"name": "nginx", "image": "nginx:1.22", "ports": [{"containerPort": 80}]}]}})
     wait_until(lambda: state(cri_cluster, "web", "running"), 60, what="nginx running")
-    page = wait_until(lambda: _get(f"http://{status(cri_cluster, 'web')['podIP']}/"), 30, what="nginx answering")
+    page = wait_until(lambda: body_of(f"http://{status(cri_cluster, 'web')['podIP']}/"), 30, what="nginx answering")
     assert "<title>Welcome to nginx!</title>" in page
-    missing = _get(f"http://{status(cri_cluster, 'web')['podIP']}/nothing-here")
+    missing = body_of(f"http://{status(cri_cluster, 'web')['podIP']}/nothing-here")
     assert missing is None
     logged = lambda: (text := cri_cluster.logs("web")["text"]) and all(  # noqa: E731
         line in text for line in ('"GET / HTTP/1.1" 200', '"GET /nothing-here HTTP/1.1" 404', "open() ")) and text

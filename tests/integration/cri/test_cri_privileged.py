@@ -4,15 +4,15 @@ others refused at admission as SysctlForbidden), `hostPort` (CNI's portmap: the 
 the container). One cri cluster for the module: each test's pods (and namespace) named apart."""
 from __future__ import annotations
 
-import socket
-import urllib.request
 from pathlib import Path
 
 import pytest
 
 from api.status import StatusError
 from tests.integration.cri.test_cri_pods import pod, state, status
+from testkit.hosts import free_port
 from testkit.waiting import wait_until
+from testkit.webserver import body_of
 
 REPORT = ("grep -E '^(CapEff|Seccomp):' /proc/self/status; "
           "awk '$2 == \"/sys\" {split($4, o, \",\"); print \"Sys:\\t\" o[1]}' /proc/mounts; ls /dev")
@@ -75,25 +75,11 @@ def test_safe_sysctls_are_set_and_an_unsafe_one_is_sysctl_forbidden(node):
                                                        'forbidden sysctl: "kernel.msgmax" not allowlisted'), refused
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def _get(url: str) -> str | None:
-    try:
-        with urllib.request.urlopen(url, timeout=2) as answer:
-            return answer.read().decode()
-    except OSError:
-        return None
-
-
 def test_a_host_port_reaches_the_container_from_the_host(node):
-    port = _free_port()
+    port = free_port()
     node.create(pod("web", "mkdir -p /tmp/www && echo hello from the pod > /tmp/www/index.html && "
                                   "exec httpd -f -p 8080 -h /tmp/www", policy="Always",
                            ports=[{"containerPort": 8080, "hostPort": port}]))
     wait_until(lambda: state(node, "web", "running"), 60, what="web running")
-    answer = wait_until(lambda: _get(f"http://127.0.0.1:{port}/"), 30, what=f"127.0.0.1:{port} to answer")
+    answer = wait_until(lambda: body_of(f"http://127.0.0.1:{port}/"), 30, what=f"127.0.0.1:{port} to answer")
     assert answer == "hello from the pod\n"
