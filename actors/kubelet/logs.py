@@ -42,8 +42,10 @@ def read_logs(worker: PodWorker | None, name: str, options: dict) -> dict:
             raise bad_request(f'previous terminated container "{container}" in pod "{name}" not found')
         instance -= 1
     path = worker.runtime.log_path(worker.uid, container, instance)
-    if path is None:  # a simulated container prints nothing: its log is empty, as a quiet real one's is
-        result = {"ok": True, "text": "", "offset": 0}
+    if path is None:  # a simulated container prints nothing (its log is empty, as a quiet real one's is), or
+        # a process container's file is between its rotation and the next: nothing, and the reader stays
+        # where it was (answering 0 sent a follow back to the start of the output)
+        result = {"ok": True, "text": "", "offset": options.get("offset") or 0}
     elif getattr(worker.runtime, "log_format", "") == "cri":
         result = _read_cri(path, options)
     else:

@@ -85,3 +85,17 @@ def test_limit_bytes_cuts_from_the_tails_start(tmp_path):
     with LogStream.open(path) as stream:
         reply = _read(stream, {"tail": 3, "limitBytes": 15})
     assert reply["text"] == "000000007\n00000" and reply["offset"] == 85
+
+
+def test_a_log_missing_for_a_moment_leaves_the_reader_where_it_was():
+    """Between a rotation's rename and the new file the runtime has no log path: the answer was offset 0,
+    and `logs -f` read the whole output again from its first line (seen under load)."""
+    from types import SimpleNamespace
+
+    from actors.kubelet.logs import read_logs
+
+    container = SimpleNamespace(name="main", instances=1, running=True)
+    worker = SimpleNamespace(inits=[], apps=[container], uid="u", runtime=SimpleNamespace(log_path=lambda *_: None))
+    assert read_logs(worker, "steady", {"offset": 16384}) == {"ok": True, "text": "", "offset": 16384,
+                                                              "running": True}
+    assert read_logs(worker, "steady", {})["offset"] == 0
