@@ -16,7 +16,7 @@ if __name__ == "__main__":
     out, code = sys.argv[1], sys.argv[2]
     with open(out, "w") as f:
         json.dump({"argv": sys.argv[1:], "cwd": os.getcwd(), "env": os.environ.get("PROBE"),
-                   "sid": os.getsid(0), "pid": os.getpid(), "id": ids.new_id()[:16], "random": random.random(),
+                   "sid": os.getsid(0), "comm": open("/proc/self/comm").read().strip(), "pid": os.getpid(), "id": ids.new_id()[:16], "random": random.random(),
                    "threads": threading.active_count(), "sigint": signal.getsignal(signal.SIGINT).__name__,
                    "sigterm": int(signal.getsignal(signal.SIGTERM))}, f)
     print("to stdout")

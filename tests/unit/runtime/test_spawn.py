@@ -31,6 +31,7 @@ def test_a_child_is_its_own_process_with_what_it_was_given(tmp_path):
     assert (found["argv"], found["cwd"], found["env"]) == ([str(out), "0"], str(tmp_path), "mine")
     assert found["sid"] == found["pid"] == proc.pid  # its own session: killable by group
     assert found["threads"] == 1
+    assert found["comm"] == "probe"  # `top` names the actor, not the interpreter every actor shares
     assert (found["sigint"], found["sigterm"]) == ("default_int_handler", int(signal.SIG_DFL))
     assert (tmp_path / "one.log").read_text().splitlines() == ["to stdout", "to stderr"]
 
