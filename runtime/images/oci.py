@@ -7,7 +7,6 @@ the tar) and the same `digest` (sha256 of the gzip), on any host at any time. A 
 of gzip to learn the registry has it already."""
 from __future__ import annotations
 
-import gzip
 import hashlib
 import io
 import json
@@ -16,6 +15,8 @@ import tarfile
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Union
+
+from runtime.images.gzipped import gzipped
 
 MANIFEST = "application/vnd.oci.image.manifest.v1+json"
 INDEX = "application/vnd.oci.image.index.v1+json"
@@ -84,7 +85,7 @@ class Layer:
     def blob(self) -> Blob:
         if not self.compressed:
             return Blob(LAYER_TAR, self.tar)
-        return Blob(LAYER_GZIP, gzip.compress(self.tar, compresslevel=6, mtime=0))
+        return Blob(LAYER_GZIP, gzipped(self.tar, self.diff_id))
 
 
 def _clean(path: str) -> str:
