@@ -6,6 +6,7 @@ types for every kind kubus serves, so the schemas do not repeat api/patch/mergek
 from __future__ import annotations
 
 import sys
+from functools import lru_cache
 from typing import Any
 
 from api.openapi_describe import describe, k8s_type
@@ -33,17 +34,27 @@ def schema_name(model: str) -> str:
     return f"{MODULE_PACKAGES.get(_module_of(model), CORE)}.{model}"
 
 
+_DEFINED_IN: dict[str, str] = {}  # class name -> the api/ module that defines it, as found
+
+
 def _module_of(model: str) -> str:
-    """The api/ module that defines the class named `model`."""
-    for name, module in list(sys.modules.items()):
-        found = getattr(module, model, None) if name.startswith("api.") else None
-        if isinstance(found, type):
-            return found.__module__
-    return ""
+    """The api/ module that defines the class named `model` (a walk of every module once a name: the
+    schemas ask 628 times)."""
+    if model not in _DEFINED_IN:
+        for name, module in list(sys.modules.items()):
+            found = getattr(module, model, None) if name.startswith("api.") else None
+            if isinstance(found, type):
+                _DEFINED_IN[model] = found.__module__
+                break
+        else:
+            return ""
+    return _DEFINED_IN[model]
 
 
+@lru_cache(maxsize=1)
 def schemas() -> dict[str, dict]:
-    """Every component schema of every kind, by its Kubernetes name."""
+    """Every component schema of every kind, by its Kubernetes name: made once (the built-in kinds do not
+    change), shared by every caller — read it, never change it."""
     out: dict[str, dict] = {}
     for info in KINDS.values():
         raw = info.model.model_json_schema(by_alias=True, ref_template="{model}")
