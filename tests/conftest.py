@@ -191,7 +191,8 @@ def plane(amqp_url, tmp_path_factory, request):
     namespace controller, started once a module instead of once a test): `.settings` (admin),
     `.procs`, `.client` and `.tmp`. Each test works in a namespace of its own (`namespace`), deleted
     after it with all it holds, and names any cluster-scoped object it makes after that namespace;
-    a test that starts or kills actors, or changes what every namespace sees, keeps a cluster of its own."""
+    a test that starts or kills actors, or changes what every namespace sees, keeps a cluster of its own.
+    A module's `PLANE_ACTORS` (tuples of `procs.start` arguments) are started on its plane after those."""
     tmp = tmp_path_factory.mktemp("plane")
     base = bootstrapped(amqp_url, f"t{uuid.uuid4().hex[:10]}", tmp)
     settings = as_person(base, "admin")
@@ -200,6 +201,8 @@ def plane(amqp_url, tmp_path_factory, request):
     try:
         client = control_plane(procs, settings)
         procs.start("actors.controllers", "namespace", label="namespace-controller")
+        for args in getattr(request.module, "PLANE_ACTORS", ()):  # what else the module's tests need running
+            procs.start(*args, label="-".join(a.rsplit(".", 1)[-1] for a in args[:2]))
         yield SimpleNamespace(settings=settings, procs=procs, client=client, tmp=tmp)
         client.close()
     finally:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from runtime.client import Client
-from tests.conftest import control_plane
+from tests.conftest import control_plane, shared
 from testkit.failover import rabbit_script
 from testkit.waiting import wait_until
 from tests.relay import Relay
@@ -13,14 +13,29 @@ from testkit.webserver import REPLICAS, SERVICE, deployment, ready_pods
 
 
 @pytest.fixture
-def node_cluster(procs, settings):
-    """A store, an apiserver, the scheduler and one process-runtime kubelet (`procs.kubelet`), node-1."""
+def node_cluster(procs, settings, request):
+    """A store, an apiserver, the scheduler and one process-runtime kubelet (`procs.kubelet`), node-1.
+    Marked `shared_plane`: those on the module's plane, the client in the test's own namespace."""
+    if shared(request):
+        yield request.getfixturevalue("node_plane").in_namespace(request.getfixturevalue("namespace"))
+        return
     client = control_plane(procs, settings)
+    start_node(procs, client)
+    yield client
+    client.close()
+
+
+@pytest.fixture(scope="module")
+def node_plane(plane):
+    """The scheduler and node-1's kubelet on the module's plane; the plane's client."""
+    start_node(plane.procs, plane.client)
+    return plane.client
+
+
+def start_node(procs, client) -> None:
     procs.start("actors.scheduler")
     procs.kubelet = procs.start("actors.kubelet", "--node", "node-1", label="kubelet")
     wait_until(lambda: client.get("Node", "node-1"), 30, what="the node to register")
-    yield client
-    client.close()
 
 
 @pytest.fixture
@@ -37,15 +52,32 @@ def node_1(cluster, settings):
 
 
 @pytest.fixture
-def apps(procs, settings):
+def apps(procs, settings, request):
+    """A store, an apiserver, the scheduler, four hollow nodes and the ReplicaSet and Deployment controllers
+    (`procs.deployments`). Marked `shared_plane`: those on the module's plane, the client in the test's own
+    namespace."""
+    if shared(request):
+        yield request.getfixturevalue("apps_plane").in_namespace(request.getfixturevalue("namespace"))
+        return
     client = control_plane(procs, settings)
+    start_apps(procs, client)
+    yield client
+    client.close()
+
+
+@pytest.fixture(scope="module")
+def apps_plane(plane):
+    """The workload actors of `apps` on the module's plane; the plane's client."""
+    start_apps(plane.procs, plane.client)
+    return plane.client
+
+
+def start_apps(procs, client) -> None:
     procs.start("actors.scheduler")
     procs.start("actors.kubelet", "--hollow", "4", "--capacity", "cpu=32,memory=64Gi,pods=110")
     procs.start("actors.controllers", "replicaset", label="rs-controller")
     procs.deployments = procs.start("actors.controllers", "deployment", label="deploy-controller")
     wait_until(lambda: len(client.list("Node").items) == 4, 30, what="four nodes")
-    yield client
-    client.close()
 
 
 @pytest.fixture
