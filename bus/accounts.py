@@ -2,12 +2,14 @@
 
 Every call is made as the broker administrator whose AMQP URL is passed in (the API listens on the
 same host, port 15672, 15671 for `amqps`, and takes the same credentials); the vhost is the URL's.
-Calls block for at most `TIMEOUT_S`. A refusal raises `AccountError` with the broker's own text.
+Calls block for at most `TIMEOUT_S`. A refusal raises `AccountError` with the broker's own text; a call the
+API failed itself (a 5xx: under load its internal calls time out, and it says 500) is tried twice more.
 """
 from __future__ import annotations
 
 import base64
 import json
+import time
 import urllib.error
 import urllib.request
 from typing import Any
@@ -18,6 +20,7 @@ from bus.permissions import Permissions
 from config.urls import first, management_base
 
 TIMEOUT_S = 5.0
+RETRY_WAITS_S = (0.2, 0.5)  # before the second and the third try of a call the API failed (5xx)
 
 
 class AccountError(AdminError):
@@ -105,6 +108,16 @@ def _vhost(admin_url: str) -> str:
 
 
 def _call(admin_url: str, method: str, path: str, body: dict | None = None) -> Any:
+    for wait in (*RETRY_WAITS_S, None):
+        try:
+            return _once(admin_url, method, path, body)
+        except AccountError as exc:
+            if wait is None or exc.status < 500:
+                raise
+            time.sleep(wait)
+
+
+def _once(admin_url: str, method: str, path: str, body: dict | None) -> Any:
     url = urlparse(first(admin_url))
     request = urllib.request.Request(management_base(url) + path, method=method,
                                      data=None if body is None else json.dumps(body).encode())
