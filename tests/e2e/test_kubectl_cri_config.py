@@ -156,9 +156,13 @@ def test_kubectl_shows_a_pod_evicted_for_its_emptydir(kube):
     _apply(kubectl, _pod("hoarder", {"command": ["sh", "-c", script],
                                      "volumeMounts": [{"name": "scratch", "mountPath": "/scratch"}]},
                          [{"name": "scratch", "emptyDir": {"sizeLimit": "1Mi"}}]))
-    wait_until(lambda: "Evicted" in kubectl("get", "pod", "hoarder").stdout, 90, what="kubectl showing Evicted")
-    row = ok(kubectl("get", "pod", "hoarder")).splitlines()[1].split()
+    # kubectl shows the pod's reason only until its container's terminated state (reason Error, exit 137) is
+    # reported — then that, as for a real kubelet's evicted pod — so the row is the one that showed Evicted
+    shown = wait_until(lambda: (lambda out: out if "Evicted" in out else None)(kubectl("get", "pod", "hoarder").stdout),
+                       90, what="kubectl showing Evicted")
+    row = shown.splitlines()[1].split()
     assert row[:3] == ["hoarder", "0/1", "Evicted"], row
+    assert _jsonpath(kubectl, "pod/hoarder", "{.status.phase} {.status.reason}") == "Failed Evicted"
     described = ok(kubectl("describe", "pod", "hoarder"))
     assert 'Message:          Usage of EmptyDir volume "scratch" exceeds the limit "1Mi".' in described, described
     assert "Warning  Evicted" in described, described
