@@ -8,7 +8,9 @@
   optional), and the lists macro `sortBy(e, key)`."""
 from __future__ import annotations
 
+import logging
 import re
+import sys
 from pathlib import Path
 
 import celpy
@@ -25,6 +27,10 @@ member_dot_opt : member "." "?" IDENT
 member_index_opt : member "[" "?" expr "]"
 """
 GRAMMAR = (Path(celpy.__file__).parent / "cel.lark").read_text() + OPTIONAL_RULES
+# Lark's analysis of the grammar (its LALR tables: 0.7 s at every start of a process that speaks CEL), kept in a
+# file of the user's own (Lark checks the grammar's and options' hash in it; not its /tmp default: a pickle
+# another user could have put there would be loaded)
+TABLES = Path.home() / ".cache" / "kubus" / "cel-lark-tables.pickle"
 
 
 class Parser(CELParser):
@@ -34,7 +40,7 @@ class Parser(CELParser):
     def __init__(self, tree_class: type = lark.Tree) -> None:
         self.lark = lark.Lark(GRAMMAR, parser="lalr", start="expr", g_regex_flags=re.M,
                               lexer_callbacks={"IDENT": self.ambiguous_literals}, propagate_positions=True,
-                              maybe_placeholders=False, priority="invert", tree_class=tree_class)
+                              maybe_placeholders=False, priority="invert", tree_class=tree_class, cache=_tables())
 
     def parse(self, text: str) -> lark.Tree:
         self.text = text
@@ -46,9 +52,20 @@ class Parser(CELParser):
             raise CELParseError(ex.args[0].splitlines()[0], *ex.args) from None
 
 
+def _tables() -> str | bool:
+    try:
+        TABLES.parent.mkdir(parents=True, exist_ok=True)
+        return str(TABLES)
+    except OSError:  # no home to keep it in: analysed at every start
+        return False
+
+
 class Environment(celpy.Environment):
-    def __init__(self, runner_class: type) -> None:
-        super().__init__(runner_class=runner_class)
+    def __init__(self, runner_class: type) -> None:  # noqa: super().__init__ would build cel-python's own parser
+        # (0.6 s) only for it to be replaced: what it sets, set here
+        sys.setrecursionlimit(2500)  # as cel-python's: CEL's defined nesting minimums
+        self.logger = logging.getLogger(f"celpy.{type(self).__name__}")
+        self.package, self.annotations, self.runner_class = None, dict(celpy.googleapis), runner_class
         self.cel_parser = Parser(tree_class=runner_class.tree_node_class)
 
 
