@@ -5,6 +5,10 @@
 # another; the unit and end-to-end tests in the third. All must pass. Extra arguments go to every run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+# every interpreter the run starts (three pytest runs, their fork servers, kubus commands, pods' shims) reads the
+# bytecode the first one wrote, instead of compiling kubus's 900 modules again (a shell that sets
+# PYTHONDONTWRITEBYTECODE, as some sandboxes do, would have each of them compile everything)
+unset PYTHONDONTWRITEBYTECODE
 # the tests' files (stores' databases, containerd's roots, logs) in memory: every store write is an fsync, and
 # on this disk those were the stores' largest cost in a full run. pytest keeps its last three runs' folders.
 if [ -z "${TMPDIR:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ]; then
