@@ -27,6 +27,7 @@ VERBS = ("create", "get", "list", "update", "updateStatus", "patch", "delete", "
 FIELDS = ("verb", "kind", "namespace", "name", "object", "resourceVersion", "options")
 NAMES = ("fz-a", "fz-b", "fz-c")  # the fixture creates the first two; fuzzed writes come and go
 NODE = "fz-node"
+NAMESPACE = "default"  # where the requests go (read when an example is drawn: a test may set its own)
 FRESH = st.from_regex(r"fz-[a-z0-9]{1,8}", fullmatch=True)  # names of creates that succeed, and stay
 
 
@@ -161,7 +162,7 @@ OBJECTS = {"Pod": pod, "Node": node, "Deployment": deployment,
 
 def request(verb: str, kind: str = "Pod", **fields: Any) -> dict:
     namespaced = kind not in ("Node", "Namespace")
-    return {"verb": verb, "kind": kind, "namespace": "default" if namespaced else None, "name": None,
+    return {"verb": verb, "kind": kind, "namespace": NAMESPACE if namespaced else None, "name": None,
             "object": None, "resourceVersion": None, "options": {}, **fields}
 
 
@@ -178,9 +179,9 @@ def template(verb: str, name: str = "fz-a", kind: str = "Pod") -> dict:
         "delete": lambda: request("delete", kind, name=name, options={"gracePeriodSeconds": 0,
                                                                       "propagationPolicy": "Background"}),
         "bind": lambda: request("bind", "Pod", name=name, object={
-            "apiVersion": "v1", "kind": "Binding", "metadata": {"name": name, "namespace": "default"},
+            "apiVersion": "v1", "kind": "Binding", "metadata": {"name": name, "namespace": NAMESPACE},
             "target": {"apiVersion": "v1", "kind": "Node", "name": NODE}}),
-        "snapshot": lambda: request("snapshot", "*", options={"keys": ["pod.default.*"]}),
+        "snapshot": lambda: request("snapshot", "*", options={"keys": [f"pod.{NAMESPACE}.*"]}),
         "logs": lambda: request("logs", "Pod", name=name, options={"container": "c", "tail": 10}),
     }[verb]()
 

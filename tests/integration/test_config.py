@@ -17,16 +17,19 @@ from runtime.client import Client
 from testkit.people import as_person
 from testkit.waiting import wait_until
 
+# the tests that start no actor of their own share the module's plane, with these controllers on it
+PLANE_ACTORS = [("actors.controllers", "clusterrole-aggregation"), ("actors.controllers", "root-ca-cert-publisher")]
 VALUE = "s3cr3t-value-0451"
 CONFIG_VALUE = "plain-config-7788"
 
 
 def secret(name: str, **fields) -> dict:
-    return {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": name, "namespace": "default"}, **fields}
+    """A Secret in the client's namespace."""
+    return {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": name}, **fields}
 
 
-def configmap(name: str, namespace: str = "default", **fields) -> dict:
-    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "namespace": namespace}, **fields}
+def configmap(name: str, **fields) -> dict:
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, **fields}
 
 
 def refusal(call) -> StatusError:
@@ -66,6 +69,7 @@ def rotate(path: Path) -> None:
     path.write_text(yaml.safe_dump(doc))
 
 
+@pytest.mark.shared_plane
 def test_string_data_is_merged_and_never_read_back(cluster):
     made = cluster.create(secret("merged", data={"a": base64.b64encode(b"old").decode()},
                                  stringData={"a": "new", "b": "two"}))
@@ -74,6 +78,7 @@ def test_string_data_is_merged_and_never_read_back(cluster):
         "a": "new", "b": "two"}
 
 
+@pytest.mark.shared_plane
 @pytest.mark.parametrize("kind, body, change, message", [
     pytest.param("ConfigMap", configmap("frozen", data={"k": "v"}, immutable=True), {"data": {"k": "w"}},
                  'ConfigMap "frozen" is invalid: data: Forbidden: field is immutable when `immutable` is set',
@@ -90,15 +95,17 @@ def test_immutable_fields_refuse_an_update(cluster, kind, body, change, message)
     assert refusal(lambda: cluster.update({**stored, **change})).message == message
     labelled = {**stored, "metadata": {**stored["metadata"], "labels": {"still": "mutable"}}}
     assert cluster.update(labelled)["metadata"]["labels"] == {"still": "mutable"}
-    cluster.delete(kind, stored["metadata"]["name"], "default")
+    cluster.delete(kind, stored["metadata"]["name"])
 
 
+@pytest.mark.shared_plane
 def test_secrets_are_audited_without_bodies(cluster, procs):
     cluster.create(secret("audited", stringData={"token": VALUE}))
-    cluster.get("Secret", "audited", "default")
+    cluster.get("Secret", "audited")
     log = Path(procs.env["KUBUS_AUDIT_LOG"])
     events = lambda: [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []  # noqa: E731
-    about = lambda: [e for e in events() if (e.get("objectRef") or {}).get("resource") == "secrets"]  # noqa: E731
+    about = lambda: [e for e in events() if (e.get("objectRef") or {}).get("resource") == "secrets"  # noqa: E731
+                     and e["objectRef"].get("namespace") == cluster.namespace]  # this test's, on a shared plane
     wait_until(lambda: {e["verb"] for e in about()} >= {"create", "get"}, 20, what="the Secret's audit events")
     assert {e["level"] for e in about()} == {"Metadata"}
     assert not any("requestObject" in e or "responseObject" in e for e in about())
@@ -106,14 +113,14 @@ def test_secrets_are_audited_without_bodies(cluster, procs):
 
 
 def binding(name: str, role: str, user: str) -> dict:
-    return {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
-            "metadata": {"name": name, "namespace": "default"},
+    return {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": {"name": name},
             "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role},
             "subjects": [{"kind": "User", "apiGroup": "rbac.authorization.k8s.io", "name": user}]}
 
 
-def test_view_reads_configmaps_but_not_secrets_and_edit_reads_both(cluster, procs, settings):
-    procs.start("actors.controllers", "clusterrole-aggregation", label="aggregation")
+@pytest.mark.shared_plane  # the aggregation controller runs on the plane (PLANE_ACTORS)
+def test_view_reads_configmaps_but_not_secrets_and_edit_reads_both(cluster, settings):
+    ns = cluster.namespace
     wait_until(lambda: cluster.get("ClusterRole", "view").get("rules"), 30, what="the view role aggregated")
     cluster.create(secret("hidden", stringData={"k": "v"}))
     cluster.create(configmap("shown", data={"k": "v"}))
@@ -121,14 +128,14 @@ def test_view_reads_configmaps_but_not_secrets_and_edit_reads_both(cluster, proc
     cluster.create(binding("bob-edits", "edit", "bob"))
     with Client(as_person(settings, "alice"), name="test alice") as alice, \
             Client(as_person(settings, "bob"), name="test bob") as bob:
-        assert wait_until(lambda: _or_none(lambda: alice.get("ConfigMap", "shown", "default")), 20,
+        assert wait_until(lambda: _or_none(lambda: alice.get("ConfigMap", "shown", ns)), 20,
                           what="alice's binding to take effect")
-        refused = refusal(lambda: alice.get("Secret", "hidden", "default"))
+        refused = refusal(lambda: alice.get("Secret", "hidden", ns))
         assert (refused.reason, refused.message) == ("Forbidden", 'secrets "hidden" is forbidden: User "alice" '
                                                      'cannot get resource "secrets" in API group "" in the namespace '
-                                                     '"default"')
-        assert refusal(lambda: alice.list("Secret", "default")).reason == "Forbidden"
-        assert wait_until(lambda: _or_none(lambda: bob.get("Secret", "hidden", "default")), 20,
+                                                     f'"{ns}"')
+        assert refusal(lambda: alice.list("Secret", ns)).reason == "Forbidden"
+        assert wait_until(lambda: _or_none(lambda: bob.get("Secret", "hidden", ns)), 20,
                           what="bob reading the Secret")["data"] == {"k": "dg=="}
 
 
@@ -139,12 +146,13 @@ def _or_none(call):
         return None
 
 
-def test_the_root_ca_is_published_in_every_namespace_and_kept(cluster, procs, settings):
+@pytest.mark.shared_plane  # the publisher and the namespace controller run on the plane
+def test_the_root_ca_is_published_in_every_namespace_and_kept(cluster, settings):
     ca = (ensure_certificates(settings.gateway_tls_dir, settings.cluster) / "ca.crt").read_text()
-    procs.start("actors.controllers", "root-ca-cert-publisher", label="rootca")
-    cluster.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "fresh"}})
+    fresh = f"{cluster.namespace}-fresh"  # named after the test's own namespace
+    cluster.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": fresh}})
 
-    def published(ns: str = "fresh"):
+    def published(ns: str = fresh):
         try:
             cm = cluster.get("ConfigMap", "kube-root-ca.crt", ns)
         except StatusError:
@@ -154,17 +162,16 @@ def test_the_root_ca_is_published_in_every_namespace_and_kept(cluster, procs, se
     first = wait_until(published, 30, what="kube-root-ca.crt in the new namespace")
     assert first["metadata"]["annotations"]["kubernetes.io/description"].startswith("Contains a CA bundle")
     assert wait_until(lambda: published("default"), 30, what="kube-root-ca.crt in default")
-    cluster.delete("ConfigMap", "kube-root-ca.crt", "fresh")
+    cluster.delete("ConfigMap", "kube-root-ca.crt", fresh)
     again = wait_until(published, 30, what="kube-root-ca.crt made again")
     assert again["metadata"]["uid"] != first["metadata"]["uid"]
     cluster.update({**again, "data": {"ca.crt": "not a CA"}})
     wait_until(published, 30, what="the edit reverted")
-    procs.start("actors.controllers", "namespace", label="namespace-controller")
-    cluster.delete("Namespace", "fresh")  # the publisher does not hold a terminating namespace up
+    cluster.delete("Namespace", fresh)  # the publisher does not hold a terminating namespace up
 
     def gone() -> bool:
         try:
-            cluster.get("Namespace", "fresh")
+            cluster.get("Namespace", fresh)
         except StatusError as exc:
             return exc.reason == "NotFound"
         return False

@@ -1,9 +1,10 @@
 """Fuzzing the apiserver and the store over the real broker (issue 8, "Prove it"): generated requests
 with wrong types in every field and option, unknown verbs, huge and deep bodies, broken envelopes.
 
-One store and one apiserver process per test function; every example is a batch of messages
-published straight to `{c}.api` or `{c}.store` (requests, and wire v2 `commands` batches whose
-every command names its own reply address), each with a unique id. After every example:
+One plane (store, apiserver, namespace controller) for the module, which must survive every test
+in turn; each test's requests name its own namespace and Node (`fz.NAMESPACE`, `fz.NODE`). Every
+example is a batch of messages published straight to `{c}.api` or `{c}.store` (requests, and wire
+v2 `commands` batches whose every command names its own reply address), each with a unique id. After every example:
 - every message that named a direct reply-to address got a well-formed reply, or was dead-lettered
   to `{c}.dead` with `x-kubus-dead-reason` (by the actor, not dropped to the broker's DLX); one that
   named any other address was dead-lettered so, and nothing was ever published to that address;
@@ -37,6 +38,7 @@ from bus.topology import DEAD_REASON, SCHEMA_HEADER, SCHEMA_VERSION, Names
 from tests import fuzz_strategies as fz
 from bus.testkit import blocking
 
+pytestmark = pytest.mark.shared_plane  # one plane for the module: it takes every test's garbage in turn
 DIRECT = "amq.rabbitmq.reply-to"
 FUZZ_ID = "x-fuzz-id"
 OUTCOME_S = 15.0  # longer than the apiserver's own wait on the store (request_timeout_s = 10)
@@ -102,7 +104,7 @@ class Harness:
         self.labels = {p.pid: " ".join(p.args[2:]) for p in procs.procs}
         self.connections = {pid: self._connections(pid) for pid in self.labels}
         assert all(self.connections.values()), f"an actor holds no AMQP connection: {self.connections}"
-        self.watch = client.watch("Pod", "default").wait_synced()
+        self.watch = client.watch("Pod", client.namespace).wait_synced()
         self.broken: AssertionError | None = None  # what broke the cluster; every later example fails with it
         self.findings: dict[str, str] = {}
         self.alive = 0
@@ -283,7 +285,7 @@ class Harness:
         name = f"alive-{self.alive}"
         created = self.client.create(fz.pod(name))
         assert self.client.get("Pod", name)["metadata"]["uid"] == created["metadata"]["uid"]
-        assert name in [(p.get("metadata") or {}).get("name") for p in self.client.list("Pod", "default").items]
+        assert name in [(p.get("metadata") or {}).get("name") for p in self.client.list("Pod").items]
         assert name in [(p.get("metadata") or {}).get("name") for p in self.client.snapshot(["#"]).items]
         for kind in KINDS:  # an object a fuzzed write left behind must not stop anyone listing its kind
             self.client.list(kind)
@@ -295,7 +297,7 @@ class Harness:
                 break
             if delta.type == "ADDED" and (delta.object.get("metadata") or {}).get("name") == name:
                 return
-        raise AssertionError(f"the watch on pods in default did not see {name} created")
+        raise AssertionError(f"the watch on pods in {self.client.namespace} did not see {name} created")
 
     def _still_serving(self) -> None:
         self._processes()
@@ -334,7 +336,10 @@ def _check_dead(props, e: Expect | None) -> None:
 
 
 @pytest.fixture
-def fuzz(cluster, procs, settings):
+def fuzz(cluster, procs, settings, monkeypatch):
+    """A harness on the module's plane: the fuzz's requests name the test's namespace and a Node of its own."""
+    monkeypatch.setattr(fz, "NAMESPACE", cluster.namespace)
+    monkeypatch.setattr(fz, "NODE", f"{fz.NODE}-{cluster.namespace}")
     for name in fz.NAMES[:2]:
         cluster.create(fz.pod(name))
     cluster.create(fz.node(fz.NODE))
@@ -368,43 +373,47 @@ def _deep_container(name: str, depth: int) -> dict:
     return fz.request("create", object=obj)
 
 
-# What the fuzz found, one cluster each: the minimal batch, and what went wrong when it was found.
+# What the fuzz found, a test each: the minimal batch (made in the test, for its namespace), and what went
+# wrong when it was found.
 FOUND = [
     # the apiserver's patch gives its store calls the ids "<id>.get.1" and "<id>.update.1": past 255 bytes
     # pika raises in the reply callback of the get; the update, never sent, times out: 504 after 10 s
-    pytest.param([fz.Msg("apiserver", fz.template("patch", "fz-a"), message_id="long:248")],
+    pytest.param(lambda: [fz.Msg("apiserver", fz.template("patch", "fz-a"), message_id="long:248")],
                  id="patch-with-a-248-byte-message-id-gets-no-reply"),
     # the store keeps a name that is not a string; every later list of the kind sorts names and fails (500)
-    pytest.param([fz.Msg("store", fz.request("create", object={**fz.pod("x"), "metadata": {"name": 5}}))],
+    pytest.param(lambda: [fz.Msg("store", fz.request("create",
+                                                    object={**fz.pod("x"), "metadata": {"name": 5}}))],
                  id="store-keeps-an-int-name-and-every-list-is-500"),
     # a body of exactly max_depth is accepted and kept; a list or snapshot reply wraps it two levels
     # deeper, and every client refuses that reply (InternalError "malformed reply: too deep")
-    pytest.param([fz.Msg("store", _deep_pod("fz-deep", fz.MAX_DEPTH))],
+    pytest.param(lambda: [fz.Msg("store", _deep_pod("fz-deep", fz.MAX_DEPTH))],
                  id="store-keeps-an-object-too-deep-to-list"),
     # the apiserver admits a pod nested max_depth - 1 deep (an unknown field in a container); wrapped in a
     # `commands` batch it is two levels deeper, the store dead-letters the whole batch ("too deep") and
     # nobody is answered: not this request, nor any other the batch carried
-    pytest.param([fz.Msg("apiserver", _deep_container("fz-deep", fz.MAX_DEPTH - 1))],
+    pytest.param(lambda: [fz.Msg("apiserver", _deep_container("fz-deep", fz.MAX_DEPTH - 1))],
                  id="apiserver-batches-a-request-too-deep-for-the-store"),
     # dead-lettering copies the headers and adds three: past frame_max the broker closes the actor's
     # connection (FRAME_ERROR frame_too_large), the message comes back, and again, for ever
-    pytest.param([fz.Msg("store", fz.template("get"), schema="absent", header_pad=100)],
+    pytest.param(lambda: [fz.Msg("store", fz.template("get"), schema="absent", header_pad=100)],
                  id="store-dead-letters-headers-past-frame-max"),
-    pytest.param([fz.Msg("apiserver", fz.template("get"), schema="absent", header_pad=100)],
+    pytest.param(lambda: [fz.Msg("apiserver", fz.template("get"), schema="absent", header_pad=100)],
                  id="apiserver-dead-letters-headers-past-frame-max"),
     # a batch's envelope allows a 256-byte id, AMQP's message_id 255: dead-lettering that command (its
     # reply_to is not direct reply-to) raises in the store's flush, on the ioloop, and the store exits
-    pytest.param([fz.Msg("store", [fz.Inner(fz.template("get"), id="long:256", reply_to="sink")], type="commands",
-                         reply_to="none")], id="store-exits-dead-lettering-a-command-with-a-256-byte-id"),
+    pytest.param(lambda: [fz.Msg("store", [fz.Inner(fz.template("get"), id="long:256", reply_to="sink")],
+                                 type="commands", reply_to="none")],
+                 id="store-exits-dead-lettering-a-command-with-a-256-byte-id"),
     # a 400 or 422 quotes the wrong value whole, in the message and again in the cause: over 1 MiB,
     # the client refuses the reply (InternalError) instead of hearing BadRequest
-    pytest.param([fz.Msg("apiserver", fz.request("list", options={"fieldSelector": fz.big_str(fz.MAX_OBJECT)}))],
+    pytest.param(lambda: [fz.Msg("apiserver", fz.request("list",
+                                                        options={"fieldSelector": fz.big_str(fz.MAX_OBJECT)}))],
                  id="apiserver-error-reply-over-the-message-limit"),
-    pytest.param([fz.Msg("store", fz.request("get", name=fz.big_str(fz.MAX_OBJECT)))],
+    pytest.param(lambda: [fz.Msg("store", fz.request("get", name=fz.big_str(fz.MAX_OBJECT)))],
                  id="store-error-reply-over-the-message-limit"),
     # the store classes a created pod's QoS before anything validated its containers: a container that is a
     # list raised AttributeError, answered as a 500
-    pytest.param([fz.Msg("store", fz.request("create", object={**fz.pod("fz-q"), "spec": {
+    pytest.param(lambda: [fz.Msg("store", fz.request("create", object={**fz.pod("fz-q"), "spec": {
         "containers": [[{"x": "../x"}, None]], "automountServiceAccountToken": False}}))],
                  id="store-classes-a-pod-whose-container-is-a-list"),
 ]
@@ -412,7 +421,7 @@ FOUND = [
 
 @pytest.mark.parametrize("batch", FOUND)
 def test_what_the_fuzz_found(fuzz, batch):
-    fuzz.run(batch)
+    fuzz.run(batch())
 
 
 def test_the_unmutated_templates_are_accepted(fuzz):

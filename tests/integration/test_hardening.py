@@ -17,8 +17,8 @@ def _pod(name: str, **meta) -> dict:
             "spec": {"containers": [{"name": "c", "image": "busybox"}]}}
 
 
-def _request(verb: str, kind: str = "Pod", **fields) -> bytes:
-    return msgpack.packb({"verb": verb, "kind": kind, "namespace": "default", "name": None, "object": None,
+def _request(verb: str, kind: str = "Pod", namespace: str = "default", **fields) -> bytes:
+    return msgpack.packb({"verb": verb, "kind": kind, "namespace": namespace, "name": None, "object": None,
                           "resourceVersion": None, "options": {}, **fields})
 
 
@@ -66,16 +66,18 @@ def test_bad_delete_options_are_400_naming_the_field(cluster, procs, options, fi
     _alive(procs)
 
 
+@pytest.mark.shared_plane
 def test_store_checks_commands_again_and_answers_the_rest_of_the_batch(cluster, procs, settings):
     """Commands straight to `{c}.store`, bypassing the apiserver: a bad one is answered 400 or 500, the
     good ones of the same batch are applied and answered."""
-    bodies = [_request("list", options={"fieldSelector": 5}),
-              _request("create", object=_pod("good-1")),
-              _request("update", name="good-1",  # raises inside the store
+    ns = cluster.namespace
+    bodies = [_request("list", namespace=ns, options={"fieldSelector": 5}),
+              _request("create", namespace=ns, object=_pod("good-1")),
+              _request("update", namespace=ns, name="good-1",  # raises inside the store
                        object={"metadata": {"name": "good-1"}, "spec": {"containers": 1.5}}),
-              _request("update", name="x", object={"metadata": 5}),
-              _request("snapshot", kind="*", options={"keys": "pod.#"}),
-              _request("create", object=_pod("good-2"))]
+              _request("update", namespace=ns, name="x", object={"metadata": 5}),
+              _request("snapshot", kind="*", namespace=ns, options={"keys": "pod.#"}),
+              _request("create", namespace=ns, object=_pod("good-2"))]
     replies = raw_call(procs.url_of("actors.apiserver", ()), f"{settings.cluster}.store", "store", bodies)
     assert len(replies) == 6
     codes = sorted((r.get("status") or {}).get("code", 200) for r in replies)
@@ -84,6 +86,7 @@ def test_store_checks_commands_again_and_answers_the_rest_of_the_batch(cluster, 
     assert {p["metadata"]["name"] for p in cluster.list("Pod").items} == {"good-1", "good-2"}
 
 
+@pytest.mark.shared_plane
 def test_an_object_over_the_size_limit_is_413(cluster, procs, settings):
     huge = _pod("huge", annotations={"blob": "x" * (settings.max_object_bytes + 10_000)})
     with pytest.raises(StatusError) as err:
@@ -93,34 +96,37 @@ def test_an_object_over_the_size_limit_is_413(cluster, procs, settings):
     # just over the limit once stored (metadata added by the store), straight to the store
     near = _pod("near", annotations={"blob": "x" * (settings.max_object_bytes - 100)})
     [reply] = raw_call(procs.url_of("actors.apiserver", ()), f"{settings.cluster}.store", "store",
-                       [_request("create", object=near)])
+                       [_request("create", namespace=cluster.namespace, object=near)])
     assert reply["status"]["reason"] == "RequestEntityTooLarge"
     _alive(procs)
     assert cluster.create(_pod("small"))
 
 
+@pytest.mark.shared_plane
 def test_dedupe_is_per_user_not_per_message_id(cluster, procs, settings):
     """Two users who happen to pick the same message id get two effects and their own answers."""
     mid = uuid.uuid4().hex
     store = f"{settings.cluster}.store"
     apiserver = procs.url_of("actors.apiserver", ())  # commands in the users' names, as an apiserver sends
-    [alice] = raw_call(apiserver, store, "store", [_request("create", object=_pod("alice-pod"))],
+    ns = cluster.namespace
+    [alice] = raw_call(apiserver, store, "store", [_request("create", namespace=ns, object=_pod("alice-pod"))],
                        message_id=mid, headers={"x-kubus-user": "alice"})
-    [bob] = raw_call(apiserver, store, "store", [_request("create", object=_pod("bob-pod"))],
+    [bob] = raw_call(apiserver, store, "store", [_request("create", namespace=ns, object=_pod("bob-pod"))],
                      message_id=mid, headers={"x-kubus-user": "bob"})
     assert alice["object"]["metadata"]["name"] == "alice-pod"
     assert bob["object"]["metadata"]["name"] == "bob-pod"
-    [again] = raw_call(apiserver, store, "store", [_request("create", object=_pod("bob-pod"))],
+    [again] = raw_call(apiserver, store, "store", [_request("create", namespace=ns, object=_pod("bob-pod"))],
                        message_id=mid, headers={"x-kubus-user": "bob"})
     assert again == bob  # a retry gets the first answer, not AlreadyExists
 
 
+@pytest.mark.shared_plane
 def test_patches_without_message_ids_never_share_an_answer(cluster, settings):
     cluster.create(_pod("patched"))
     for value in ("one", "two"):
         patch = {"metadata": {"labels": {"n": value}}}
         [reply] = raw_call(settings.amqp_url, f"{settings.cluster}.api", "apiserver",
-                           [_request("patch", name="patched", object=patch)])
+                           [_request("patch", namespace=cluster.namespace, name="patched", object=patch)])
         assert reply["object"]["metadata"]["labels"] == {"n": value}
 
 

@@ -167,6 +167,7 @@ def actor(settings, role: str, name: str | None = None) -> str:
     return actor_url(settings, read_secret(settings), role, name)
 
 
+@pytest.mark.shared_plane  # users of clusters named after the plane's, removed after
 def test_deleting_a_cluster_leaves_the_users_of_clusters_named_like_its_users(neighbours, cluster):
     a, a_user, a_node = neighbours
     actor(a, "node", "n1")
@@ -176,6 +177,7 @@ def test_deleting_a_cluster_leaves_the_users_of_clusters_named_like_its_users(ne
     assert cluster.get("Namespace", "default")
 
 
+@pytest.mark.shared_plane  # users of clusters named after the plane's, removed after
 def test_a_person_named_store_is_not_the_store_of_a_cluster_named_like_its_users(neighbours, cluster):
     a, a_user, _ = neighbours
     person = ensure_account(a, b"", Account("user", "store", password="the-persons-own-password"))
