@@ -1,10 +1,13 @@
-"""The `kubus` command against a running cluster: apply, get, describe, delete."""
+"""The `kubus` command against a running cluster: apply, get, describe, delete. A test marked
+`shared_plane` runs on the module's one control plane, in a namespace of its own (each command given
+`-n` of it); those that apply examples/ (Namespace `shop`) or need no apiserver keep a cluster of their own."""
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
 
+import pytest
 import yaml
 
 from runtime.spawn import ROOT
@@ -48,19 +51,21 @@ def test_get_describe_delete(cluster, procs):
     assert missing.returncode == 1 and 'pods "hello" not found (NotFound)' in missing.stderr
 
 
+@pytest.mark.shared_plane
 def test_unknown_kind_is_a_usage_error(cluster, procs):
     result = kubus(procs, "get", "gadgets")
     assert result.returncode == 2 and "gadgets" in result.stderr
 
 
+@pytest.mark.shared_plane
 def test_get_watch_prints_each_change(cluster, procs):
     from tests.e2e.test_supervisor import Output
     from tests.helpers import wait_until
     from tests.integration.test_crud import pod
 
     cluster.create(pod("first"))
-    watcher = subprocess.Popen([sys.executable, "-m", "cli.main", "get", "pods", "-w"], cwd=ROOT, env=procs.env,
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    watcher = subprocess.Popen([sys.executable, "-m", "cli.main", "get", "pods", "-w", "-n", cluster.namespace],
+                               cwd=ROOT, env=procs.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     out = Output(watcher)
     try:
         wait_until(lambda: any(line.startswith("first") for line in out.lines), what="the initial list")
@@ -86,13 +91,14 @@ def test_get_several_kinds(cluster, procs):
     assert names(everything.stdout) == names(out.stdout)
 
 
+@pytest.mark.shared_plane
 def test_reapply_merges_three_ways_and_pod_specs_stay_immutable(cluster, procs, tmp_path):
     manifest = yaml.safe_load((ROOT / "examples/10-pod.yaml").read_text())
     path = tmp_path / "pod.yaml"
 
     def apply(doc: dict) -> subprocess.CompletedProcess:
         path.write_text(yaml.safe_dump(doc))
-        return kubus(procs, "apply", "-f", str(path))
+        return kubus(procs, "apply", "-f", str(path), "-n", cluster.namespace)
 
     assert apply(manifest).stdout.strip() == "pod/hello created"
     cluster.bind("hello", "node-7")  # as the scheduler would: a field no manifest sets
@@ -134,17 +140,19 @@ def test_no_apiserver_is_said_plainly(procs):
     assert f"no apiserver serves cluster '{procs.env['KUBUS_CLUSTER']}'" in result.stderr
 
 
+@pytest.mark.shared_plane
 def test_label_and_annotate(cluster, procs):
     from tests.integration.test_crud import pod
 
+    ns = ("-n", cluster.namespace)
     cluster.create(pod("web"))
-    assert kubus(procs, "label", "pod", "web", "env=prod", "tier=front").stdout.strip() == "pod/web labeled"
-    taken = kubus(procs, "label", "pod", "web", "env=dev")
+    assert kubus(procs, "label", "pod", "web", "env=prod", "tier=front", *ns).stdout.strip() == "pod/web labeled"
+    taken = kubus(procs, "label", "pod", "web", "env=dev", *ns)
     assert taken.returncode == 1 and "'env' already has a value (prod), and --overwrite is false" in taken.stderr
-    assert kubus(procs, "label", "pod", "web", "env=dev", "tier-", "--overwrite").returncode == 0
+    assert kubus(procs, "label", "pod", "web", "env=dev", "tier-", "--overwrite", *ns).returncode == 0
     labels = cluster.get("Pod", "web")["metadata"]["labels"]
     assert labels["env"] == "dev" and "tier" not in labels
-    bad = kubus(procs, "label", "pod", "web", "env=not ok!", "--overwrite")
+    bad = kubus(procs, "label", "pod", "web", "env=not ok!", "--overwrite", *ns)
     assert bad.returncode == 1 and "metadata.labels[env]: Invalid value" in bad.stderr
-    assert kubus(procs, "annotate", "pod", "web", "note=hi").stdout.strip() == "pod/web annotated"
+    assert kubus(procs, "annotate", "pod", "web", "note=hi", *ns).stdout.strip() == "pod/web annotated"
     assert cluster.get("Pod", "web")["metadata"]["annotations"]["note"] == "hi"

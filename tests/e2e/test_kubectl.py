@@ -49,9 +49,10 @@ def kube(procs, settings, tmp_path):
     client.close()
 
 
-def kubectl_at(version: str, tmp_path, url, ca, token):
+def kubectl_at(version: str, tmp_path, url, ca, token, namespace: str | None = None):
+    """kubectl of that version for a person's token (its context in `namespace`, if given)."""
     (tmp_path / version).mkdir(parents=True)
-    own = kubectl_for(tmp_path / version, url, ca, token)
+    own = kubectl_for(tmp_path / version, url, ca, token, namespace)
 
     def argv(*args: str) -> list[str]:
         return [binary(version), *own.argv(*args)[1:]]
