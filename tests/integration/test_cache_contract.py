@@ -154,12 +154,14 @@ def test_events_of_the_wrong_shape_are_dead_lettered_and_consumers_go_on(procs, 
     client.close()
 
 
+@pytest.mark.shared_plane  # the module's plane, the watch on the test's namespace
 def test_a_watch_stopped_before_its_snapshot_never_consumes(cluster, amqp_url):
-    spec = cluster.watch_queue(["pod.default.*"], name="stopped")
+    keys = [f"pod.{cluster.namespace}.*"]
+    spec = cluster.watch_queue(keys, name="stopped")
     watch = Watch(cluster, spec)
     watch.close()  # before the queue is even declared: the snapshot that follows is of a stopped generation
     for _ in range(2):  # replies come in order on one connection: the informer's would be in by now
-        cluster.snapshot(["pod.default.*"])
+        cluster.snapshot(keys)
     assert consumers(amqp_url, spec.name) == 0
     assert watch.synced.empty()
 

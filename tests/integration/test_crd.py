@@ -10,10 +10,27 @@ from testkit.waiting import wait_until
 from tests.crds import widget, widget_crd
 
 
+pytestmark = pytest.mark.shared_plane  # one control plane for the module, a namespace per test
+PLANE_ACTORS = [("actors.controllers", "crd")]
+
+
 @pytest.fixture
-def crds(cluster, procs):
-    procs.start("actors.controllers", "crd", label="crd-controller")
-    return cluster
+def crds(cluster):
+    """The module's plane with its CRD controller; the CRDs a test made are gone after it."""
+    yield cluster
+    delete_crds(cluster)
+
+
+def delete_crds(client) -> None:
+    """Delete every CRD and wait until none is left: kubus keys custom objects by kind, cluster-wide, so
+    the next test on the plane may define the same kind (a CRD named the same) only after."""
+    for crd in client.list("CustomResourceDefinition").items:
+        try:
+            client.delete("CustomResourceDefinition", crd["metadata"]["name"])
+        except StatusError as exc:
+            if exc.reason != "NotFound":
+                raise
+    wait_until(lambda: not client.list("CustomResourceDefinition").items, 30, what="every CRD gone")
 
 
 def established(client, name: str) -> dict:
@@ -34,29 +51,30 @@ def test_crd_established_and_objects_served(crds):
 
     created = wait_until(lambda: _try_create(crds, widget("w1", color="red")), 10, what="Widget served")
     assert created["spec"]["replicas"] == 1  # defaulted
-    crds.create({**widget("w2"), "metadata": {"name": "w2", "labels": {"tier": "b"}}, "extra": 1}, "default")
-    assert "extra" not in crds.get("Widget", "w2", "default")  # pruned
-    assert [w["metadata"]["name"] for w in crds.list("Widget", "default", label_selector="tier=b").items] == ["w2"]
+    here = crds.namespace
+    crds.create({**widget("w2"), "metadata": {"name": "w2", "labels": {"tier": "b"}}, "extra": 1}, here)
+    assert "extra" not in crds.get("Widget", "w2", here)  # pruned
+    assert [w["metadata"]["name"] for w in crds.list("Widget", here, label_selector="tier=b").items] == ["w2"]
 
     with pytest.raises(StatusError) as bad:
-        crds.create(widget("w3", replicas="many"), "default")
+        crds.create(widget("w3", replicas="many"), here)
     assert bad.value.reason == "Invalid"
     assert bad.value.message == ('Widget.example.com "w3" is invalid: spec.replicas: Invalid value: "string": '
                                  'spec.replicas in body must be of type integer: "string"')
 
-    patched = crds.patch("Widget", "w1", {"spec": {"replicas": 3}, "status": {"ready": 9}}, "default")
+    patched = crds.patch("Widget", "w1", {"spec": {"replicas": 3}, "status": {"ready": 9}}, here)
     assert patched["spec"]["replicas"] == 3 and "status" not in patched  # the main endpoint ignores status
     assert patched["metadata"]["generation"] == 2
     status = crds.update_status({**patched, "status": {"ready": 2}})
     assert status["status"] == {"ready": 2} and status["metadata"]["generation"] == 2
 
-    crds.delete("Widget", "w2", "default")
-    assert [w["metadata"]["name"] for w in crds.list("Widget", "default").items] == ["w1"]
+    crds.delete("Widget", "w2", here)
+    assert [w["metadata"]["name"] for w in crds.list("Widget", here).items] == ["w1"]
 
 
-def _try_create(client, obj, namespace: str = "default"):
+def _try_create(client, obj, namespace: str | None = None):
     try:
-        return client.create(obj, namespace)
+        return client.create(obj, namespace or client.namespace)
     except StatusError as exc:
         if exc.reason == "NotFound":
             return None
@@ -94,24 +112,24 @@ def test_deleting_the_crd_deletes_its_objects(crds):
         return False
     wait_until(gone, 30, what="the CRD deleted")
     with pytest.raises(StatusError) as missing:
-        crds.list("Widget", "default")
+        crds.list("Widget", crds.namespace)
     assert missing.value.reason == "NotFound"
 
 
-def test_a_namespace_deletion_deletes_its_custom_objects(crds, procs):
-    procs.start("actors.controllers", "namespace", label="namespace-controller")
+def test_a_namespace_deletion_deletes_its_custom_objects(crds):
+    team = f"{crds.namespace}-team"  # emptied and deleted by the plane's namespace controller
     crds.create(widget_crd())
     established(crds, "widgets.example.com")
-    crds.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team"}})
-    wait_until(lambda: _try_create(crds, {**widget("w1"), "metadata": {"name": "w1", "namespace": "team"}}, "team"),
+    crds.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": team}})
+    wait_until(lambda: _try_create(crds, {**widget("w1"), "metadata": {"name": "w1", "namespace": team}}, team),
                10, what="Widget served")
-    crds.delete("Namespace", "team")
+    crds.delete("Namespace", team)
 
     def namespace_gone():
         try:
-            crds.get("Namespace", "team")
+            crds.get("Namespace", team)
         except StatusError as exc:
             return exc.reason == "NotFound"
         return False
-    wait_until(namespace_gone, 30, what="namespace team deleted")
-    assert crds.list("Widget", "team").items == []
+    wait_until(namespace_gone, 30, what=f"namespace {team} deleted")
+    assert crds.list("Widget", team).items == []

@@ -10,7 +10,10 @@ import pytest
 from api.status import StatusError
 from testkit.waiting import wait_until
 from tests.crds import widget_crd
-from tests.integration.test_crd import established
+from tests.integration.test_crd import delete_crds, established
+
+pytestmark = pytest.mark.shared_plane  # one control plane for the module, a namespace per test
+PLANE_ACTORS = [("actors.controllers", "crd")]
 
 RULES = [
     {"rule": "isCIDR(self.cidr) && cidr(self.cidr).containsIP(self.gateway)"},
@@ -26,9 +29,10 @@ LABEL = ("a lowercase RFC 1123 label must consist of lower case alphanumeric cha
 
 
 @pytest.fixture
-def crds(cluster, procs):
-    procs.start("actors.controllers", "crd", label="crd-controller")
-    return cluster
+def crds(cluster):
+    """The module's plane with its CRD controller; the CRD a test made is gone after it."""
+    yield cluster
+    delete_crds(cluster)
 
 
 def subnet_crd() -> dict:
@@ -49,7 +53,7 @@ def subnet(name: str, spec: dict | None = None) -> dict:
 
 def _created(client, obj: dict):
     try:
-        return client.create(obj, "default")
+        return client.create(obj, client.namespace)
     except StatusError as exc:
         if exc.reason == "NotFound":
             return None
@@ -69,6 +73,6 @@ def test_library_rules_refuse_in_kubernetes_words(crds, spec, message):
     established(crds, "subnets.example.com")
     assert wait_until(lambda: _created(crds, subnet("good")), 10, what="Subnet served")["spec"]["name"] == "east"
     with pytest.raises(StatusError) as bad:
-        crds.create(subnet("bad", spec), "default")
+        crds.create(subnet("bad", spec), crds.namespace)
     assert bad.value.reason == "Invalid"
     assert bad.value.message == f'Subnet.example.com "bad" is invalid: {message}'

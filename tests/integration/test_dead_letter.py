@@ -47,7 +47,9 @@ CASES = [
 ]
 
 
-@pytest.mark.shared_plane  # the module's one plane; its dead queue emptied before each message
+pytestmark = pytest.mark.shared_plane  # the module's one plane; its dead queue emptied by each test that reads it
+
+
 @pytest.mark.parametrize("target", ["apiserver", "store"])
 @pytest.mark.parametrize("body,headers,reason", CASES)
 def test_bad_messages_are_dead_lettered_with_reason(cluster, procs, settings, amqp_url, target, body, headers,
@@ -66,8 +68,9 @@ def test_bad_messages_are_dead_lettered_with_reason(cluster, procs, settings, am
 
 def test_bad_event_is_dead_lettered_by_the_watcher(cluster, procs, settings, amqp_url):
     names = Names(cluster.names.cluster)
-    watch = cluster.watch("Pod", "default").wait_synced()
-    _publish(sender(procs, settings, "events"), names.events, "pod.default.-", b"\xc1", GOOD_HEADERS)
+    assert read_queue(amqp_url, names.dead_queue) == []  # nothing an earlier test sent is still on its way
+    watch = cluster.watch("Pod", cluster.namespace).wait_synced()
+    _publish(sender(procs, settings, "events"), names.events, f"pod.{cluster.namespace}.-", b"\xc1", GOOD_HEADERS)
     dead = wait_until(lambda: read_queue(amqp_url, names.dead_queue), what="the event in the dead queue")
     # a person may not write `{c}.dead`: the watch rejects the event and the broker dead-letters it
     assert (dead[0][0].headers["x-first-death-reason"], dead[0][0].headers["x-first-death-queue"]) == \
@@ -87,16 +90,17 @@ def test_what_only_one_actor_may_send_is_dead_lettered_from_anyone_else(cluster,
     only from the store (it rejects the rest to the broker's dead-lettering: a person may not write
     `{c}.dead`)."""
     names = Names(cluster.names.cluster)
-    watch = cluster.watch("Pod", "default").wait_synced()
+    assert read_queue(amqp_url, names.dead_queue) == []  # nothing an earlier test sent is still on its way
+    watch = cluster.watch("Pod", cluster.namespace).wait_synced()
     queue = names.store_queue if target == "store" else watch.informer.spec.name
-    body = msgpack.packb({"verb": "create", "kind": "Pod", "namespace": "default", "object": pod("forged")}
+    body = msgpack.packb({"verb": "create", "kind": "Pod", "namespace": cluster.namespace, "object": pod("forged")}
                          if target == "store" else {"type": "ADDED", "kind": "Pod", "rev": 10 ** 9, "prev": 0,
                                                     "object": pod("forged")})
     _publish(procs.url_of(*sender), "", queue, body, GOOD_HEADERS)
     dead = wait_until(lambda: read_queue(amqp_url, names.dead_queue), what="the forged message in the dead queue")
     headers = dead[0][0].headers
     assert (headers.get(DEAD_REASON) or headers.get("x-first-death-reason")).startswith(reason), headers
-    assert [p["metadata"]["name"] for p in cluster.list("Pod", "default").items] == []
+    assert [p["metadata"]["name"] for p in cluster.list("Pod", cluster.namespace).items] == []
     watch.close()
 
 

@@ -7,12 +7,16 @@ import uuid
 from urllib.parse import unquote, urlparse
 
 import pika
+import pytest
 
 from bus.deadletters import REQUEUED, peek
 from bus.topology import SCHEMA_HEADER, SCHEMA_VERSION, Names
 from bus.testkit import blocking
 from testkit.waiting import wait_until
 from testkit import cli
+from tests.helpers import read_queue
+
+pytestmark = pytest.mark.shared_plane  # one control plane for the module, a namespace per test
 
 GARBAGE = b"\xc1\xc1 not msgpack"
 
@@ -52,6 +56,12 @@ def came_back(settings, ident: str):
     return letters if letters and all((m.properties.headers or {}).get(REQUEUED) == 1 for m in letters) else None
 
 
+@pytest.fixture(autouse=True)
+def empty_dead_queue(settings):
+    """The dead queue as a new cluster has it, empty: an earlier test's letters are taken away."""
+    read_queue(settings.admin_url, Names(settings.cluster).dead_queue)
+
+
 def test_lists_a_poison_request_without_consuming_it_and_requeues_it(cluster, procs, settings):
     names = Names(settings.cluster)
     ident = publish(settings.amqp_url, names.api, "apiserver")
@@ -73,16 +83,16 @@ def test_a_broker_dead_letter_shows_the_queue_and_goes_back_to_its_exchange(clus
     """A watch rejects an event that is not the store's to the broker's dead-lettering; requeued as the
     administrator, it cannot keep the store's user_id, and is rejected again."""
     names = Names(settings.cluster)
-    watch = cluster.watch("Pod", "default").wait_synced()
-    ident = publish(procs.url_of("store", ()), names.events, "pod.default.-")
+    key = f"pod.{cluster.namespace}.-"
+    watch = cluster.watch("Pod", cluster.namespace).wait_synced()
+    ident = publish(procs.url_of("store", ()), names.events, key)
     row = wait_until(lambda: listed_row(procs, ident), what="the rejected event in the table")
-    assert row[2:] == ["broker", f"rejected in {watch.informer.spec.name}", names.events, "pod.default.-",
-                       f"{len(GARBAGE)}B"], row
+    assert row[2:] == ["broker", f"rejected in {watch.informer.spec.name}", names.events, key, f"{len(GARBAGE)}B"], row
 
     requeued = kubus(procs, "--requeue", ident)
     assert requeued.returncode == 0, requeued.stderr
     store_user = unquote(urlparse(procs.url_of("store", ())).username)
-    assert requeued.stdout.strip() == (f"{ident} requeued to exchange {names.events} key pod.default.- without a "
+    assert requeued.stdout.strip() == (f"{ident} requeued to exchange {names.events} key {key} without a "
                                        f"user_id (the administrator may not impersonate {store_user})")
     wait_until(lambda: came_back(settings, ident), what="the requeued event rejected again")
     watch.close()

@@ -8,17 +8,21 @@ import pytest
 from api.status import StatusError
 from testkit.waiting import wait_until
 from tests.crds import widget, widget_crd
-from tests.integration.test_crd import established
+from tests.integration.test_crd import delete_crds, established
 from tests.integration.test_deployment import deployment
+
+pytestmark = pytest.mark.shared_plane  # one control plane for the module, a namespace per test
+PLANE_ACTORS = [("actors.controllers", "crd"), ("actors.controllers", "gc")]
 
 
 @pytest.fixture
-def collected(cluster, procs):
-    procs.start("actors.controllers", "crd", label="crd-controller")
-    procs.start("actors.controllers", "gc", label="gc")
+def collected(cluster):
+    """The Widget CRD Established on the module's plane (its CRD controller and garbage collector
+    running); gone again after the test."""
     cluster.create(widget_crd())
     established(cluster, "widgets.example.com")
-    return cluster
+    yield cluster
+    delete_crds(cluster)
 
 
 def _owned_by(owner: dict) -> dict:
@@ -29,7 +33,7 @@ def _owned_by(owner: dict) -> dict:
 
 def _gone(client, kind: str, name: str) -> bool:
     try:
-        client.get(kind, name, "default")
+        client.get(kind, name, client.namespace)
         return False
     except StatusError as exc:
         return exc.reason == "NotFound"
@@ -38,7 +42,7 @@ def _gone(client, kind: str, name: str) -> bool:
 def _create_widget(client, obj: dict) -> dict:
     def served():
         try:
-            return client.create(obj, "default")
+            return client.create(obj, client.namespace)
         except StatusError as exc:
             if exc.reason != "NotFound":
                 raise
@@ -47,29 +51,32 @@ def _create_widget(client, obj: dict) -> dict:
 
 
 def test_a_configmap_owned_by_a_widget_goes_with_it(collected):
+    here = collected.namespace
     owner = _create_widget(collected, widget("w1"))
     collected.create({"apiVersion": "v1", "kind": "ConfigMap",
-                      "metadata": {"name": "w1-data", **_owned_by(owner)}, "data": {"k": "v"}}, "default")
-    kept = collected.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "other"}}, "default")
-    collected.delete("Widget", "w1", "default")
+                      "metadata": {"name": "w1-data", **_owned_by(owner)}, "data": {"k": "v"}}, here)
+    kept = collected.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "other"}}, here)
+    collected.delete("Widget", "w1", here)
     wait_until(lambda: _gone(collected, "ConfigMap", "w1-data"), 30, what="the Widget's ConfigMap collected")
-    assert collected.get("ConfigMap", "other", "default")["metadata"]["uid"] == kept["metadata"]["uid"]
+    assert collected.get("ConfigMap", "other", here)["metadata"]["uid"] == kept["metadata"]["uid"]
 
 
 def test_a_widget_owned_by_a_deployment_goes_with_it(collected):
-    owner = collected.create(deployment("web", 0), "default")
+    here = collected.namespace
+    owner = collected.create(deployment("web", 0), here)
     _create_widget(collected, {**widget("w2"), "metadata": {"name": "w2", **_owned_by(owner)}})
-    collected.delete("Deployment", "web", "default")
+    collected.delete("Deployment", "web", here)
     wait_until(lambda: _gone(collected, "Widget", "w2"), 30, what="the Deployment's Widget collected")
 
 
 def test_a_crd_made_again_is_followed_again(collected):
+    here = collected.namespace
     collected.delete("CustomResourceDefinition", "widgets.example.com")
     wait_until(lambda: _gone(collected, "CustomResourceDefinition", "widgets.example.com"), 30, what="CRD gone")
     collected.create(widget_crd())
     established(collected, "widgets.example.com")
     owner = _create_widget(collected, widget("w3"))
     collected.create({"apiVersion": "v1", "kind": "ConfigMap",
-                      "metadata": {"name": "w3-data", **_owned_by(owner)}}, "default")
-    collected.delete("Widget", "w3", "default")
+                      "metadata": {"name": "w3-data", **_owned_by(owner)}}, here)
+    collected.delete("Widget", "w3", here)
     wait_until(lambda: _gone(collected, "ConfigMap", "w3-data"), 30, what="the new Widget's ConfigMap collected")

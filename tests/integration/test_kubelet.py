@@ -6,6 +6,7 @@ import os
 import subprocess
 import uuid
 
+import pytest
 
 from api.status import StatusError
 from runtime.client import Client
@@ -40,6 +41,7 @@ def processes(marker: str) -> list[int]:
     return [int(p) for p in out.split() if int(p) != os.getpid()]
 
 
+@pytest.mark.shared_plane  # node-1 and its kubelet are the module's, the pods in the test's namespace
 def test_node_registers_with_a_lease(node_cluster):
     node = node_cluster.get("Node", "node-1")
     assert {c["type"]: c["status"] for c in node["status"]["conditions"]}["Ready"] == "True"
@@ -48,6 +50,7 @@ def test_node_registers_with_a_lease(node_cluster):
     assert lease["spec"]["holderIdentity"] == "node-1"
 
 
+@pytest.mark.shared_plane
 def test_pod_that_exits_zero_succeeds_and_its_logs_read_back(node_cluster, procs):
     node_cluster.create(shell_pod("hello", "echo hello from $HOSTNAME; echo second line", policy="Never"))
     wait_until(lambda: phase(node_cluster, "hello") == "Succeeded", 30, what="Succeeded")
@@ -56,10 +59,11 @@ def test_pod_that_exits_zero_succeeds_and_its_logs_read_back(node_cluster, procs
     pod = node_cluster.get("Pod", "hello")
     assert pod["status"]["hostIP"] == "127.0.0.1" and pod["status"]["startTime"]
     assert node_cluster.logs("hello")["text"] == "hello from hello\nsecond line\n"
-    out = cli.kubus("logs", "hello", "--tail", "1", env=procs.env)
+    out = cli.kubus("logs", "hello", "--tail", "1", "-n", node_cluster.namespace, env=procs.env)
     assert out.stdout == "second line\n", out.stderr
 
 
+@pytest.mark.shared_plane
 def test_failing_container_restarts_with_growing_back_off(node_cluster):
     node_cluster.create(shell_pod("crash", "echo crashing; exit 1"))
     waiting = wait_until(lambda: (status_of(node_cluster, "crash").get("state") or {}).get("waiting", {})
@@ -75,6 +79,7 @@ def test_failing_container_restarts_with_growing_back_off(node_cluster):
     assert node_cluster.logs("crash", previous=True)["text"] == "crashing\n"
 
 
+@pytest.mark.shared_plane
 def test_delete_kills_the_process_within_the_grace_period(node_cluster):
     marker = sleeper()
     node_cluster.create(shell_pod("sleeper", f"exec sleep {marker}", grace=3))
@@ -126,6 +131,7 @@ def test_exits_while_the_kubelet_is_down_count_as_restarts(node_cluster, procs):
     assert logs.splitlines() == ["finished"]  # ran once
 
 
+@pytest.mark.shared_plane
 def test_liveness_failure_restarts_and_readiness_flips_ready(node_cluster, settings):
     pod = shell_pod("probed", "touch healthy ready; sleep 1000")
     container = pod["spec"]["containers"][0]

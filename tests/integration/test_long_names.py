@@ -2,6 +2,7 @@
 queue names are shortened by contract 1's segment encoding and still work end to end."""
 from __future__ import annotations
 
+import pytest
 
 from api.events import event
 from bus.topology import Names, routing_key, segment
@@ -12,6 +13,12 @@ from tests.integration.test_crud import pod
 LABEL = "a" * 63
 NODE = ".".join([LABEL, "b" * 63, "c" * 63, "d" * 61])  # 253 characters, every label at most 63
 NAMESPACE = "n" * 63
+
+
+def longest(namespace: str) -> tuple[str, str]:
+    """A 63-character namespace and a 253-character node like NAMESPACE and NODE, named after the test's
+    namespace (cluster-scoped names on a shared plane)."""
+    return (f"{namespace}-" + "n" * 63)[:63], ".".join([(f"{namespace}-" + "a" * 63)[:63], *NODE.split(".")[1:]])
 
 
 class KeyRecorder:
@@ -34,30 +41,34 @@ class KeyRecorder:
         self.conn.close()
 
 
+@pytest.mark.shared_plane  # the module's plane; the long names its own
 def test_long_node_and_namespace_names_work_end_to_end(cluster, amqp_url):
-    assert len(NODE) == 253
-    pod_key = routing_key("pod", NAMESPACE, NODE)
+    namespace, node = longest(cluster.namespace)
+    assert (len(namespace), len(node)) == (63, 253)
+    pod_key = routing_key("pod", namespace, node)
     recorder = KeyRecorder(amqp_url, cluster.names)
-    cluster.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}})
-    cluster.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": NODE}})
-    watch = cluster.watch("Pod", NAMESPACE, NODE).wait_synced()
+    cluster.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}})
+    cluster.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": node}})
+    watch = cluster.watch("Pod", namespace, node).wait_synced()
     assert watch.informer.spec.bindings == ((cluster.names.events, pod_key),)
 
-    created = cluster.create(pod("web"), namespace=NAMESPACE)
-    bound = cluster.bind("web", NODE, namespace=NAMESPACE)
-    assert bound["spec"]["nodeName"] == NODE
+    created = cluster.create(pod("web"), namespace=namespace)
+    bound = cluster.bind("web", node, namespace=namespace)
+    assert bound["spec"]["nodeName"] == node
     delta = watch.next(timeout=20)
     assert (delta.type, delta.object["metadata"]["uid"]) == ("ADDED", created["metadata"]["uid"])
-    cluster.create(event(bound, "Scheduled", f"Successfully assigned {NAMESPACE}/web to {NODE}", "Normal",
+    cluster.create(event(bound, "Scheduled", f"Successfully assigned {namespace}/web to {node}", "Normal",
                          "default-scheduler"))
-    assert [e["involvedObject"]["name"] for e in cluster.list("Event", NAMESPACE).items] == ["web"]
+    assert [e["involvedObject"]["name"] for e in cluster.list("Event", namespace).items] == ["web"]
 
     keys: list[str] = []
-    wait_until(lambda: keys.extend(recorder.keys()) or f"event.{NAMESPACE}.-" in keys, what="the Event's key")
+    wait_until(lambda: keys.extend(recorder.keys()) or f"event.{namespace}.-" in keys, what="the Event's key")
     watch.close()
     recorder.close()
-    assert {pod_key, routing_key("pod", NAMESPACE, None), routing_key("node", None, NODE)} <= set(keys)
+    assert {pod_key, routing_key("pod", namespace, None), routing_key("node", None, node)} <= set(keys)
     assert all(len(k.encode()) <= 255 for k in keys), [k for k in keys if len(k.encode()) > 255]
+    cluster.delete("Namespace", namespace)
+    cluster.delete("Node", node)
 
 
 def test_hollow_kubelet_with_a_253_character_node_declares_names_that_fit(cluster, procs, settings):

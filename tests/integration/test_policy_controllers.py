@@ -11,6 +11,9 @@ from testkit.waiting import wait_until
 from tests.integration.test_gc import _gone
 
 EPOCH = "2026-01-01T00:00:00Z"
+pytestmark = pytest.mark.shared_plane  # the real-process tests: one control plane, a namespace per test
+PLANE_ACTORS = [("actors.controllers", "serviceaccount"), ("actors.controllers", "resourcequota"),
+                ("actors.controllers", "clusterrole-aggregation")]
 
 
 def pod(name, requests=None, limits=None, phase="Pending", init=None, **spec):
@@ -71,6 +74,11 @@ def test_quota_scopes_pick_the_pods(spec, charged):
     assert recompute(quota({"pods": "9"}, **spec), {"Pod": pods}, now=0)["used"] == {"pods": str(len(charged))}
 
 
+def placed(obj: dict, namespace: str) -> dict:
+    """`obj` in `namespace` (the helpers above make their objects in `default`)."""
+    return {**obj, "metadata": {**obj["metadata"], "namespace": namespace}}
+
+
 def role(name, rules=(), labels=None, selectors=None):
     obj = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
            "metadata": {"name": name, "labels": labels or {}}, "rules": list(rules)}
@@ -81,62 +89,65 @@ def role(name, rules=(), labels=None, selectors=None):
 
 READ_PODS = {"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list"]}
 READ_NODES = {"apiGroups": [""], "resources": ["nodes"], "verbs": ["get"]}
-AGG = {"example.com/aggregate-to-watcher": "true"}
 
 
 # ---- real processes --------------------------------------------------------------------------------
-def test_every_active_namespace_gets_its_default_service_account_back(cluster, procs):
-    procs.start("actors.controllers", "serviceaccount", label="sa-controller")
+def test_every_active_namespace_gets_its_default_service_account_back(cluster):
+    team = f"{cluster.namespace}-a"  # the plane runs the serviceaccount controller
     wait_until(lambda: cluster.get("ServiceAccount", "default", "default"), 30, what="default/default")
-    cluster.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-a"}})
-    first = wait_until(lambda: cluster.get("ServiceAccount", "default", "team-a"), 30, what="team-a/default")
-    cluster.delete("ServiceAccount", "default", "team-a")
-    again = wait_until(lambda: (sa := cluster.get("ServiceAccount", "default", "team-a"))["metadata"]["uid"]
-                       != first["metadata"]["uid"] and sa, 30, what="team-a/default made again")
-    assert again["metadata"]["namespace"] == "team-a"
+    cluster.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": team}})
+    first = wait_until(lambda: cluster.get("ServiceAccount", "default", team), 30, what=f"{team}/default")
+    cluster.delete("ServiceAccount", "default", team)
+    again = wait_until(lambda: (sa := cluster.get("ServiceAccount", "default", team))["metadata"]["uid"]
+                       != first["metadata"]["uid"] and sa, 30, what=f"{team}/default made again")
+    assert again["metadata"]["namespace"] == team
+    cluster.delete("Namespace", team)
 
 
 def _used(client, name="q"):
-    return (client.get("ResourceQuota", name, "default").get("status") or {}).get("used")
+    return (client.get("ResourceQuota", name, client.namespace).get("status") or {}).get("used")
 
 
-def test_quota_status_follows_pods_created_finished_and_deleted(cluster, procs):
-    procs.start("actors.controllers", "resourcequota", label="quota-controller")
+def test_quota_status_follows_pods_created_finished_and_deleted(cluster):
+    here = cluster.namespace  # the plane runs the resourcequota controller
     hard = {"pods": "5", "count/pods": "10", "requests.cpu": "2", "requests.memory": "1Gi", "limits.cpu": "4",
             "count/resourcequotas": "2"}
-    cluster.create(quota(hard))
+    cluster.create(placed(quota(hard), here))
     zero = {"pods": "0", "count/pods": "0", "requests.cpu": "0", "requests.memory": "0", "limits.cpu": "0",
             "count/resourcequotas": "1"}
     wait_until(lambda: _used(cluster) == zero, 30, what="an empty namespace's usage")
-    assert cluster.get("ResourceQuota", "q", "default")["status"]["hard"] == hard
-    cluster.create(pod("a", {"cpu": "100m", "memory": "64Mi"}, {"cpu": "1"}))
-    cluster.create(pod("b", {"cpu": "400m", "memory": "128Mi"}, {"cpu": "500m"}))  # a limits.cpu quota needs one
+    assert cluster.get("ResourceQuota", "q", here)["status"]["hard"] == hard
+    cluster.create(placed(pod("a", {"cpu": "100m", "memory": "64Mi"}, {"cpu": "1"}), here))
+    limited = pod("b", {"cpu": "400m", "memory": "128Mi"}, {"cpu": "500m"})  # a limits.cpu quota needs one
+    cluster.create(placed(limited, here))
     two = {**zero, "pods": "2", "count/pods": "2", "requests.cpu": "500m", "requests.memory": "192Mi",
            "limits.cpu": "1500m"}
     wait_until(lambda: _used(cluster) == two, 30, what="two pods charged")
-    b = cluster.get("Pod", "b", "default")
+    b = cluster.get("Pod", "b", here)
     cluster.update_status({**b, "status": {**(b.get("status") or {}), "phase": "Failed"}})
     one = {**two, "pods": "1", "requests.cpu": "100m", "requests.memory": "64Mi", "limits.cpu": "1"}
     wait_until(lambda: _used(cluster) == one, 30, what="the failed pod no longer charged")
-    cluster.delete("Pod", "a", "default")
-    cluster.delete("Pod", "b", "default")
-    wait_until(lambda: _gone(cluster, "Pod", "a", "default") and _gone(cluster, "Pod", "b", "default"), 30,
+    cluster.delete("Pod", "a", here)
+    cluster.delete("Pod", "b", here)
+    wait_until(lambda: _gone(cluster, "Pod", "a", here) and _gone(cluster, "Pod", "b", here), 30,
                what="the pods to go")
     wait_until(lambda: _used(cluster) == zero, 30, what="usage back to zero")
 
 
-def test_an_aggregated_clusterrole_follows_the_labelled_roles(cluster, procs):
-    procs.start("actors.controllers", "clusterrole-aggregation", label="aggregation-controller")
-    cluster.create(role("watcher", selectors=[{"matchLabels": AGG}]))
-    cluster.create(role("pod-reader", [READ_PODS], AGG))
+def test_an_aggregated_clusterrole_follows_the_labelled_roles(cluster):
+    ours = f"{cluster.namespace}-"  # the roles and their label named after the test's namespace
+    agg = {f"example.com/aggregate-to-{ours}watcher": "true"}  # the plane runs the aggregation controller
+    cluster.create(role(f"{ours}watcher", selectors=[{"matchLabels": agg}]))
+    cluster.create(role(f"{ours}pod-reader", [READ_PODS], agg))
 
     def rules():
-        return cluster.get("ClusterRole", "watcher").get("rules") or []
+        return cluster.get("ClusterRole", f"{ours}watcher").get("rules") or []
 
     wait_until(lambda: rules() == [READ_PODS], 30, what="the pod-reader's rules aggregated")
-    cluster.create(role("node-reader", [READ_NODES, READ_PODS], AGG))
+    cluster.create(role(f"{ours}node-reader", [READ_NODES, READ_PODS], agg))
     wait_until(lambda: rules() == [READ_NODES, READ_PODS], 30, what="node-reader's rules, once each, by name")
-    cluster.delete("ClusterRole", "node-reader")
+    cluster.delete("ClusterRole", f"{ours}node-reader")
     wait_until(lambda: rules() == [READ_PODS], 30, what="node-reader's own rule gone")
-    cluster.delete("ClusterRole", "pod-reader")
+    cluster.delete("ClusterRole", f"{ours}pod-reader")
     wait_until(lambda: rules() == [], 30, what="nothing left to aggregate")
+    cluster.delete("ClusterRole", f"{ours}watcher")

@@ -22,8 +22,8 @@ from testkit.waiting import wait_until
 from tests.helpers import raw_call
 
 
-def pod(name: str) -> dict:
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
+def pod(name: str, namespace: str = "default") -> dict:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": namespace},
             "spec": {"containers": [{"name": "app", "image": "busybox"}]}}
 
 
@@ -47,19 +47,20 @@ def still_serves(client: Client) -> None:
     assert client.get("Namespace", made["metadata"]["name"])["metadata"]["uid"] == made["metadata"]["uid"]
 
 
+@pytest.mark.shared_plane  # the module's plane (its audit log), a namespace of the test's own
 def test_a_write_the_store_refuses_is_audited_as_refused(cluster, procs):
     """AlreadyExists, Conflict and a quota's Forbidden are the store's answers, not the apiserver's:
     they were logged as if they had gone through, so a refused write read like a success."""
-    log = Path(procs.env["KUBUS_AUDIT_LOG"])
+    log, here = Path(procs.env["KUBUS_AUDIT_LOG"]), cluster.namespace
     ids = {what: f"{what}-{uuid.uuid4().hex[:8]}" for what in ("create", "again", "stale", "quota", "status")}
-    first = cluster.create(pod("a"), message_id=ids["create"])
-    assert refused(lambda: cluster.create(pod("a"), message_id=ids["again"])).reason == "AlreadyExists"
+    first = cluster.create(pod("a", here), message_id=ids["create"])
+    assert refused(lambda: cluster.create(pod("a", here), message_id=ids["again"])).reason == "AlreadyExists"
     stale = {**first, "metadata": {**first["metadata"], "resourceVersion": "1"}, "spec": {**first["spec"]}}
     assert refused(lambda: cluster.update(stale, message_id=ids["stale"])).reason == "Conflict"
     quota = cluster.create({"apiVersion": "v1", "kind": "ResourceQuota",
-                            "metadata": {"name": "one-pod", "namespace": "default"}, "spec": {"hard": {"pods": "1"}}})
+                            "metadata": {"name": "one-pod", "namespace": here}, "spec": {"hard": {"pods": "1"}}})
     cluster.update_status({**quota, "status": {"hard": {"pods": "1"}, "used": {"pods": "1"}}}, message_id=ids["status"])
-    assert refused(lambda: cluster.create(pod("b"), message_id=ids["quota"])).reason == "Forbidden"  # the store's
+    assert refused(lambda: cluster.create(pod("b", here), message_id=ids["quota"])).reason == "Forbidden"  # the store's
 
     wait_until(lambda: all(completed(log, i) for i in ids.values()), 20, what="every write's ResponseComplete")
     status = {what: completed(log, i)["responseStatus"] for what, i in ids.items()}
@@ -68,10 +69,11 @@ def test_a_write_the_store_refuses_is_audited_as_refused(cluster, procs):
     assert (status["stale"]["code"], status["stale"]["reason"]) == (409, "Conflict")
     assert (status["quota"]["code"], status["quota"]["reason"]) == (403, "Forbidden")
     assert status["quota"]["message"].startswith('pods "b" is forbidden: exceeded quota: one-pod')
-    assert completed(log, ids["again"])["objectRef"] == {"resource": "pods", "namespace": "default", "apiVersion": "v1"}
+    assert completed(log, ids["again"])["objectRef"] == {"resource": "pods", "namespace": here, "apiVersion": "v1"}
     still_serves(cluster)
 
 
+@pytest.mark.shared_plane  # nothing is written: the bodies are refused
 def test_a_request_that_cannot_be_read_is_audited_as_its_sender(cluster, procs, settings):
     """A body the apiserver cannot take (an invalid one, answered 400; an undecodable one, dead-
     lettered) was never logged: a way to probe the cluster unseen."""
