@@ -10,11 +10,14 @@ from tests.integration.test_job import RUN, EXIT
 from testkit.waiting import wait_until
 
 
+pytestmark = pytest.mark.shared_plane  # one plane for the module (hollow nodes, controllers), a namespace per test
+PLANE_ACTORS = [("actors.controllers", "job"), ("actors.controllers", "gc"),
+                ("actors.controllers", "cronjob", "--time-scale", "60"), ("actors.controllers", "replication")]
+
+
 @pytest.fixture
-def crons(apps, procs):
-    procs.start("actors.controllers", "job", label="job-controller")
-    procs.start("actors.controllers", "gc", label="gc")
-    procs.start("actors.controllers", "cronjob", "--time-scale", "60", label="cronjob-controller")
+def crons(apps):
+    """`apps` on the module's plane, with the Job, GC and CronJob (time 60 times faster) controllers."""
     return apps
 
 
@@ -28,12 +31,12 @@ def cron_job(name: str, run: float | None = 0.2, **spec) -> dict:
 
 def owned_jobs(client, cj: dict) -> list[dict]:
     uid = cj["metadata"]["uid"]
-    return [j for j in client.list("Job", "default").items
+    return [j for j in client.list("Job", client.namespace).items
             if any(r.get("uid") == uid for r in j["metadata"].get("ownerReferences") or [])]
 
 
 def reasons(client, name: str) -> list[str]:
-    return [e["reason"] for e in client.list("Event", "default").items
+    return [e["reason"] for e in client.list("Event", client.namespace).items
             if e["involvedObject"]["kind"] == "CronJob" and e["involvedObject"]["name"] == name]
 
 
@@ -53,7 +56,7 @@ def test_a_cronjob_makes_jobs_each_minute_and_keeps_its_history_limit(crons):
         stamp = job["metadata"]["annotations"][cronjob.SCHEDULED_TIMESTAMP]
         assert stamp.endswith(":00Z")
         assert job["metadata"]["ownerReferences"][0]["kind"] == "CronJob"
-    status = crons.get("CronJob", "tick", "default")["status"]
+    status = crons.get("CronJob", "tick")["status"]
     assert status["lastScheduleTime"] and status["lastSuccessfulTime"]
     assert reasons(crons, "tick").count("SuccessfulCreate") >= 5
     assert "SawCompletedJob" in reasons(crons, "tick") and "UnexpectedJob" not in reasons(crons, "tick")
@@ -64,28 +67,27 @@ def test_forbid_holds_back_while_a_job_runs(crons):
     wait_until(lambda: "JobAlreadyActive" in reasons(crons, "single"), 30, what="a run held back")
     jobs = owned_jobs(crons, made)
     assert len(jobs) == 1
-    active = crons.get("CronJob", "single", "default")["status"]["active"]
+    active = crons.get("CronJob", "single")["status"]["active"]
     assert [a["name"] for a in active] == [jobs[0]["metadata"]["name"]]
-    crons.delete("CronJob", "single", "default")
+    crons.delete("CronJob", "single")
     wait_until(lambda: owned_jobs(crons, made) == [], 30, what="the CronJob's Job collected with it")
 
 
-def test_a_replication_controller_keeps_three_pods(apps, procs):
-    procs.start("actors.controllers", "replication", label="rc-controller")
+def test_a_replication_controller_keeps_three_pods(apps):  # the ReplicationController's controller: PLANE_ACTORS
     apps.create({"apiVersion": "v1", "kind": "ReplicationController", "metadata": {"name": "rc"},
                  "spec": {"replicas": 3, "template": {"metadata": {"labels": {"app": "rc"}},
                                                       "spec": {"containers": [{"name": "c", "image": "busybox"}]}}}})
 
     def pods() -> list[dict]:
-        return [p for p in apps.list("Pod", "default", label_selector="app=rc").items
+        return [p for p in apps.list("Pod", apps.namespace, label_selector="app=rc").items
                 if not p["metadata"].get("deletionTimestamp")]
-    wait_until(lambda: apps.get("ReplicationController", "rc", "default").get("status", {}).get("readyReplicas") == 3,
+    wait_until(lambda: apps.get("ReplicationController", "rc").get("status", {}).get("readyReplicas") == 3,
                60, what="three ready replicas")
     first = pods()
     assert len(first) == 3
     assert all(p["metadata"]["ownerReferences"][0]["kind"] == "ReplicationController" for p in first)
-    apps.delete("Pod", first[0]["metadata"]["name"], "default")
+    apps.delete("Pod", first[0]["metadata"]["name"])
     wait_until(lambda: len(pods()) == 3 and first[0]["metadata"]["name"] not in
                {p["metadata"]["name"] for p in pods()}, 60, what="the deleted pod replaced")
-    apps.patch("ReplicationController", "rc", {"spec": {"replicas": 1}}, "default")
+    apps.patch("ReplicationController", "rc", {"spec": {"replicas": 1}})
     wait_until(lambda: len(pods()) == 1, 60, what="scaled down to one")

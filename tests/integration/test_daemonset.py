@@ -8,24 +8,40 @@ from __future__ import annotations
 import pytest
 
 from actors.controllers.daemonnodes import HASH_LABEL
-from tests.conftest import control_plane
+from tests.conftest import control_plane, shared
 from testkit.waiting import wait_until
 
 TAINT = "dedicated=infra:NoSchedule"
+# what `daemons` runs besides store and apiserver (a shared_plane test: on the module's plane)
+PLANE_ACTORS = [("actors.scheduler",), ("actors.kubelet", "--hollow", "2", "--capacity", "cpu=8,memory=16Gi,pods=110"),
+                ("actors.kubelet", "--node", "tainted", "--runtime", "simulated", "--taints", TAINT),
+                ("actors.controllers", "daemonset"), ("actors.controllers", "gc")]
 
 
 @pytest.fixture
-def daemons(procs, settings):
-    """Three simulated nodes (hollow-0, hollow-1 and `tainted`), the scheduler, the DaemonSet controller, the GC."""
+def daemons(procs, settings, request):
+    """Three simulated nodes (hollow-0, hollow-1 and `tainted`), the scheduler, the DaemonSet controller, the GC.
+    Marked `shared_plane`: those on the module's plane, the client in the test's own namespace."""
+    if shared(request):
+        yield request.getfixturevalue("daemon_plane").in_namespace(request.getfixturevalue("namespace"))
+        return
     client = control_plane(procs, settings)
-    procs.start("actors.scheduler")
-    procs.start("actors.kubelet", "--hollow", "2", "--capacity", "cpu=8,memory=16Gi,pods=110")
-    procs.start("actors.kubelet", "--node", "tainted", "--runtime", "simulated", "--taints", TAINT, label="tainted")
-    procs.start("actors.controllers", "daemonset", label="ds-controller")
-    procs.start("actors.controllers", "gc", label="gc")
-    wait_until(lambda: len(client.list("Node").items) == 3, 30, what="three nodes")
+    for args in PLANE_ACTORS:
+        procs.start(*args)
+    three_nodes(client)
     yield client
     client.close()
+
+
+@pytest.fixture(scope="module")
+def daemon_plane(plane):
+    """The module's plane once its three nodes are registered; the plane's client."""
+    three_nodes(plane.client)
+    return plane.client
+
+
+def three_nodes(client) -> None:
+    wait_until(lambda: len(client.list("Node").items) == 3, 30, what="three nodes")
 
 
 def daemonset(image: str = "agent:1") -> dict:
@@ -38,14 +54,14 @@ def daemonset(image: str = "agent:1") -> dict:
 
 def placed(client) -> dict[str, dict]:
     """The live daemon pods by the node they are bound to."""
-    pods = client.list("Pod", "default", label_selector="app=agent").items
+    pods = client.list("Pod", client.namespace, label_selector="app=agent").items
     return {p["spec"]["nodeName"]: p for p in pods
             if p["spec"].get("nodeName") and not p["metadata"].get("deletionTimestamp")}
 
 
 def settled(client, nodes: set[str], hash_: str | None = None):
     def check():
-        ds = client.get("DaemonSet", "agent", "default")
+        ds = client.get("DaemonSet", "agent")
         status = ds.get("status") or {}
         pods = placed(client)
         ok = set(pods) == nodes and status.get("numberAvailable") == len(nodes) and \
@@ -57,10 +73,10 @@ def settled(client, nodes: set[str], hash_: str | None = None):
 
 
 def revisions(client) -> list[dict]:
-    return sorted(client.list("ControllerRevision", "default").items, key=lambda r: r["revision"])
+    return sorted(client.list("ControllerRevision", client.namespace).items, key=lambda r: r["revision"])
 
 
-def test_one_pod_per_tolerating_node_a_new_node_and_a_rolling_update(daemons, procs):
+def test_one_pod_per_tolerating_node_a_new_node_and_a_rolling_update(daemons, procs):  # adds a node: own cluster
     daemons.create(daemonset())
     ds, pods = settled(daemons, {"hollow-0", "hollow-1"})
     assert ds["status"]["desiredNumberScheduled"] == 2 and ds["status"]["numberMisscheduled"] == 0
@@ -104,19 +120,21 @@ def test_one_pod_per_tolerating_node_a_new_node_and_a_rolling_update(daemons, pr
                what="the DaemonSet's pods and revisions collected")
 
 
-def test_deleting_its_namespace_removes_the_daemonset_its_pods_and_revisions(daemons, procs):
-    procs.start("actors.controllers", "namespace", label="namespace-controller")
-    daemons.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "edge"}})
-    daemons.create({**daemonset(), "metadata": {"name": "agent", "namespace": "edge"}})
-    wait_until(lambda: len(daemons.list("Pod", "edge").items) == 2 and daemons.list("ControllerRevision", "edge").items,
-               60, what="two daemon pods and a revision in edge")
-    daemons.delete("Namespace", "edge")
-    wait_until(lambda: not [n for n in daemons.list("Namespace").items if n["metadata"]["name"] == "edge"], 90,
+@pytest.mark.shared_plane  # the module's plane (its namespace controller); namespace `edge` named after the test's
+def test_deleting_its_namespace_removes_the_daemonset_its_pods_and_revisions(daemons):
+    edge = f"{daemons.namespace}-edge"
+    daemons.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": edge}})
+    daemons.create({**daemonset(), "metadata": {"name": "agent", "namespace": edge}})
+    wait_until(lambda: len(daemons.list("Pod", edge).items) == 2 and daemons.list("ControllerRevision", edge).items,
+               60, what=f"two daemon pods and a revision in {edge}")
+    daemons.delete("Namespace", edge)
+    wait_until(lambda: not [n for n in daemons.list("Namespace").items if n["metadata"]["name"] == edge], 90,
                what="the namespace to go")
     for kind in ("DaemonSet", "ControllerRevision", "Pod"):
-        assert daemons.list(kind, "edge").items == []
+        assert daemons.list(kind, edge).items == []
 
 
+@pytest.mark.shared_plane  # the module's plane (nodes, controllers), a namespace of its own
 def test_with_max_surge_the_new_pod_starts_beside_the_old_one(daemons):
     surge = daemonset()
     surge["spec"]["updateStrategy"] = {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 0, "maxSurge": 1}}
@@ -124,11 +142,11 @@ def test_with_max_surge_the_new_pod_starts_beside_the_old_one(daemons):
     settled(daemons, {"hollow-0", "hollow-1"})
     slow = {"metadata": {"annotations": {"kubus.io/simulated-startup-seconds": "1"}},  # new pods start in 1 s
             "spec": {"containers": [{"name": "c", "image": "agent:2"}]}}
-    daemons.patch("DaemonSet", "agent", {"spec": {"template": slow}}, "default")
+    daemons.patch("DaemonSet", "agent", {"spec": {"template": slow}})
     most_on_a_node, nodes_without_ready = [], []
 
     def rolled():
-        pods = [p for p in daemons.list("Pod", "default", label_selector="app=agent").items
+        pods = [p for p in daemons.list("Pod", daemons.namespace, label_selector="app=agent").items
                 if p["spec"].get("nodeName") and not p["metadata"].get("deletionTimestamp")]
         per_node = {n: [p for p in pods if p["spec"]["nodeName"] == n] for n in ("hollow-0", "hollow-1")}
         most_on_a_node.append(max(len(v) for v in per_node.values()))

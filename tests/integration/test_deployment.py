@@ -4,6 +4,8 @@ from __future__ import annotations
 import queue
 import subprocess
 
+import pytest
+
 from runtime.client import Client
 from testkit.waiting import wait_until
 from testkit import cli
@@ -27,18 +29,20 @@ def kubus(procs, *args: str) -> subprocess.CompletedProcess:
     return cli.kubus(*args, env=procs.env, timeout=120)
 
 
+@pytest.mark.shared_plane  # the module's plane (nodes, controllers), a namespace of its own
 def test_twenty_replicas_become_available_and_scale(apps, procs):
     apps.create(deployment("web", 20))
-    done = kubus(procs, "rollout", "status", "deployment/web")
+    done = kubus(procs, "rollout", "status", "deployment/web", "-n", apps.namespace)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1] == 'deployment "web" successfully rolled out'
     assert status(apps, "web")["availableReplicas"] == 20
     conditions = {c["type"]: c["reason"] for c in status(apps, "web")["conditions"]}
     assert conditions == {"Available": "MinimumReplicasAvailable", "Progressing": "NewReplicaSetAvailable"}
-    rs = [r for r in apps.list("ReplicaSet", "default").items]
+    rs = [r for r in apps.list("ReplicaSet", apps.namespace).items]
     assert len(rs) == 1 and rs[0]["metadata"]["name"].startswith("web-")
     assert rs[0]["spec"]["selector"]["matchLabels"]["pod-template-hash"] == rs[0]["metadata"]["name"][4:]
-    assert kubus(procs, "scale", "deployment/web", "--replicas", "25").stdout.strip() == "deployments.apps/web scaled"
+    scaled = kubus(procs, "scale", "deployment/web", "--replicas", "25", "-n", apps.namespace)
+    assert scaled.stdout.strip() == "deployments.apps/web scaled"
     wait_until(lambda: status(apps, "web").get("availableReplicas") == 25, 60, what="25 available")
     apps.patch("Deployment", "web", {"spec": {"replicas": 5}})
     wait_until(lambda: status(apps, "web").get("replicas") == 5, 60, what="5 replicas")
@@ -64,6 +68,7 @@ def _in_store_order(*watches) -> list:
     return sorted((d for w in watches for d in _all_deltas(w)), key=lambda d: (not d.synthetic, d.rev))
 
 
+@pytest.mark.shared_plane  # the module's plane (nodes, controllers), a namespace of its own
 def test_rolling_update_stays_within_surge_and_unavailability(apps, procs):
     """What Kubernetes bounds by maxSurge is the sum of the sets' spec.replicas (NewRSNewReplicas),
     and a set never makes a pod beyond its spec.replicas. A pod of an old set that was scaled below
@@ -72,11 +77,11 @@ def test_rolling_update_stays_within_surge_and_unavailability(apps, procs):
     so the live pods alone can pass replicas + surge for a moment — a full run under load saw 11."""
     apps.create(deployment("web", 8))
     wait_until(lambda: status(apps, "web").get("availableReplicas") == 8, 60, what="8 available")
-    pod_watch = apps.watch("Pod", "default").wait_synced()
-    set_watch = apps.watch("ReplicaSet", "default").wait_synced()
+    pod_watch = apps.watch("Pod", apps.namespace).wait_synced()
+    set_watch = apps.watch("ReplicaSet", apps.namespace).wait_synced()
     apps.patch("Deployment", "web", {"spec": {"template": {"spec": {"containers": [
         {"name": "web", "image": "nginx:1.26"}]}}}})
-    done = kubus(procs, "rollout", "status", "deployment/web")
+    done = kubus(procs, "rollout", "status", "deployment/web", "-n", apps.namespace)
     assert done.returncode == 0, done.stderr
     surge, unavailable = 2, 2  # 25% of 8: rounded up for surge, down for unavailability
     pods: dict[str, dict] = {}
@@ -102,12 +107,12 @@ def test_rolling_update_stays_within_surge_and_unavailability(apps, procs):
     assert sums and max(sums) <= 8 + surge, sums
     assert all(mine <= spec for _, mine, spec in beyond), beyond  # no pod made beyond its set's size
     assert min(readies) >= 8 - unavailable, readies
-    images = {p["spec"]["containers"][0]["image"] for p in apps.list("Pod", "default").items
+    images = {p["spec"]["containers"][0]["image"] for p in apps.list("Pod", apps.namespace).items
               if not p["metadata"].get("deletionTimestamp")}
     assert images == {"nginx:1.26"}
 
 
-def test_undo_recreate_and_controller_kill_9(apps, procs):
+def test_undo_recreate_and_controller_kill_9(apps, procs):  # a cluster of its own: it kills a controller
     apps.create(deployment("web", 6, strategy={"type": "Recreate"}))
     wait_until(lambda: status(apps, "web").get("availableReplicas") == 6, 60, what="6 available")
     apps.patch("Deployment", "web", {"spec": {"template": {"spec": {"containers": [
@@ -128,20 +133,22 @@ def test_undo_recreate_and_controller_kill_9(apps, procs):
     assert revisions == [2, 3]  # the rolled-back set takes the next revision
 
 
+@pytest.mark.shared_plane  # the module's plane (nodes, controllers), a namespace of its own
 def test_scaling_mid_rollout_converges(apps, procs):
     apps.create(deployment("web", 10, strategy={"type": "RollingUpdate", "rollingUpdate": {
         "maxSurge": 3, "maxUnavailable": 0}}))
     wait_until(lambda: status(apps, "web").get("availableReplicas") == 10, 60, what="10 available")
     apps.patch("Deployment", "web", {"spec": {"template": {"spec": {"containers": [
         {"name": "web", "image": "nginx:1.26"}]}}}})
-    wait_until(lambda: len([r for r in apps.list("ReplicaSet", "default").items if r["spec"]["replicas"]]) == 2, 60,
-               what="two active sets")
+    wait_until(lambda: len([r for r in apps.list("ReplicaSet", apps.namespace).items if r["spec"]["replicas"]]) == 2,
+               60, what="two active sets")
     apps.patch("Deployment", "web", {"spec": {"replicas": 16}})
-    assert kubus(procs, "rollout", "status", "deployment/web").returncode == 0
-    live = [p for p in apps.list("Pod", "default").items if not p["metadata"].get("deletionTimestamp")]
+    assert kubus(procs, "rollout", "status", "deployment/web", "-n", apps.namespace).returncode == 0
+    live = [p for p in apps.list("Pod", apps.namespace).items if not p["metadata"].get("deletionTimestamp")]
     assert len(live) == 16 and {p["spec"]["containers"][0]["image"] for p in live} == {"nginx:1.26"}
 
 
+@pytest.mark.shared_plane  # the module's plane (nodes, controllers), a namespace of its own
 def test_adopts_an_orphan_replicaset_with_its_template(apps):
     d = deployment("web", 2)
     orphan = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "web-orphan", "labels": LABELS},
@@ -149,28 +156,31 @@ def test_adopts_an_orphan_replicaset_with_its_template(apps):
     apps.create(orphan)
     wait_until(lambda: (apps.get("ReplicaSet", "web-orphan").get("status") or {}).get("availableReplicas") == 2, 60,
                what="the orphan's 2 pods available")
-    pods = {p["metadata"]["uid"] for p in apps.list("Pod", "default").items}
+    pods = {p["metadata"]["uid"] for p in apps.list("Pod", apps.namespace).items}
     created = apps.create(d)
     wait_until(lambda: status(apps, "web").get("availableReplicas") == 2, 60, what="the Deployment available")
     owner = apps.get("ReplicaSet", "web-orphan")["metadata"]["ownerReferences"][0]
     assert (owner["kind"], owner["uid"], owner["controller"]) == ("Deployment", created["metadata"]["uid"], True)
-    assert [rs["metadata"]["name"] for rs in apps.list("ReplicaSet", "default").items] == ["web-orphan"]
-    assert {p["metadata"]["uid"] for p in apps.list("Pod", "default").items} == pods
+    assert [rs["metadata"]["name"] for rs in apps.list("ReplicaSet", apps.namespace).items] == ["web-orphan"]
+    assert {p["metadata"]["uid"] for p in apps.list("Pod", apps.namespace).items} == pods
 
 
+@pytest.mark.shared_plane  # the module's plane (nodes, controllers), a namespace of its own
 def test_rollout_restart_history_pause_resume(apps, procs):
+    def rollout(verb: str):
+        return kubus(procs, "rollout", verb, "deployment/web", "-n", apps.namespace)
     apps.create(deployment("web", 2))
     wait_until(lambda: status(apps, "web").get("availableReplicas") == 2, 60, what="2 available")
-    before = {p["metadata"]["uid"] for p in apps.list("Pod", "default").items}
-    assert kubus(procs, "rollout", "restart", "deployment/web").stdout.strip() == "deployment.apps/web restarted"
-    done = kubus(procs, "rollout", "status", "deployment/web")
+    before = {p["metadata"]["uid"] for p in apps.list("Pod", apps.namespace).items}
+    assert rollout("restart").stdout.strip() == "deployment.apps/web restarted"
+    done = rollout("status")
     assert done.returncode == 0, done.stderr
-    live = [p for p in apps.list("Pod", "default").items if not p["metadata"].get("deletionTimestamp")]
+    live = [p for p in apps.list("Pod", apps.namespace).items if not p["metadata"].get("deletionTimestamp")]
     assert len(live) == 2 and not before & {p["metadata"]["uid"] for p in live}  # every pod replaced
-    table = kubus(procs, "rollout", "history", "deployment/web").stdout.splitlines()
+    table = rollout("history").stdout.splitlines()
     assert table[0] == "deployment.apps/web" and table[1].split() == ["REVISION", "CHANGE-CAUSE"]
     assert [line.split()[0] for line in table[2:]] == ["1", "2"]
-    assert kubus(procs, "rollout", "pause", "deployment/web").stdout.strip() == "deployment.apps/web paused"
+    assert rollout("pause").stdout.strip() == "deployment.apps/web paused"
     assert apps.get("Deployment", "web")["spec"]["paused"] is True
-    assert kubus(procs, "rollout", "resume", "deployment/web").stdout.strip() == "deployment.apps/web resumed"
+    assert rollout("resume").stdout.strip() == "deployment.apps/web resumed"
     assert not apps.get("Deployment", "web")["spec"].get("paused")

@@ -14,9 +14,13 @@ from testkit.waiting import wait_until
 STARTUP = "kubus.io/simulated-startup-seconds"
 
 
+pytestmark = pytest.mark.shared_plane  # one plane for the module (hollow nodes, controllers), a namespace per test
+PLANE_ACTORS = [("actors.controllers", "disruption")]
+
+
 @pytest.fixture
-def budgets(apps, procs):
-    procs.start("actors.controllers", "disruption", label="disruption-controller")
+def budgets(apps):
+    """`apps` on the module's plane, with the disruption controller (PLANE_ACTORS)."""
     return apps
 
 
@@ -35,18 +39,18 @@ def pdb(name: str, **spec) -> dict:
 
 def allowed(client, name: str, count: int, timeout: float = 60) -> dict:
     def settled():
-        status = client.get("PodDisruptionBudget", name, "default").get("status") or {}
+        status = client.get("PodDisruptionBudget", name).get("status") or {}
         return status if status.get("disruptionsAllowed") == count and status.get("observedGeneration") else None
     return wait_until(settled, timeout, what=f"pdb {name} allowing {count}")
 
 
 def running(client, app: str) -> list[str]:
-    return sorted(p["metadata"]["name"] for p in client.list("Pod", "default", label_selector=f"app={app}").items
+    return sorted(p["metadata"]["name"] for p in client.list("Pod", client.namespace, label_selector=f"app={app}").items
                   if not p["metadata"].get("deletionTimestamp"))
 
 
 def evict(client, pod: str):
-    return client.request_async("evict", "Pod", namespace="default", name=pod, obj={"metadata": {"name": pod}})
+    return client.request_async("evict", "Pod", namespace=client.namespace, name=pod, obj={"metadata": {"name": pod}})
 
 
 def test_one_eviction_passes_the_next_waits_for_the_replacement(budgets):
@@ -87,22 +91,22 @@ def test_two_budgets_are_refused_and_a_bare_delete_ignores_budgets(budgets):
     budgets.create(pdb("db", minAvailable=2))
     budgets.create({**pdb("db-too", minAvailable=1), "spec": {"selector": {"matchLabels": {"app": "db"}},
                                                               "minAvailable": 1}})
-    wait_until(lambda: (budgets.get("PodDisruptionBudget", "db", "default").get("status") or {})
+    wait_until(lambda: (budgets.get("PodDisruptionBudget", "db").get("status") or {})
                .get("currentHealthy") == 2, 60, what="two healthy db pods")  # a Pending pod skips budgets
     pod = running(budgets, "db")[0]
     with pytest.raises(StatusError) as refused:
         unwrap(evict(budgets, pod).result(30))
     assert (refused.value.code, refused.value.message) == (500, "This pod has more than one PodDisruptionBudget, "
                                                                 "which the eviction subresource does not support.")
-    budgets.delete("Pod", pod, "default")
+    budgets.delete("Pod", pod)
 
 
 def test_delete_collection_by_label(budgets):
     for name, tier in (("a", "x"), ("b", "x"), ("c", "y")):
         budgets.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "labels": {"tier": tier}},
                         "spec": {"containers": [{"name": "c", "image": "busybox"}]}})
-    reply = budgets.request("deletecollection", "Pod", namespace="default",
+    reply = budgets.request("deletecollection", "Pod", namespace=budgets.namespace,
                             options={"labelSelector": "tier=x", "gracePeriodSeconds": 0})
     assert sorted(p["metadata"]["name"] for p in reply["items"]) == ["a", "b"]
-    wait_until(lambda: sorted(p["metadata"]["name"] for p in budgets.list("Pod", "default").items) == ["c"], 30,
+    wait_until(lambda: sorted(p["metadata"]["name"] for p in budgets.list("Pod", budgets.namespace).items) == ["c"], 30,
                what="only pod c left")

@@ -6,22 +6,25 @@ import pytest
 
 from api.status import StatusError
 from runtime.client import Watch
-from tests.conftest import control_plane
 from testkit.waiting import wait_until
 from tests.integration.test_deployment import deployment, kubus, status
 from tests.integration.test_watch import drain
 
 
+pytestmark = pytest.mark.shared_plane  # one plane for the module (hollow nodes, controllers), a namespace per test
+PLANE_ACTORS = [("actors.controllers", "gc")]
+
+
 @pytest.fixture
-def collected(apps, procs):
-    procs.start("actors.controllers", "gc", label="gc")
+def collected(apps):
+    """`apps` on the module's plane with the GC (PLANE_ACTORS), and Deployment `web` of 3 available replicas."""
     apps.create(deployment("web", 3))
     wait_until(lambda: status(apps, "web").get("availableReplicas") == 3, 60, what="3 available")
     return apps
 
 
 def _live(client, kind: str) -> list[dict]:
-    return client.list(kind, "default").items
+    return client.list(kind, client.namespace).items
 
 
 def _gone(client, kind: str, name: str, namespace: str | None = None) -> bool:
@@ -33,13 +36,13 @@ def _gone(client, kind: str, name: str, namespace: str | None = None) -> bool:
 
 
 def test_background_deletes_replicasets_and_pods(collected, procs):
-    assert kubus(procs, "delete", "deployment", "web").returncode == 0
+    assert kubus(procs, "delete", "deployment", "web", "-n", collected.namespace).returncode == 0
     wait_until(lambda: not _live(collected, "ReplicaSet"), 60, what="the ReplicaSet collected")
     wait_until(lambda: not _live(collected, "Pod"), 60, what="the pods collected")
 
 
 def test_orphan_keeps_replicasets_and_pods(collected, procs):
-    assert kubus(procs, "delete", "deployment", "web", "--cascade=orphan").returncode == 0
+    assert kubus(procs, "delete", "deployment", "web", "--cascade=orphan", "-n", collected.namespace).returncode == 0
     wait_until(lambda: _gone(collected, "Deployment", "web"), 60, what="the Deployment gone")
     rs = _live(collected, "ReplicaSet")
     assert len(rs) == 1 and not rs[0]["metadata"].get("ownerReferences")
@@ -47,9 +50,10 @@ def test_orphan_keeps_replicasets_and_pods(collected, procs):
 
 
 def test_foreground_holds_the_owner_until_dependents_are_gone(collected, procs):
-    keys = ["deployment.default.*", "replicaset.default.*", "pod.default.#"]
+    ns = collected.namespace
+    keys = [f"deployment.{ns}.*", f"replicaset.{ns}.*", f"pod.{ns}.#"]
     watch = Watch(collected, collected.watch_queue(keys)).wait_synced()
-    assert kubus(procs, "delete", "deployment", "web", "--cascade=foreground").returncode == 0
+    assert kubus(procs, "delete", "deployment", "web", "--cascade=foreground", "-n", ns).returncode == 0
     wait_until(lambda: _gone(collected, "Deployment", "web"), 60, what="the Deployment gone")
     seen = drain(watch, lambda s: any(d.kind == "Deployment" and d.type == "DELETED" for d in s))
     held = [d for d in seen if d.kind == "Deployment" and d.type == "MODIFIED"]
@@ -59,17 +63,18 @@ def test_foreground_holds_the_owner_until_dependents_are_gone(collected, procs):
     assert not _live(collected, "ReplicaSet") and not _live(collected, "Pod")
 
 
-def test_a_deleted_nodes_lease_is_collected(procs, settings):
-    client = control_plane(procs, settings)
-    procs.start("actors.controllers", "gc", label="gc")
-    node = client.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "gone-1"}})
-    owner = {"apiVersion": "v1", "kind": "Node", "name": "gone-1", "uid": node["metadata"]["uid"]}
-    for name in ("gone-1", "unowned"):
-        client.create({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
-                       "metadata": {"name": name, "namespace": "kube-node-lease",
-                                    "ownerReferences": [owner] if name == "gone-1" else []},
-                       "spec": {"holderIdentity": name}})
-    client.delete("Node", "gone-1")
-    wait_until(lambda: _gone(client, "Lease", "gone-1", "kube-node-lease"), 30, what="the node's Lease collected")
-    assert client.get("Lease", "unowned", "kube-node-lease")["spec"]["holderIdentity"] == "unowned"
-    client.close()
+def test_a_deleted_nodes_lease_is_collected(cluster):
+    """The Node and the Leases (kube-node-lease's, not the test's namespace) are named after the test's
+    namespace; the unowned Lease is removed after."""
+    gone, unowned = f"{cluster.namespace}-gone", f"{cluster.namespace}-unowned"
+    node = cluster.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": gone}})
+    owner = {"apiVersion": "v1", "kind": "Node", "name": gone, "uid": node["metadata"]["uid"]}
+    for name in (gone, unowned):
+        cluster.create({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+                        "metadata": {"name": name, "namespace": "kube-node-lease",
+                                     "ownerReferences": [owner] if name == gone else []},
+                        "spec": {"holderIdentity": name}})
+    cluster.delete("Node", gone)
+    wait_until(lambda: _gone(cluster, "Lease", gone, "kube-node-lease"), 30, what="the node's Lease collected")
+    assert cluster.get("Lease", unowned, "kube-node-lease")["spec"]["holderIdentity"] == unowned
+    cluster.delete("Lease", unowned, "kube-node-lease")

@@ -11,9 +11,15 @@ from actors.kubelet.runtimes.simulated import CPU, MEMORY
 from testkit.waiting import wait_until
 
 
+@pytest.fixture(scope="module")
+def hpa_controller(plane) -> None:
+    """The HPA controller, syncing every second, on the module's plane."""
+    plane.procs.start("actors.controllers", "hpa", label="hpa-controller", KUBUS_HPA_SYNC_PERIOD_S="1")
+
+
 @pytest.fixture
-def scaling(apps, procs):
-    procs.start("actors.controllers", "hpa", label="hpa-controller", KUBUS_HPA_SYNC_PERIOD_S="1")
+def scaling(apps, hpa_controller):
+    """`apps` on the module's plane (a test that takes it is marked `shared_plane`), with the HPA controller."""
     return apps
 
 
@@ -34,21 +40,22 @@ def hpa(name: str, target: str, low: int, high: int) -> dict:
 
 
 def status_of(client, name: str) -> dict:
-    return client.get("HorizontalPodAutoscaler", name, "default").get("status") or {}
+    return client.get("HorizontalPodAutoscaler", name).get("status") or {}
 
 
 def condition(client, name: str, type_: str, reason: str, timeout: float = 30) -> dict:
     def found():
-        status = client.get("HorizontalPodAutoscaler", name, "default").get("status") or {}
+        status = client.get("HorizontalPodAutoscaler", name).get("status") or {}
         return next((c for c in status.get("conditions") or [] if c["type"] == type_ and c["reason"] == reason),
                     None)
     return wait_until(found, timeout, what=f"hpa {name}: {type_} {reason}")
 
 
+@pytest.mark.shared_plane  # the module's plane (nodes, controllers), a namespace of its own
 def test_below_min_replicas_scales_up_to_min_and_reports_the_missing_metrics(scaling):
     scaling.create(deployment("web", 1))
     scaling.create(hpa("web", "web", 3, 5))
-    wait_until(lambda: scaling.get("Deployment", "web", "default")["spec"]["replicas"] == 3, 30,
+    wait_until(lambda: scaling.get("Deployment", "web")["spec"]["replicas"] == 3, 30,
                what="the deployment scaled to minReplicas")
     status = wait_until(lambda: status_of(scaling, "web").get("lastScaleTime") and status_of(scaling, "web"), 30,
                         what="the rescale in the status")  # written after the target's patch is answered
@@ -60,6 +67,7 @@ def test_below_min_replicas_scales_up_to_min_and_reports_the_missing_metrics(sca
     assert condition(scaling, "web", "AbleToScale", "SucceededGetScale")["status"] == "True"
 
 
+@pytest.mark.shared_plane  # the module's plane (nodes, controllers), a namespace of its own
 def test_a_missing_target_is_failed_get_scale(scaling):
     scaling.create(hpa("lost", "nowhere", 1, 3))
     got = condition(scaling, "lost", "AbleToScale", "FailedGetScale")
@@ -71,7 +79,7 @@ def test_a_missing_target_is_failed_get_scale(scaling):
 @pytest.fixture
 def measured(procs, request):
     """Hollow nodes sending their usage every second, the metrics actor, and the HPA controller with a 5 s
-    scale-down window."""
+    scale-down window: a cluster of its own (its actors' settings, and metrics the other tests must not have)."""
     procs.env.update(KUBUS_METRICS_RESOLUTION_S="1", KUBUS_HPA_SYNC_PERIOD_S="1", KUBUS_HPA_DOWNSCALE_WINDOW_S="5")
     client = request.getfixturevalue("apps")
     procs.start("actors.metrics", label="metrics-server")

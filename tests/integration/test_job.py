@@ -15,11 +15,13 @@ from testkit.waiting import wait_until
 RUN, EXIT = "kubus.io/simulated-run-seconds", "kubus.io/simulated-exit-code"
 
 
+pytestmark = pytest.mark.shared_plane  # one plane for the module (hollow nodes, controllers), a namespace per test
+PLANE_ACTORS = [("actors.controllers", "job"), ("actors.controllers", "gc"), ("actors.controllers", "ttlafterfinished")]
+
+
 @pytest.fixture
-def jobs(apps, procs):
-    procs.start("actors.controllers", "job", label="job-controller")
-    procs.start("actors.controllers", "gc", label="gc")
-    procs.start("actors.controllers", "ttlafterfinished", label="ttl-controller")
+def jobs(apps):
+    """`apps` on the module's plane, with the Job controller, the GC and the TTL controller (PLANE_ACTORS)."""
     return apps
 
 
@@ -32,7 +34,7 @@ def job(name: str, run: float | None = 0.5, code: int = 0, **spec) -> dict:
 
 
 def pods_of(client, name: str) -> list[dict]:
-    return client.list("Pod", "default", label_selector=f"{batch.JOB_NAME}={name}").items
+    return client.list("Pod", client.namespace, label_selector=f"{batch.JOB_NAME}={name}").items
 
 
 def most_at_once(pods: list[dict]) -> int:
@@ -50,7 +52,7 @@ def most_at_once(pods: list[dict]) -> int:
 
 def finished_as(client, name: str, type_: str, timeout: float = 60) -> dict:
     def done():
-        obj = client.get("Job", name, "default")
+        obj = client.get("Job", name)
         return obj if batch.condition(obj, type_) else None
     return wait_until(done, timeout, what=f"job {name} {type_}")
 
@@ -82,7 +84,8 @@ def test_a_job_finishes_with_kubernetes_condition(jobs, spec, condition, reason,
         pods = pods_of(jobs, "work")
         assert len([p for p in pods if p["status"].get("phase") == "Succeeded"]) == 5
         assert most_at_once(pods) <= spec["parallelism"]
-        reasons = {e["reason"] for e in jobs.list("Event", "default").items if e["involvedObject"]["name"] == "work"}
+        reasons = {e["reason"] for e in jobs.list("Event", jobs.namespace).items
+                   if e["involvedObject"]["name"] == "work"}
         assert {"SuccessfulCreate", "Completed"} <= reasons
 
 
@@ -100,11 +103,11 @@ def test_indexed_pods_see_their_index(jobs):
 
 def test_suspend_holds_pods_back_until_resumed(jobs):
     jobs.create(job("later", suspend=True))
-    held = wait_until(lambda: batch.condition(jobs.get("Job", "later", "default"), "Suspended"), 30,
+    held = wait_until(lambda: batch.condition(jobs.get("Job", "later"), "Suspended"), 30,
                       what="the Suspended condition")
     assert (held["reason"], held["message"]) == ("JobSuspended", "Job suspended")
     assert pods_of(jobs, "later") == []
-    jobs.patch("Job", "later", {"spec": {"suspend": False}}, "default")
+    jobs.patch("Job", "later", {"spec": {"suspend": False}})
     done = finished_as(jobs, "later", "Complete")
     resumed = next(c for c in done["status"]["conditions"] if c["type"] == "Suspended")
     assert (resumed["status"], resumed["reason"], resumed["message"]) == ("False", "JobResumed", "Job resumed")
@@ -117,7 +120,7 @@ def test_a_finished_job_is_deleted_after_its_ttl_with_its_pods(jobs):
 
     def gone() -> bool:
         try:
-            jobs.get("Job", "brief", "default")
+            jobs.get("Job", "brief")
             return False
         except StatusError as exc:
             return exc.reason == "NotFound"
@@ -131,7 +134,7 @@ def test_deleting_a_job_collects_its_running_pods(jobs):
     jobs.create(job("gone", run=None, parallelism=2, completions=2))
     wait_until(lambda: len([p for p in pods_of(jobs, "gone") if p["status"].get("phase") == "Running"]) == 2, 60,
                what="two running pods")
-    jobs.delete("Job", "gone", "default")
+    jobs.delete("Job", "gone")
     wait_until(lambda: pods_of(jobs, "gone") == [], 60, what="the Job's pods collected, finalizers and all")
     with pytest.raises(StatusError):
-        jobs.get("Job", "gone", "default")
+        jobs.get("Job", "gone")

@@ -5,10 +5,13 @@ from __future__ import annotations
 import pytest
 
 from runtime.client import Client
-from tests.conftest import control_plane
+from tests.conftest import control_plane, shared
 from testkit.waiting import wait_until
 
 SELECTOR = {"app": "web"}
+# what `workload` runs besides store and apiserver (a shared_plane test: on the module's plane)
+PLANE_ACTORS = [("actors.scheduler",), ("actors.kubelet", "--hollow", "3", "--capacity", "cpu=8,memory=16Gi,pods=110"),
+                ("actors.controllers", "replicaset")]
 
 
 def replicaset(name: str, replicas: int) -> dict:
@@ -19,18 +22,34 @@ def replicaset(name: str, replicas: int) -> dict:
 
 
 @pytest.fixture
-def workload(procs, settings):
+def workload(procs, settings, request):
+    """A store, an apiserver, the scheduler, three hollow nodes and the ReplicaSet controller
+    (`procs.controller`). Marked `shared_plane`: those on the module's plane, the client in the test's
+    own namespace."""
+    if shared(request):
+        yield request.getfixturevalue("workload_plane").in_namespace(request.getfixturevalue("namespace"))
+        return
     client = control_plane(procs, settings)
-    procs.start("actors.scheduler")
-    procs.start("actors.kubelet", "--hollow", "3", "--capacity", "cpu=8,memory=16Gi,pods=110")
-    procs.controller = procs.start("actors.controllers", "replicaset", label="rs-controller")
-    wait_until(lambda: len(client.list("Node").items) == 3, 30, what="three nodes")
+    started = [procs.start(*args) for args in PLANE_ACTORS]
+    procs.controller = started[-1]  # the ReplicaSet controller
+    three_nodes(client)
     yield client
     client.close()
 
 
+@pytest.fixture(scope="module")
+def workload_plane(plane):
+    """The module's plane once its three nodes are registered; the plane's client."""
+    three_nodes(plane.client)
+    return plane.client
+
+
+def three_nodes(client: Client) -> None:
+    wait_until(lambda: len(client.list("Node").items) == 3, 30, what="three nodes")
+
+
 def owned_pods(client: Client, rs: str) -> list[dict]:
-    return [p for p in client.list("Pod", "default").items if not p["metadata"].get("deletionTimestamp")
+    return [p for p in client.list("Pod", client.namespace).items if not p["metadata"].get("deletionTimestamp")
             and any(r["name"] == rs and r.get("controller") for r in p["metadata"].get("ownerReferences") or [])]
 
 
@@ -38,13 +57,14 @@ def status(client: Client, rs: str) -> dict:
     return client.get("ReplicaSet", rs).get("status") or {}
 
 
+@pytest.mark.shared_plane  # the module's plane (nodes, controller), a namespace of its own
 def test_keeps_scales_and_reports(workload):
     workload.create(replicaset("web", 5))
     wait_until(lambda: status(workload, "web").get("readyReplicas") == 5, 60, what="5 ready replicas")
     pods = owned_pods(workload, "web")
     assert len(pods) == 5 and all(p["metadata"]["name"].startswith("web-") for p in pods)
     assert status(workload, "web")["observedGeneration"] == 1
-    created = [e for e in workload.list("Event", "default").items if e["reason"] == "SuccessfulCreate"]
+    created = [e for e in workload.list("Event", workload.namespace).items if e["reason"] == "SuccessfulCreate"]
     assert len(created) == 5
     workload.patch("ReplicaSet", "web", {"spec": {"replicas": 2}})
     wait_until(lambda: len(owned_pods(workload, "web")) == 2 and status(workload, "web").get("replicas") == 2, 60,
@@ -54,6 +74,7 @@ def test_keeps_scales_and_reports(workload):
     assert status(workload, "web")["observedGeneration"] == 3
 
 
+@pytest.mark.shared_plane  # the module's plane (nodes, controller), a namespace of its own
 def test_adopts_orphans_and_releases_pods_that_stop_matching(workload):
     orphan = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "orphan", "labels": SELECTOR},
               "spec": {"containers": [{"name": "c", "image": "nginx:1.25"}]}}
@@ -66,7 +87,7 @@ def test_adopts_orphans_and_releases_pods_that_stop_matching(workload):
                len(owned_pods(workload, "web")) == 3, 60, what="released and replaced")
 
 
-def test_controller_kill_9_mid_creation_makes_no_extra_pods(workload, procs):
+def test_controller_kill_9_mid_creation_makes_no_extra_pods(workload, procs):  # kills the controller: its own cluster
     workload.create(replicaset("big", 40))
     wait_until(lambda: len(owned_pods(workload, "big")) >= 5, 60, what="creation under way")
     procs.kill9(procs.controller)
@@ -76,7 +97,7 @@ def test_controller_kill_9_mid_creation_makes_no_extra_pods(workload, procs):
     assert len([p for p in workload.list("Pod", "default").items if p["metadata"]["name"].startswith("big-")]) == 40
 
 
-def test_failed_creates_show_as_replica_failure(workload):
+def test_failed_creates_show_as_replica_failure(workload):  # needs no namespace controller: its own cluster
     workload.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "doomed"}})
     rs = {**replicaset("web", 1), "metadata": {"name": "web", "namespace": "doomed"}}
     workload.create(rs)
