@@ -156,13 +156,13 @@ def test_kubectl_shows_a_pod_evicted_for_its_emptydir(kube):
     _apply(kubectl, _pod("hoarder", {"command": ["sh", "-c", script],
                                      "volumeMounts": [{"name": "scratch", "mountPath": "/scratch"}]},
                          [{"name": "scratch", "emptyDir": {"sizeLimit": "1Mi"}}]))
-    # kubectl shows the pod's reason only until its container's terminated state (reason Error, exit 137) is
-    # reported — then that, as for a real kubelet's evicted pod — so the row is the one that showed Evicted
-    shown = wait_until(lambda: (lambda out: out if "Evicted" in out else None)(kubectl("get", "pod", "hoarder").stdout),
-                       90, what="kubectl showing Evicted")
-    row = shown.splitlines()[1].split()
-    assert row[:3] == ["hoarder", "0/1", "Evicted"], row
-    assert _jsonpath(kubectl, "pod/hoarder", "{.status.phase} {.status.reason}") == "Failed Evicted"
+    ended = "{.status.phase} {.status.reason} {.status.containerStatuses[0].state.terminated.reason}"
+    wait_until(lambda: _jsonpath(kubectl, "pod/hoarder", ended) == "Failed Evicted Error", 90,
+               what="the pod Failed as Evicted and its SIGKILLed container's end reported")
+    row = ok(kubectl("get", "pod", "hoarder")).splitlines()[1].split()
+    # kubectl prints a terminated container's reason over the pod's (printPod), as for a real kubelet's evicted
+    # pod: Evicted shows only until the container's end is reported — too short a moment to wait for
+    assert row[:3] == ["hoarder", "0/1", "Error"], row
     described = ok(kubectl("describe", "pod", "hoarder"))
     assert 'Message:          Usage of EmptyDir volume "scratch" exceeds the limit "1Mi".' in described, described
     assert "Warning  Evicted" in described, described
