@@ -1,7 +1,8 @@
 """A cost budget for one evaluation. cel-python estimates no cost, so the budget counts what it does
 do: every node of the parse tree it visits (macros' bodies once per element) and, as a second fence,
 the CPU time of the evaluating thread (not the wall clock: a process the machine did not run for a
-quarter second, under load, refused a valid five-element `sortBy`). Kubernetes' limits are CEL cost units (1,000,000 per call, 10,000,000 per object or
+quarter second, under load, refused a valid five-element `sortBy`). Kubernetes' limits are CEL cost
+units (1,000,000 per call, 10,000,000 per object or
 binding); a visit is about a tenth of a unit, a cap here of STEPS visits is the same order of work.
 Exceeding it raises `CostExceeded`, which evaluation turns into Kubernetes' message. A library
 function that costs more than a visit (an authorization check) `charge`s the running evaluation's

@@ -61,8 +61,8 @@ def _tables() -> str | bool:
 
 
 class Environment(celpy.Environment):
-    def __init__(self, runner_class: type) -> None:  # noqa: super().__init__ would build cel-python's own parser
-        # (0.6 s) only for it to be replaced: what it sets, set here
+    def __init__(self, runner_class: type) -> None:
+        # not super().__init__: it builds cel-python's own parser (0.6 s) only for it to be replaced; what it sets
         sys.setrecursionlimit(2500)  # as cel-python's: CEL's defined nesting minimums
         self.logger = logging.getLogger(f"celpy.{type(self).__name__}")
         self.package, self.annotations, self.runner_class = None, dict(celpy.googleapis), runner_class
