@@ -16,11 +16,17 @@ from testkit.webserver import REPLICAS, SERVICE, deployment, ready_pods
 def node_cluster(procs, settings, request):
     """A store, an apiserver, the scheduler and one process-runtime kubelet (`procs.kubelet`), node-1.
     Marked `shared_plane`: those on the module's plane, the client in the test's own namespace."""
+    yield from _cluster_with(procs, settings, request, start_node, "node_plane")
+
+
+def _cluster_with(procs, settings, request, start, plane_fixture: str):
+    """A control plane of the test's own with `start(procs, client)` run on it, its client; under `shared_plane`
+    the module's (`plane_fixture`), the client in the test's own namespace."""
     if shared(request):
-        yield request.getfixturevalue("node_plane").in_namespace(request.getfixturevalue("namespace"))
+        yield request.getfixturevalue(plane_fixture).in_namespace(request.getfixturevalue("namespace"))
         return
     client = control_plane(procs, settings)
-    start_node(procs, client)
+    start(procs, client)
     yield client
     client.close()
 
@@ -56,13 +62,7 @@ def apps(procs, settings, request):
     """A store, an apiserver, the scheduler, four hollow nodes and the ReplicaSet and Deployment controllers
     (`procs.deployments`). Marked `shared_plane`: those on the module's plane, the client in the test's own
     namespace."""
-    if shared(request):
-        yield request.getfixturevalue("apps_plane").in_namespace(request.getfixturevalue("namespace"))
-        return
-    client = control_plane(procs, settings)
-    start_apps(procs, client)
-    yield client
-    client.close()
+    yield from _cluster_with(procs, settings, request, start_apps, "apps_plane")
 
 
 @pytest.fixture(scope="module")
