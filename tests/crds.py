@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import copy
 
+from api.status import StatusError
+from testkit.waiting import wait_until
+
 WIDGET_SCHEMA = {
     "type": "object",
     "properties": {
@@ -53,3 +56,18 @@ def scalable_crd() -> dict:
     crd["spec"]["versions"][0]["subresources"]["scale"] = {
         "specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.ready"}
     return crd
+
+
+def delete_crds(client, name: str | None = None) -> None:
+    """Delete every CRD (or the one named) and wait until it is gone: kubus keys custom objects by kind,
+    cluster-wide, so the next test on a shared plane may define the same kind only after."""
+    def left() -> list[str]:
+        names = (crd["metadata"]["name"] for crd in client.list("CustomResourceDefinition").items)
+        return [n for n in names if name in (None, n)]
+    for crd in left():
+        try:
+            client.delete("CustomResourceDefinition", crd)
+        except StatusError as exc:
+            if exc.reason != "NotFound":
+                raise
+    wait_until(lambda: not left(), 30, what=f"CRD {name or 'every CRD'} gone")

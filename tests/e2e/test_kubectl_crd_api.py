@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from tests.crds import scalable_crd, widget, widget_crd
+from tests.crds import delete_crds, scalable_crd, widget, widget_crd
 from tests.e2e.test_kubectl import binary, kubectl_at, lines_until, ok, streaming
 from testkit.people import token_of
 from testkit.waiting import wait_until
@@ -34,11 +34,7 @@ def group(cluster, namespace):
     CRD is deleted after the test and gone before the next one starts."""
     group = f"{namespace}.example.com"
     yield group
-    name = f"widgets.{group}"
-    if cluster.list("CustomResourceDefinition", field_selector=f"metadata.name={name}").items:
-        cluster.delete("CustomResourceDefinition", name)
-    wait_until(lambda: not cluster.list("CustomResourceDefinition", field_selector=f"metadata.name={name}").items,
-               30, what=f"CRD {name} to be gone")
+    delete_crds(cluster, f"widgets.{group}")
 
 
 def grouped(crd: dict, group: str) -> dict:

@@ -7,7 +7,7 @@ import pytest
 
 from api.status import StatusError
 from testkit.waiting import wait_until
-from tests.crds import widget, widget_crd
+from tests.crds import delete_crds, widget, widget_crd
 
 
 pytestmark = pytest.mark.shared_plane  # one control plane for the module, a namespace per test
@@ -19,18 +19,6 @@ def crds(cluster):
     """The module's plane with its CRD controller; the CRDs a test made are gone after it."""
     yield cluster
     delete_crds(cluster)
-
-
-def delete_crds(client) -> None:
-    """Delete every CRD and wait until none is left: kubus keys custom objects by kind, cluster-wide, so
-    the next test on the plane may define the same kind (a CRD named the same) only after."""
-    for crd in client.list("CustomResourceDefinition").items:
-        try:
-            client.delete("CustomResourceDefinition", crd["metadata"]["name"])
-        except StatusError as exc:
-            if exc.reason != "NotFound":
-                raise
-    wait_until(lambda: not client.list("CustomResourceDefinition").items, 30, what="every CRD gone")
 
 
 def established(client, name: str) -> dict:

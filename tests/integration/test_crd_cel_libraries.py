@@ -9,8 +9,8 @@ import pytest
 
 from api.status import StatusError
 from testkit.waiting import wait_until
-from tests.crds import widget_crd
-from tests.integration.test_crd import delete_crds, established
+from tests.crds import delete_crds, widget_crd
+from tests.integration.test_crd import established
 
 pytestmark = pytest.mark.shared_plane  # one control plane for the module, a namespace per test
 PLANE_ACTORS = [("actors.controllers", "crd")]
