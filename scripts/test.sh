@@ -21,7 +21,7 @@ host=(tests/integration/cri tests/e2e/test_kubectl_exec.py tests/e2e/test_kubect
       tests/integration/test_ingress.py tests/integration/test_images_containerd.py
       tests/e2e/test_kubectl_cri_config.py tests/e2e/test_kubectl_cri_autoscaling.py
       tests/integration/test_statefulset.py tests/integration/test_endpoints.py)
-# the fuzz tests (45 s) run with the unit and e2e tests: the three runs then end together (~6.5 min each)
+# the fuzz tests run with the unit and e2e tests: the three runs then end within a minute of each other
 fuzz=(tests/integration/test_fuzz.py)
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT

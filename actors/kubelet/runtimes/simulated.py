@@ -114,7 +114,7 @@ class SimulatedRuntime:
             self._used.pop(cid, None)
 
     def close(self) -> None:
-        pass  # nothing in flight: its processes outlive the kubelet
+        pass  # nothing in flight: its containers are entries in memory
 
     def known_pods(self) -> list[str]:
         return sorted({cid.split("/", 1)[0] for cid in self._running})
