@@ -34,21 +34,13 @@ def schema_name(model: str) -> str:
     return f"{MODULE_PACKAGES.get(_module_of(model), CORE)}.{model}"
 
 
-_DEFINED_IN: dict[str, str] = {}  # class name -> the api/ module that defines it, as found
-
-
 def _module_of(model: str) -> str:
-    """The api/ module that defines the class named `model` (a walk of every module once a name: the
-    schemas ask 628 times)."""
-    if model not in _DEFINED_IN:
-        for name, module in list(sys.modules.items()):
-            found = getattr(module, model, None) if name.startswith("api.") else None
-            if isinstance(found, type):
-                _DEFINED_IN[model] = found.__module__
-                break
-        else:
-            return ""
-    return _DEFINED_IN[model]
+    """The api/ module that defines the class named `model`."""
+    for name, module in list(sys.modules.items()):
+        found = getattr(module, model, None) if name.startswith("api.") else None
+        if isinstance(found, type):
+            return found.__module__
+    return ""
 
 
 @lru_cache(maxsize=1)
