@@ -192,11 +192,13 @@ def plane(amqp_url, tmp_path_factory, request):
     `.procs`, `.client` and `.tmp`. Each test works in a namespace of its own (`namespace`), deleted
     after it with all it holds, and names any cluster-scoped object it makes after that namespace;
     a test that starts or kills actors, or changes what every namespace sees, keeps a cluster of its own.
-    A module's `PLANE_ACTORS` (tuples of `procs.start` arguments) are started on its plane after those."""
+    A module's `PLANE_ACTORS` (tuples of `procs.start` arguments) are started on its plane after those;
+    its `PLANE_ENV` is added to every actor's environment."""
     tmp = tmp_path_factory.mktemp("plane")
     base = bootstrapped(amqp_url, f"t{uuid.uuid4().hex[:10]}", tmp)
     settings = as_person(base, "admin")
     procs = procs_of(settings, tmp)
+    procs.env.update(getattr(request.module, "PLANE_ENV", {}))
     failures = request.session.testsfailed
     try:
         client = control_plane(procs, settings)

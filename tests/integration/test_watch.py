@@ -14,6 +14,9 @@ from testkit.waiting import wait_until
 from tests.integration.test_crud import pod
 
 pytestmark = pytest.mark.shared_plane  # one control plane for the module, a namespace per test
+# The loss takes the key's last bookmark with it (it follows the changes by up to 0.5 s); the store's
+# slow sweep of every key then tells of the gap: every 4 s here rather than every 60 s.
+PLANE_ENV = {"KUBUS_BOOKMARK_SWEEP_S": "4"}
 
 
 def drain(watch: Watch, until, timeout: float = 20.0) -> list[Delta]:
@@ -61,7 +64,8 @@ class GatedWatch(Watch):
 
 def _lossy_window(cluster, amqp_url, lose) -> tuple[list[Delta], GatedWatch]:
     """Pods a0..a4 known; while the handler is held, change a1 a2, delete a3, create a5, then lose
-    what is queued (`lose(channel, queue)`). Returns the deltas after release."""
+    what is queued (`lose(channel, queue)`): the four changes and the bookmark after them. Returns the
+    deltas after release."""
     names = [f"a{i}" for i in range(5)]
     for n in names:
         cluster.create(pod(n))
@@ -76,8 +80,8 @@ def _lossy_window(cluster, amqp_url, lose) -> tuple[list[Delta], GatedWatch]:
     cluster.delete("Pod", "a3")
     cluster.create(pod("a5"))
     conn = blocking(amqp_url)
-    wait_until(lambda: conn.channel().queue_declare(spec.name, passive=True).method.message_count >= 4,
-               what="the changes to pile up in the queue")
+    wait_until(lambda: conn.channel().queue_declare(spec.name, passive=True).method.message_count >= 5,
+               what="the changes and a bookmark to pile up in the queue")
     lose(conn.channel(), spec.name)
     conn.close()
     watch.gate.set()
