@@ -12,12 +12,20 @@ import threading
 
 from bus import ids
 
+
+def _handler(signum: int) -> str | int:
+    """A Python handler's name; SIG_DFL/SIG_IGN as their numbers (a cold start inherits SIG_IGN for
+    SIGINT from a starter that runs in the background of a shell)."""
+    handler = signal.getsignal(signum)
+    return getattr(handler, "__name__", None) or int(handler)
+
+
 if __name__ == "__main__":
     out, code = sys.argv[1], sys.argv[2]
     with open(out, "w") as f:
         json.dump({"argv": sys.argv[1:], "cwd": os.getcwd(), "env": os.environ.get("PROBE"),
                    "sid": os.getsid(0), "comm": open("/proc/self/comm").read().strip(), "pid": os.getpid(), "id": ids.new_id()[:16], "random": random.random(),
-                   "threads": threading.active_count(), "sigint": signal.getsignal(signal.SIGINT).__name__,
+                   "threads": threading.active_count(), "sigint": _handler(signal.SIGINT),
                    "sigterm": int(signal.getsignal(signal.SIGTERM))}, f)
     print("to stdout")
     print("to stderr", file=sys.stderr)
