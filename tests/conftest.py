@@ -134,8 +134,9 @@ def stop(procs: Procs, settings: Settings, failed: bool) -> None:
     kill_containers(settings.data_dir)
     unmount_all(settings.data_dir)  # after the containers: nothing holds the mounts any more
     podnet.clean(settings.cluster)  # pods' network namespaces and the cluster's bridge, where made
-    if "actors.proxy" in procs.modules:  # the route is the host's: another test's proxy may be using it
-        leftovers.clean(settings.cluster, settings.service_cidr)  # a killed proxy's route and nftables table
+    if "actors.proxy" in procs.modules:  # a killed proxy's route and nftables table: the route of the range its
+        # cluster was given (a cri cluster's own), never the default one another test's proxy may be using
+        leftovers.clean(settings.cluster, procs.env.get("KUBUS_SERVICE_CIDR", settings.service_cidr))
     if failed:
         print(procs.logs())
     delete_topology(settings.admin_url, settings.cluster)
