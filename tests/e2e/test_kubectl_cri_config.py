@@ -202,13 +202,13 @@ def test_drain_stops_at_a_pod_disruption_budget(kube):
     lines = ok(kubectl("get", "pdb", "guarded")).splitlines()
     assert lines[0].split() == ["NAME", "MIN", "AVAILABLE", "MAX", "UNAVAILABLE", "ALLOWED", "DISRUPTIONS", "AGE"]
     assert lines[1].split()[:4] == ["guarded", "2", "N/A", "0"], lines
-    drained = kubectl("drain", "node-1", "--pod-selector=app=guarded", "--timeout=8s")
+    drained = kubectl("drain", "node-1", "--pod-selector=app=guarded", "--timeout=4s")
     try:
         assert drained.returncode != 0, drained.stdout
         assert "node/node-1 cordoned" in drained.stdout
         assert "Cannot evict pod as it would violate the pod's disruption budget." in drained.stderr, drained.stderr
         assert 'error: unable to drain node "node-1"' in drained.stderr, drained.stderr
-        assert "global timeout reached: 8s" in drained.stderr, drained.stderr
+        assert "global timeout reached: 4s" in drained.stderr, drained.stderr
     finally:
         ok(kubectl("uncordon", "node-1"))
     assert _jsonpath(kubectl, "deployment/guarded", "{.status.availableReplicas}") == "2"

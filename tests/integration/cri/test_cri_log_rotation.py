@@ -35,7 +35,7 @@ def settled(folder: Path) -> list[str] | None:
 def test_200_mb_of_output_leaves_at_most_60_mb_on_disk(cri_cluster, settings):
     cri_cluster.create(pod("spew", SPEW, policy="Always"))
     tail = lambda: cri_cluster.logs("spew", tail=1)["text"]
-    wait_until(lambda: tail() == "wrote 200 MB\n", 120, interval=1, what="200 MB written")
+    wait_until(lambda: tail() == "wrote 200 MB\n", 120, interval=0.5, what="200 MB written")
     uid = cri_cluster.get("Pod", "spew")["metadata"]["uid"]
     folder = settings.data_dir / "kubelet" / "node-1" / "cri" / "pods" / f"default_spew_{uid}" / "main"
     names = wait_until(lambda: settled(folder), 30, what="the last rotation round to end")
