@@ -3,6 +3,7 @@ many more requests reach it in one turn, so the store starts on the first while 
 and holds a batch a few milliseconds when more commands are likely to join it."""
 from __future__ import annotations
 
+import itertools
 import os
 import signal
 import time
@@ -84,6 +85,17 @@ def test_a_burst_of_requests_leaves_the_apiserver_in_several_batches(cluster, pr
     assert max(sizes) == BATCH_COMMANDS and len(sizes) >= 3, sizes
 
 
+def _pace(period: float):
+    """Each `next()` sleeps until the next multiple of `period` since the first: the load's pace, not a
+    wait for a result. Ticks a late wake-up (a busy machine) delayed come at once after it, so the rate
+    stays one a `period` — `sleep(period)` a tick drifted to several milliseconds under a full test run,
+    and commands then left alone because no other was due within the hold."""
+    start = time.monotonic()
+    for n in itertools.count(1):
+        time.sleep(max(0.0, start + n * period - time.monotonic()))
+        yield
+
+
 def _counted_batch_sizes(settings, warm: list[list[int]], counted: list[list[int]]) -> list[int]:
     """Ticks a millisecond apart, each sending a request from every sender it names (a channel each):
     the `warm` ticks teach the apiserver the senders, the `counted` ticks' requests are counted. Once all
@@ -92,12 +104,13 @@ def _counted_batch_sizes(settings, warm: list[list[int]], counted: list[list[int
     replies: list[dict] = []
     senders = [_sender(settings, replies) for _ in range(1 + max(max(tick) for tick in warm + counted))]
     sent = 0
+    paced = _pace(0.001)
     for tag, ticks in (("warm", warm), ("counted", counted)):
         for tick in ticks:
             for who in tick:
                 senders[who].basic_publish(*_request(settings, _get(f"absent-{sent}"), f"{tag}-{sent}"))
                 sent += 1
-            time.sleep(0.001)  # the pace of the load, not a wait for a result
+            next(paced)
     deadline = time.monotonic() + 30
     while len(replies) < sent and time.monotonic() < deadline:
         for ch in senders:
