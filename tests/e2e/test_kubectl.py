@@ -77,6 +77,9 @@ def lines_until(proc: subprocess.Popen, done, what: str, timeout: float = 30) ->
     try:
         wait_until(lambda: done(out.lines), timeout, what=what)
         return list(out.lines)
+    except AssertionError as exc:
+        state = "running" if proc.poll() is None else f"exited {proc.returncode}"
+        raise AssertionError(f"{exc}; kubectl {state}, its last lines: {list(out.lines)[-20:]}") from None
     finally:
         proc.terminate()
         proc.wait(10)
