@@ -119,16 +119,21 @@ def procs_of(settings: Settings, tmp_path) -> Procs:
 
 @contextlib.contextmanager
 def running_procs(settings: Settings, tmp_path, failed: Callable[[], bool]) -> Iterator[Procs]:
-    """`procs` for fixtures of a wider scope: the logs printed at the end if `failed()` says so."""
+    """`procs` for fixtures of a wider scope: the logs printed at the session's end if `failed()` says so."""
     procs = procs_of(settings, tmp_path)
     try:
         yield procs
     finally:
-        stop(procs, settings, failed())
+        stop(procs, settings, failed(), later=True)
 
 
-def stop(procs: Procs, settings: Settings, failed: bool) -> None:
-    """Stop a cluster's processes and undo what they may have left on the host and the broker."""
+FAILED_LOGS: list[str] = []  # the logs of wider fixtures' clusters that saw a failure, for the session's end
+
+
+def stop(procs: Procs, settings: Settings, failed: bool, later: bool = False) -> None:
+    """Stop a cluster's processes and undo what they may have left on the host and the broker. The logs
+    of a cluster that saw a failure are printed — with the test's own output, or, `later` (a module's
+    cluster: pytest shows no teardown output of a test that passed), at the session's end."""
     procs.stop_all()
     remove_runtimes(settings.data_dir)
     kill_containers(settings.data_dir)
@@ -137,9 +142,16 @@ def stop(procs: Procs, settings: Settings, failed: bool) -> None:
     if "actors.proxy" in procs.modules:  # a killed proxy's route and nftables table: the route of the range its
         # cluster was given (a cri cluster's own), never the default one another test's proxy may be using
         leftovers.clean(settings.cluster, procs.env.get("KUBUS_SERVICE_CIDR", settings.service_cidr))
-    if failed:
+    if failed and later:
+        FAILED_LOGS.append(f"==== cluster {settings.cluster} ({', '.join(sorted(procs.modules))})\n{procs.logs()}")
+    elif failed:
         print(procs.logs())
     delete_topology(settings.admin_url, settings.cluster)
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    for logs in FAILED_LOGS:
+        terminalreporter.write_line(logs)
 
 
 def failed(node) -> bool:
@@ -209,7 +221,7 @@ def plane(amqp_url, tmp_path_factory, request):
         yield SimpleNamespace(settings=settings, procs=procs, client=client, tmp=tmp)
         client.close()
     finally:
-        stop(procs, settings, request.session.testsfailed > failures)
+        stop(procs, settings, request.session.testsfailed > failures, later=True)
         unbootstrap(base)
 
 
