@@ -38,5 +38,10 @@ class Expectations:
         return record is None or (record.adds <= 0 and not record.deletes) or \
             self.clock() - record.at > EXPECTATIONS_TIMEOUT_S
 
+    def deleting(self, key: str) -> set[str]:
+        """The uids of the pods whose deletes under `key` have not come back as events yet."""
+        record = self._records.get(key)
+        return set(record.deletes) if record is not None else set()
+
     def forget(self, key: str) -> None:
         self._records.pop(key, None)

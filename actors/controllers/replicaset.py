@@ -79,8 +79,9 @@ class ReplicaSetController(SlowStart, Controller):
         active = [p for p in pods if is_active(p)]
         if self.expectations.satisfied(key) and not rs["metadata"].get("deletionTimestamp"):
             going = {p["metadata"]["uid"] for p in self._manage(rs, key, active)}
-            active = [p for p in active if p["metadata"]["uid"] not in going]  # status counts them gone
-        self._report(rs, active)
+        else:
+            going = self.expectations.deleting(key)  # deleted by an earlier sync, not yet seen going
+        self._report(rs, [p for p in active if p["metadata"]["uid"] not in going])  # status counts them gone
 
     def _claim(self, rs: dict) -> list[dict]:
         """Owned pods that match; adopt matching active orphans; release owned pods that stop matching."""

@@ -89,3 +89,25 @@ def test_a_found_replicaset_is_not_reported_as_created():
                                                                 created_here=False)}
     assert (rolled_back["Progressing"]["reason"], rolled_back["Progressing"]["message"]) == \
         ("ReplicaSetUpdated", 'ReplicaSet "web-0" is progressing.')
+
+
+def test_pods_whose_deletes_are_in_flight_count_as_gone_in_every_status():
+    """A ReplicaSet scaled 3 -> 2 deletes one pod; an event that comes before that delete's (a sibling's
+    status, say) syncs the set again. Its status must not count the pod it is deleting as available
+    once more: a Deployment scales old sets down by their availableReplicas, and a full test run saw
+    it take one pod too many (5 ready where maxUnavailable allows no fewer than 6)."""
+    from actors.controllers.replicaset import ReplicaSetController
+
+    pods = [pod(f"p{i}", "n1", created=f"2026-01-0{i + 1}T00:00:00Z") for i in range(3)]
+    for i, p in enumerate(pods):
+        p["metadata"]["uid"] = f"u{i}"
+    controller = object.__new__(ReplicaSetController)  # its decisions only: no bus, no cache
+    controller.expectations, controller.failures = Expectations(lambda: 0.0), {}
+    controller.owner = lambda ns, name: {"metadata": {"namespace": ns, "name": name}, "spec": {"replicas": 2}}
+    controller._claim = controller.in_namespace = lambda *_: pods
+    deleted, reported = [], []
+    controller._delete = lambda rs, key, p: deleted.append(p["metadata"]["name"])
+    controller._report = lambda rs, active: reported.append(sorted(p["metadata"]["name"] for p in active))
+    controller.reconcile("ns/web")
+    controller.reconcile("ns/web")  # before the delete came back as an event
+    assert len(deleted) == 1 and reported == [sorted({"p0", "p1", "p2"} - set(deleted))] * 2
