@@ -2,10 +2,12 @@
 a 3-node RabbitMQ cluster (scripts/rabbit-cluster.sh) for the scale-out tests."""
 from __future__ import annotations
 
+import uuid
+
 import pytest
 
 from runtime.client import Client
-from tests.conftest import control_plane, shared
+from tests.conftest import cluster_settings, control_plane, running_procs, shared
 from testkit.failover import rabbit_script
 from testkit.waiting import wait_until
 from tests.relay import Relay
@@ -84,16 +86,39 @@ def start_apps(procs, client) -> None:
 def served(node_cluster, procs, tmp_path):
     """node_cluster with the networking controllers and the proxy, and Deployment `web` (3 replicas of
     testkit/webserver.py, readiness flags in tmp_path) behind NodePort Service `web`."""
+    return serve(node_cluster, procs, tmp_path)
+
+
+@pytest.fixture(scope="module")
+def served_module(amqp_url, tmp_path_factory, request):
+    """`served` once for a module whose tests share its Service, and the cluster's `procs`: (client, the
+    Service, the flags' folder, procs). Its pods and proxy hold the host's default ranges, so no other
+    such cluster can serve beside it: a test of the module that needs one of its own cannot run."""
+    tmp = tmp_path_factory.mktemp("served")
+    failures = request.session.testsfailed
+    with cluster_settings(amqp_url, f"t{uuid.uuid4().hex[:10]}", tmp) as settings, \
+            running_procs(settings, tmp, lambda: request.session.testsfailed > failures) as procs:
+        client = control_plane(procs, settings)
+        start_node(procs, client)
+        flags = tmp / "flags"
+        flags.mkdir()
+        yield (*serve(client, procs, flags), procs)
+        client.close()
+
+
+def serve(client, procs, flags) -> tuple:
+    """The networking controllers and the proxy started, Deployment `web` behind Service `web` ready:
+    (client, the Service, the readiness flags' folder)."""
     for name in ("nodeipam", "endpointslice", "replicaset", "deployment", "gc"):
         procs.start("actors.controllers", name, label=f"{name}-controller")
     procs.proxy = procs.start("actors.proxy")
     # pods bound before the node has its range would start on the node's address, all on one port
-    wait_until(lambda: node_cluster.get("Node", "node-1")["spec"].get("podCIDR"), 30, what="node-1's podCIDR")
-    node_cluster.create(SERVICE)
-    node_cluster.create(deployment(REPLICAS, str(tmp_path)))
-    service = node_cluster.get("Service", "web")
-    wait_until(lambda: len(ready_pods(node_cluster)) == REPLICAS, 60, what="three ready replicas")
-    return node_cluster, service, tmp_path
+    wait_until(lambda: client.get("Node", "node-1")["spec"].get("podCIDR"), 30, what="node-1's podCIDR")
+    client.create(SERVICE)
+    client.create(deployment(REPLICAS, str(flags)))
+    service = client.get("Service", "web")
+    wait_until(lambda: len(ready_pods(client)) == REPLICAS, 60, what="three ready replicas")
+    return client, service, flags
 
 
 @pytest.fixture
