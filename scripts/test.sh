@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make test`: four pytest runs side by side (a test mostly waits on its processes: four keep the two cores
-# ~80% busy, three left a third of them idle). Tests that change this host's network run one at a time in
+# ~85% busy, three left a third of them idle). Tests that change this host's network run one at a time in
 # their run: the cri nodes' (their pods' bridges and routes, each cluster with a pod range and a service
 # range of its own) in one; those on the host's default ranges (the proxy's service route and rules, pods'
 # loopback addresses, kube-dns's ClusterIP) in another, after the integration tests test_i* to test_z*. The

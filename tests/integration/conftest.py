@@ -92,8 +92,8 @@ def served(node_cluster, procs, tmp_path):
 @pytest.fixture(scope="module")
 def served_module(amqp_url, tmp_path_factory, request):
     """`served` once for a module whose tests share its Service, and the cluster's `procs`: (client, the
-    Service, the flags' folder, procs). Its pods and proxy hold the host's default ranges, so no other
-    such cluster can serve beside it: a test of the module that needs one of its own cannot run."""
+    Service, the flags' folder, procs). Its pods and proxy hold the host's default ranges, so while it
+    runs no other such cluster can serve: every test of the module uses this one."""
     tmp = tmp_path_factory.mktemp("served")
     failures = request.session.testsfailed
     with cluster_settings(amqp_url, f"t{uuid.uuid4().hex[:10]}", tmp) as settings, \
