@@ -48,7 +48,7 @@ down:  ## stop the demo cluster, and the demo pods' processes (containers outliv
 	@if [ -f .kubus/demo.pid ]; then kill $$(cat .kubus/demo.pid) 2>/dev/null; rm -f .kubus/demo.pid; echo "stopped the demo cluster"; fi
 	@# [a] keeps pkill from matching this very shell's command line
 	@pkill -f -- "-m [a]ctors.kubelet.shim $(CURDIR)/.kubus/data/kubelet/" && echo "stopped the demo pods' processes" || true
-	@$(BIN)/python -m actors.kubelet.cri.containerd --down $${KUBUS_DATA_DIR:-.kubus/data}  # the nodes' containerds and their pods
+	@$(BIN)/python -m actors.kubelet.cri.teardown $${KUBUS_DATA_DIR:-.kubus/data}  # the nodes' containerds and their pods
 	@$(BIN)/python -m actors.kubelet.podnet  # the pods' network namespaces and bridge, if it made any
 	@$(BIN)/kubus image registry --stop 2>/dev/null || true  # the local registry `kubus up` started
 	@$(BIN)/python -m actors.proxy.leftovers  # the service route and nftables table of a proxy that was killed

@@ -18,7 +18,7 @@ import zlib
 from pathlib import Path
 
 from actors.kubelet import podnet
-from actors.kubelet.cri import containerd
+from actors.kubelet.cri import containerd, teardown
 from bench.harness import Cluster, progress, result_line, wait_for
 from bench.startup import Running, pct
 from runtime import logs
@@ -90,7 +90,7 @@ def run(nodes: int, rate: float, pods: int) -> dict:
         finally:
             cluster.stop()
             for home in homes:
-                containerd.teardown(home)
+                teardown.teardown(home)
             podnet.clean(cluster.settings.cluster)
 
 

@@ -7,7 +7,7 @@ import socket
 import subprocess
 from pathlib import Path
 
-from actors.kubelet.cri import containerd
+from actors.kubelet.cri import teardown
 from actors.kubelet.volumes.tmpfs import Tmpfs
 
 
@@ -21,7 +21,7 @@ def free_port() -> int:
 def remove_runtimes(data_dir) -> list[str]:
     """The containerds the test's cri nodes started, with their pods, mounts and folders (their
     containers outlive a kubelet too); what went."""
-    return [gone for home in sorted(Path(data_dir).glob("kubelet/*/cri")) for gone in containerd.teardown(home)]
+    return [gone for home in sorted(Path(data_dir).glob("kubelet/*/cri")) for gone in teardown.teardown(home)]
 
 
 def unmount_all(data_dir) -> None:

@@ -22,7 +22,6 @@ import structlog
 
 from actors.kubelet.cri import privsysfs
 from actors.kubelet.cri.client import CRIError, RuntimeClient
-from actors.kubelet.volumes.tmpfs import Tmpfs
 
 log = structlog.get_logger("kubelet")
 BINARY = "containerd"
@@ -233,93 +232,13 @@ def _running(pid: int) -> bool:
         return False
 
 
-def teardown(home: Path) -> list[str]:
-    """Everything of one node's containerd: its pods (stopped and removed through CRI, so CNI gives
-    their addresses back; runc's own force-delete for any CRI would not remove), the containerd, the
-    mounts left under its folders, the folders. What `make down` and a test's teardown run; the names
-    of what went."""
-    daemon = Containerd(home, "", "")
-    layout = daemon.layout
-    gone = _remove_pods(daemon) if daemon.answering() else []
-    if daemon.pid() is not None:  # killed: its pods are gone and its folders go next, so a graceful
-        daemon.stop(sig=signal.SIGKILL)  # stop (1.6 s of containerd's shutdown) would save nothing
-        gone.append(f"containerd of {layout.home}")
-    gone += _force_delete(layout.run / "runc" / "k8s.io")
-    for mount in _mounts_under(layout.home, layout.run):
-        subprocess.run(["umount", "-l", mount], capture_output=True)
-    subprocess.run(["rm", "-rf", str(layout.run), str(layout.home)], capture_output=True)
-    return gone
-
-
-def _remove_pods(daemon: Containerd, attempts: int = 20) -> list[str]:
-    """Stop and remove every sandbox; one busy starting a container is tried again a moment later."""
-    client, gone = RuntimeClient(daemon.endpoint, timeout=30.0), []
-    try:
-        for _ in range(attempts):
-            left = client.sandboxes()
-            for sandbox in left:
-                try:
-                    client.stop_sandbox(sandbox.id)
-                    client.remove_sandbox(sandbox.id)
-                    gone.append(f"pod {sandbox.metadata.namespace}/{sandbox.metadata.name}")
-                except CRIError as exc:
-                    if "starting state" not in exc.message:
-                        raise  # e.g. its CNI configuration is gone: runc's force-delete ends it
-                    log.info("kubelet.teardown_retry", sandbox=sandbox.id[:12], error=exc.message[:200])
-            if not client.sandboxes():
-                break
-            time.sleep(0.25)  # a container between create and start cannot be removed until it is started
-    except CRIError as exc:
-        log.warning("kubelet.teardown_failed", error=exc.message[:200])
-    finally:
-        client.close()
-    return gone
-
-
-def _force_delete(runc_root: Path) -> list[str]:
-    """Containers runc still has after containerd went (their shims outlive it): killed and deleted."""
-    if not runc_root.is_dir():
-        return []
-    gone = []
-    for state in runc_root.iterdir():
-        done = subprocess.run(["runc", "--root", str(runc_root), "delete", "--force", state.name], capture_output=True)
-        if done.returncode == 0:
-            gone.append(f"container {state.name[:12]}")
-    return gone
-
-
-def _mounts_under(*folders: Path) -> list[str]:
-    """Mount points below these folders, deepest first."""
-    prefixes = tuple(f"{f}/" for f in folders)
-    points = [line.split()[4] for line in Path("/proc/self/mountinfo").read_text().splitlines()]
-    return sorted((p for p in points if p.startswith(prefixes)), key=len, reverse=True)
-
-
-def _unmount_pod_volumes(data_dir: Path) -> list[Path]:
-    """The pods' tmpfs volumes (their kube-api-access tokens, Memory emptyDirs) a stopped kubelet left
-    mounted: without this, `make clean` cannot remove the data dir."""
-    tmpfs, gone = Tmpfs(), []
-    for pods in sorted(data_dir.glob("kubelet/*/pods")):
-        for point in tmpfs.mounts_under(pods.resolve()):
-            tmpfs.unmount(point)
-            gone.append(point)
-    return gone
-
-
 def main(argv: list[str]) -> int:
-    """`--why-not`: exit 1 saying why containerd cannot run here; `--down DATA_DIR`: tear down every
-    node's containerd under a data dir (`make down`)."""
+    """`--why-not`: exit 1 saying why containerd cannot run here (`make demo`)."""
     if argv[:1] == ["--why-not"]:
         why = available()
         print(why or "containerd can run here")
         return 1 if why else 0
-    if len(argv) == 2 and argv[0] == "--down":
-        for home in sorted(Path(argv[1]).glob("kubelet/*/cri")):
-            print("\n".join(f"removed {gone}" for gone in teardown(home)))
-        for point in _unmount_pod_volumes(Path(argv[1])):
-            print(f"unmounted {point}")
-        return 0
-    print("usage: python -m actors.kubelet.cri.containerd --why-not | --down DATA_DIR")
+    print("usage: python -m actors.kubelet.cri.containerd --why-not")
     return 2
 
 

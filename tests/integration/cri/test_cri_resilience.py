@@ -1,16 +1,18 @@
 """A node's containerd killed (SIGKILL) while a pod runs: the kubelet's watchdog starts a new one,
-the container runs on under its shim (same container id, no restart), and a new pod still starts."""
+the container runs on under its shim (same container id, no restart), and a new pod still starts;
+with the kubelet stopped, `make down`'s teardown takes the pods, the containerd and its folders away."""
 from __future__ import annotations
 
 import os
 import signal
 
 from actors.kubelet.cri.containerd import Containerd
+from actors.kubelet.cri.teardown import teardown
 from tests.integration.cri.test_cri_pods import container, pod, state
 from testkit.waiting import wait_until
 
 
-def test_a_killed_containerd_is_started_again_and_its_pods_run_on(cri_cluster, settings):
+def test_a_killed_containerd_is_started_again_and_its_pods_run_on(cri_cluster, settings, procs):
     cri_cluster.create(pod("steady", "trap 'exit 0' TERM; sleep 1000 & wait", policy="Always"))
     wait_until(lambda: state(cri_cluster, "steady", "running"), 60, what="steady running")
     before = container(cri_cluster, "steady")["containerID"]
@@ -23,6 +25,11 @@ def test_a_killed_containerd_is_started_again_and_its_pods_run_on(cri_cluster, s
     wait_until(lambda: state(cri_cluster, "fresh", "running"), 60, what="a new pod running")
     after = container(cri_cluster, "steady")
     assert (after["containerID"], after["restartCount"], "running" in after["state"]) == (before, 0, True), after
+    procs.kubelet.terminate()  # its containers outlive it: the teardown's to remove
+    assert procs.kubelet.wait(10) == 0
+    gone = teardown(daemon.layout.home)
+    assert {"pod default/steady", "pod default/fresh", f"containerd of {daemon.layout.home}"} <= set(gone), gone
+    assert daemon.pid() is None and not daemon.layout.home.exists()
 
 
 def test_a_kubelet_stopped_while_a_container_stops_exits_at_once(cri_cluster, procs):
