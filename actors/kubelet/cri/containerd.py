@@ -22,6 +22,7 @@ import structlog
 
 from actors.kubelet.cri import privsysfs
 from actors.kubelet.cri.client import CRIError, RuntimeClient
+from actors.kubelet.pids import running
 
 log = structlog.get_logger("kubelet")
 BINARY = "containerd"
@@ -217,19 +218,10 @@ class Containerd:
             return
         os.kill(pid, sig)
         deadline = time.monotonic() + timeout
-        while _running(pid) and time.monotonic() < deadline:
+        while running(pid) and time.monotonic() < deadline:  # a zombie is stopped (actors/kubelet/pids)
             if self.process is not None and self.process.poll() is not None:
                 break
             time.sleep(0.05)
-
-
-def _running(pid: int) -> bool:
-    """The process is there and not a zombie: a containerd whose kubelet is gone belongs to init,
-    which reaps it ~1.5 s after it died (on this machine kind), and it is stopped meanwhile."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def main(argv: list[str]) -> int:

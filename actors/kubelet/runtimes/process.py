@@ -12,6 +12,7 @@ from typing import Callable
 
 from actors.kubelet.cri.expand import expand_all
 from actors.kubelet.logfiles import Limits
+from actors.kubelet.pids import live_stat
 from actors.kubelet.runtimes.base import Exited, StartError
 from api.config import SERVICE_ACCOUNT_MOUNT_PATH
 
@@ -22,12 +23,8 @@ DEFAULT_LOG_LIMITS = Limits(10 << 20, 5)  # Kubernetes' containerLogMaxSize 10Mi
 
 def _start_ticks(pid: int) -> str | None:
     """The process's start time in clock ticks: tells a live process from a reused pid."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = stat.rsplit(")", 1)[1].split()
-    return None if fields[0] == "Z" else fields[19]
+    fields = live_stat(pid)
+    return fields[19] if fields else None
 
 
 class ProcessRuntime:
