@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import uuid
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Callable, Iterator
 
@@ -127,6 +128,18 @@ def running_procs(settings: Settings, tmp_path, failed: Callable[[], bool]) -> I
         stop(procs, settings, failed(), later=True)
 
 
+@contextlib.contextmanager
+def module_cluster(amqp_url: str, tmp_path_factory, request, folder: str) -> Iterator[tuple[Settings, Procs, Path]]:
+    """A cluster of a module's own: its settings (admin), its `procs` (none started yet) and its folder;
+    stopped and removed after the module, its actors' logs printed at the session's end if a test of
+    the module failed."""
+    tmp = tmp_path_factory.mktemp(folder)
+    failures = request.session.testsfailed
+    with cluster_settings(amqp_url, f"t{uuid.uuid4().hex[:10]}", tmp) as settings, \
+            running_procs(settings, tmp, lambda: request.session.testsfailed > failures) as procs:
+        yield settings, procs, tmp
+
+
 FAILED_LOGS: list[str] = []  # the logs of wider fixtures' clusters that saw a failure, for the session's end
 
 
@@ -207,22 +220,14 @@ def plane(amqp_url, tmp_path_factory, request):
     a test that starts or kills actors, or changes what every namespace sees, keeps a cluster of its own.
     A module's `PLANE_ACTORS` (tuples of `procs.start` arguments) are started on its plane after those;
     its `PLANE_ENV` is added to every actor's environment."""
-    tmp = tmp_path_factory.mktemp("plane")
-    base = bootstrapped(amqp_url, f"t{uuid.uuid4().hex[:10]}", tmp)
-    settings = as_person(base, "admin")
-    procs = procs_of(settings, tmp)
-    procs.env.update(getattr(request.module, "PLANE_ENV", {}))
-    failures = request.session.testsfailed
-    try:
+    with module_cluster(amqp_url, tmp_path_factory, request, "plane") as (settings, procs, tmp):
+        procs.env.update(getattr(request.module, "PLANE_ENV", {}))
         client = control_plane(procs, settings)
         procs.start("actors.controllers", "namespace", label="namespace-controller")
         for args in getattr(request.module, "PLANE_ACTORS", ()):  # what else the module's tests need running
             procs.start(*args, label="-".join(a.rsplit(".", 1)[-1] for a in args[:2]))
         yield SimpleNamespace(settings=settings, procs=procs, client=client, tmp=tmp)
         client.close()
-    finally:
-        stop(procs, settings, request.session.testsfailed > failures, later=True)
-        unbootstrap(base)
 
 
 @pytest.fixture

@@ -10,7 +10,6 @@ import os
 import re
 import stat
 import subprocess
-import uuid
 
 from concurrent.futures import ThreadPoolExecutor
 
@@ -21,7 +20,7 @@ from api.registry import KINDS
 from runtime.client import Client
 from testkit.people import token_of
 from testkit.waiting import wait_until
-from tests.conftest import cluster_settings, running_procs, wait_serving
+from tests.conftest import module_cluster, wait_serving
 from tests.e2e.conftest import running_gateway
 from tests.e2e.conformance import ownership_cycle, watch_from_a_lists_version
 from tests.e2e.explaining import explain_cases
@@ -36,10 +35,7 @@ pytestmark = pytest.mark.skipif(not os.path.exists(binary("1.33")), reason="no k
 @pytest.fixture(scope="module", params=VERSIONS)
 def kube(request, amqp_url, tmp_path_factory):
     """(kubectl of the version as admin, a client, the working directory) over one cluster a module."""
-    tmp = tmp_path_factory.mktemp(f"verbs-{request.param}")
-    failures = request.session.testsfailed
-    with cluster_settings(amqp_url, f"t{uuid.uuid4().hex[:10]}", tmp) as settings, \
-            running_procs(settings, tmp, lambda: request.session.testsfailed > failures) as procs:
+    with module_cluster(amqp_url, tmp_path_factory, request, f"verbs-{request.param}") as (settings, procs, tmp):
         procs.start("store")
         procs.start("actors.apiserver")
         client = Client(settings, name="test")

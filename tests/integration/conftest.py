@@ -2,12 +2,10 @@
 a 3-node RabbitMQ cluster (scripts/rabbit-cluster.sh) for the scale-out tests."""
 from __future__ import annotations
 
-import uuid
-
 import pytest
 
 from runtime.client import Client
-from tests.conftest import cluster_settings, control_plane, running_procs, shared
+from tests.conftest import control_plane, module_cluster, shared
 from testkit.failover import rabbit_script
 from testkit.waiting import wait_until
 from tests.relay import Relay
@@ -94,10 +92,7 @@ def served_module(amqp_url, tmp_path_factory, request):
     """`served` once for a module whose tests share its Service, and the cluster's `procs`: (client, the
     Service, the flags' folder, procs). Its pods and proxy hold the host's default ranges, so while it
     runs no other such cluster can serve: every test of the module uses this one."""
-    tmp = tmp_path_factory.mktemp("served")
-    failures = request.session.testsfailed
-    with cluster_settings(amqp_url, f"t{uuid.uuid4().hex[:10]}", tmp) as settings, \
-            running_procs(settings, tmp, lambda: request.session.testsfailed > failures) as procs:
+    with module_cluster(amqp_url, tmp_path_factory, request, "served") as (settings, procs, tmp):
         client = control_plane(procs, settings)
         start_node(procs, client)
         flags = tmp / "flags"

@@ -4,7 +4,6 @@ the session's local registry); the serviceaccount controller and the root-CA pub
 mounts its account's token and kube-root-ca.crt. Skipped, saying why, where containerd cannot run."""
 from __future__ import annotations
 
-import uuid
 import zlib
 from contextlib import contextmanager
 from types import SimpleNamespace
@@ -13,7 +12,7 @@ import pytest
 
 from actors.gateway.tls import alt_names, ensure_certificates
 from actors.kubelet.cri import containerd
-from tests.conftest import cluster_settings, control_plane, running_procs
+from tests.conftest import control_plane, module_cluster
 from testkit.registry import session_registry
 from testkit.waiting import wait_until
 
@@ -52,10 +51,7 @@ def module_cri_cluster(amqp_url, tmp_path_factory, request, before=lambda procs,
     why = containerd.available()
     if why:
         pytest.skip(f"no cri node here: {why}")
-    tmp = tmp_path_factory.mktemp("cri")
-    failures = request.session.testsfailed
-    with cluster_settings(amqp_url, f"t{uuid.uuid4().hex[:10]}", tmp) as settings, \
-            running_procs(settings, tmp, lambda: request.session.testsfailed > failures) as procs:
+    with module_cluster(amqp_url, tmp_path_factory, request, "cri") as (settings, procs, tmp):
         before(procs, settings)
         client = start_cri_cluster(procs, settings)
         yield SimpleNamespace(client=client, settings=settings, procs=procs, tmp=tmp)
