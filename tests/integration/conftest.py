@@ -16,10 +16,10 @@ from testkit.webserver import REPLICAS, SERVICE, deployment, ready_pods
 def node_cluster(procs, settings, request):
     """A store, an apiserver, the scheduler and one process-runtime kubelet (`procs.kubelet`), node-1.
     Marked `shared_plane`: those on the module's plane, the client in the test's own namespace."""
-    yield from _cluster_with(procs, settings, request, start_node, "node_plane")
+    yield from cluster_with(procs, settings, request, start_node, "node_plane")
 
 
-def _cluster_with(procs, settings, request, start, plane_fixture: str):
+def cluster_with(procs, settings, request, start, plane_fixture: str):
     """A control plane of the test's own with `start(procs, client)` run on it, its client; under `shared_plane`
     the module's (`plane_fixture`), the client in the test's own namespace."""
     if shared(request):
@@ -44,6 +44,10 @@ def start_node(procs, client) -> None:
     wait_until(lambda: client.get("Node", "node-1"), 30, what="the node to register")
 
 
+def three_nodes(client) -> None:
+    wait_until(lambda: len(client.list("Node").items) == 3, 30, what="three nodes")
+
+
 @pytest.fixture
 def node_1(cluster, settings):
     """A client that connects as the kubelet of node-1 (its broker user, `system:node:node-1`)."""
@@ -62,7 +66,7 @@ def apps(procs, settings, request):
     """A store, an apiserver, the scheduler, four hollow nodes and the ReplicaSet and Deployment controllers
     (`procs.deployments`). Marked `shared_plane`: those on the module's plane, the client in the test's own
     namespace."""
-    yield from _cluster_with(procs, settings, request, start_apps, "apps_plane")
+    yield from cluster_with(procs, settings, request, start_apps, "apps_plane")
 
 
 @pytest.fixture(scope="module")

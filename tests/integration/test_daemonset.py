@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from actors.controllers.daemonnodes import HASH_LABEL
-from tests.conftest import control_plane, shared
+from tests.integration.conftest import cluster_with, three_nodes
 from testkit.waiting import wait_until
 
 TAINT = "dedicated=infra:NoSchedule"
@@ -22,15 +22,13 @@ PLANE_ACTORS = [("actors.scheduler",), ("actors.kubelet", "--hollow", "2", "--ca
 def daemons(procs, settings, request):
     """Three simulated nodes (hollow-0, hollow-1 and `tainted`), the scheduler, the DaemonSet controller, the GC.
     Marked `shared_plane`: those on the module's plane, the client in the test's own namespace."""
-    if shared(request):
-        yield request.getfixturevalue("daemon_plane").in_namespace(request.getfixturevalue("namespace"))
-        return
-    client = control_plane(procs, settings)
+    yield from cluster_with(procs, settings, request, start_daemons, "daemon_plane")
+
+
+def start_daemons(procs, client) -> None:
     for args in PLANE_ACTORS:
         procs.start(*args)
     three_nodes(client)
-    yield client
-    client.close()
 
 
 @pytest.fixture(scope="module")
@@ -39,9 +37,6 @@ def daemon_plane(plane):
     three_nodes(plane.client)
     return plane.client
 
-
-def three_nodes(client) -> None:
-    wait_until(lambda: len(client.list("Node").items) == 3, 30, what="three nodes")
 
 
 def daemonset(image: str = "agent:1") -> dict:

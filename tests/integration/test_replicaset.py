@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from runtime.client import Client
-from tests.conftest import control_plane, shared
+from tests.integration.conftest import cluster_with, three_nodes
 from testkit.waiting import wait_until
 
 SELECTOR = {"app": "web"}
@@ -26,15 +26,12 @@ def workload(procs, settings, request):
     """A store, an apiserver, the scheduler, three hollow nodes and the ReplicaSet controller
     (`procs.controller`). Marked `shared_plane`: those on the module's plane, the client in the test's
     own namespace."""
-    if shared(request):
-        yield request.getfixturevalue("workload_plane").in_namespace(request.getfixturevalue("namespace"))
-        return
-    client = control_plane(procs, settings)
-    started = [procs.start(*args) for args in PLANE_ACTORS]
-    procs.controller = started[-1]  # the ReplicaSet controller
+    yield from cluster_with(procs, settings, request, start_workload, "workload_plane")
+
+
+def start_workload(procs, client) -> None:
+    procs.controller = [procs.start(*args) for args in PLANE_ACTORS][-1]  # the ReplicaSet controller
     three_nodes(client)
-    yield client
-    client.close()
 
 
 @pytest.fixture(scope="module")
@@ -43,9 +40,6 @@ def workload_plane(plane):
     three_nodes(plane.client)
     return plane.client
 
-
-def three_nodes(client: Client) -> None:
-    wait_until(lambda: len(client.list("Node").items) == 3, 30, what="three nodes")
 
 
 def owned_pods(client: Client, rs: str) -> list[dict]:
