@@ -6,6 +6,7 @@ import pytest
 
 from runtime.client import Client
 from tests.conftest import control_plane, module_cluster, shared
+from tests.crds import delete_crds
 from testkit.failover import rabbit_script
 from testkit.waiting import wait_until
 from tests.relay import Relay
@@ -42,6 +43,14 @@ def start_node(procs, client) -> None:
     procs.start("actors.scheduler")
     procs.kubelet = procs.start("actors.kubelet", "--node", "node-1", label="kubelet")
     wait_until(lambda: client.get("Node", "node-1"), 30, what="the node to register")
+
+
+@pytest.fixture
+def crds(cluster):
+    """`cluster` (a module's plane that runs the CRD controller: its `PLANE_ACTORS`); the CRDs a test made
+    are gone after it."""
+    yield cluster
+    delete_crds(cluster)
 
 
 def three_nodes(client) -> None:

@@ -7,18 +7,12 @@ import pytest
 
 from api.status import StatusError
 from testkit.waiting import wait_until
-from tests.crds import delete_crds, widget, widget_crd
+from tests.crds import widget, widget_crd
 
 
 pytestmark = pytest.mark.shared_plane  # one control plane for the module, a namespace per test
 PLANE_ACTORS = [("actors.controllers", "crd")]
 
-
-@pytest.fixture
-def crds(cluster):
-    """The module's plane with its CRD controller; the CRDs a test made are gone after it."""
-    yield cluster
-    delete_crds(cluster)
 
 
 def established(client, name: str) -> dict:

@@ -9,7 +9,7 @@ import pytest
 
 from api.status import StatusError
 from testkit.waiting import wait_until
-from tests.crds import delete_crds, widget_crd
+from tests.crds import widget_crd
 from tests.integration.test_crd import established
 
 pytestmark = pytest.mark.shared_plane  # one control plane for the module, a namespace per test
@@ -27,12 +27,6 @@ LABEL = ("a lowercase RFC 1123 label must consist of lower case alphanumeric cha
          "and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
          "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')")
 
-
-@pytest.fixture
-def crds(cluster):
-    """The module's plane with its CRD controller; the CRD a test made is gone after it."""
-    yield cluster
-    delete_crds(cluster)
 
 
 def subnet_crd() -> dict:
