@@ -7,7 +7,6 @@ import subprocess
 import zlib
 from contextlib import contextmanager
 
-from actors.proxy import leftovers
 from tests.e2e.conftest import running_gateway
 from tests.integration.cri.conftest import module_cri_cluster
 from testkit.waiting import wait_until
@@ -44,14 +43,8 @@ def served_cri_cluster(amqp_url, tmp_path_factory, request, env: dict[str, str] 
     def before(procs, settings) -> None:
         service_range(procs, settings)
         procs.env.update(env or {})
-    made = []
-    try:
-        with module_cri_cluster(amqp_url, tmp_path_factory, request, before=before) as shared:
-            made.append((shared.settings.cluster, shared.procs.env["KUBUS_SERVICE_CIDR"]))
-            actors(shared.procs)
-            with serving(shared.client, shared.procs, shared.settings, shared.tmp, **gateway_env) as (shared.url,
-                                                                                                      shared.ca):
-                yield shared
-    finally:
-        for cluster, cidr in made:  # once its proxy is stopped
-            leftovers.clean(cluster, cidr)
+    with module_cri_cluster(amqp_url, tmp_path_factory, request, before=before) as shared:
+        actors(shared.procs)
+        with serving(shared.client, shared.procs, shared.settings, shared.tmp, **gateway_env) as (shared.url,
+                                                                                                  shared.ca):
+            yield shared  # the proxy's route of the range goes with the cluster (tests/conftest.py `stop`)

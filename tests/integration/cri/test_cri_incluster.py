@@ -16,7 +16,7 @@ import urllib.request
 
 import pytest
 
-from actors.proxy import leftovers, nftables
+from actors.proxy import nftables
 from runtime.streams import exec_once
 from testkit.waiting import wait_until
 from tests.integration.cri.served import served_cri_cluster, service_range, serving
@@ -43,10 +43,8 @@ for path in ("/api/v1/namespaces/" + ns + "/pods", "/api/v1/namespaces/" + ns + 
 
 @pytest.fixture
 def in_cluster(procs, settings):
-    """Before the cluster starts, a service range of its own; then the proxy, and the gateway."""
-    cidr = service_range(procs, settings)
-    yield cidr
-    leftovers.clean(settings.cluster, cidr)
+    """Before the cluster starts, a service range of its own (its proxy's route goes with the cluster)."""
+    return service_range(procs, settings)
 
 
 @pytest.fixture

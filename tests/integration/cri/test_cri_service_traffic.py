@@ -9,11 +9,11 @@ are shared by every cluster tests run at the same time."""
 from __future__ import annotations
 
 import subprocess
-import zlib
 
 import pytest
 
-from actors.proxy import leftovers, nftables
+from actors.proxy import nftables
+from tests.integration.cri.served import service_range
 from tests.integration.cri.test_cri_pods import container, pod, state
 from testkit.waiting import wait_until
 from testkit.webserver import SERVER, SERVICE, web_container
@@ -34,11 +34,8 @@ FETCH = ("import sys, time, urllib.request\n"
 @pytest.fixture
 def own_services(procs, settings):
     """Before the cluster starts: a service range, and kube-dns's ClusterIP in it, of this cluster's own."""
-    second = 16 + zlib.crc32(settings.cluster.encode()) % 16
-    cidr, dns = f"172.{second}.0.0/16", f"172.{second}.0.10"
-    procs.env.update(KUBUS_SERVICE_CIDR=cidr, KUBUS_CLUSTER_DNS=dns)
-    yield dns
-    leftovers.clean(settings.cluster, cidr)
+    service_range(procs, settings)  # its proxy's route goes with the cluster (tests/conftest.py `stop`)
+    return procs.env["KUBUS_CLUSTER_DNS"]
 
 
 @pytest.fixture
